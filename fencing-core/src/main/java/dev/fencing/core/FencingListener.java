@@ -1,0 +1,75 @@
+package dev.fencing.core;
+
+import dev.fencing.core.internal.SafeListener;
+import java.util.List;
+
+/**
+ * Callbacks for lease and fencing events, so metrics and logs can be attached without a hard
+ * dependency. Every method has an empty default; implement the ones you need.
+ *
+ * <p>Callbacks run on the thread that caused the event (a caller, or the watchdog's scheduler
+ * for renewals and losses it notices), so keep them short and non-blocking. An exception thrown
+ * by a callback is logged and otherwise ignored: a listener cannot break locking.
+ */
+public interface FencingListener {
+
+    /** A listener that does nothing. */
+    FencingListener NONE = new FencingListener() {};
+
+    /** A lease was granted. */
+    default void onGranted(Lease lease) {}
+
+    /** A lease was renewed, by the caller or the watchdog. */
+    default void onRenewed(Lease lease) {}
+
+    /** A lease was released. */
+    default void onReleased(Lease lease) {}
+
+    /**
+     * A lease was found lost: a renewal found another owner, its connection died, or it ran
+     * out of time before the watchdog could renew it.
+     *
+     * @param reason what was found
+     * @param cause the failure behind it, or {@code null}
+     */
+    default void onLost(Lease lease, String reason, Throwable cause) {}
+
+    /** A store refused a write with a stale token. */
+    default void onStaleWriteRejected(StaleTokenException rejection) {}
+
+    /** A listener that logs every event through SLF4J (logger {@code dev.fencing}). */
+    static FencingListener logging() {
+        return new LoggingListener();
+    }
+
+    /** A listener that forwards every event to each of {@code listeners}, in order. */
+    static FencingListener composite(FencingListener... listeners) {
+        List<FencingListener> all = List.of(listeners);
+        return new FencingListener() {
+            @Override
+            public void onGranted(Lease lease) {
+                all.forEach(l -> SafeListener.of(l).onGranted(lease));
+            }
+
+            @Override
+            public void onRenewed(Lease lease) {
+                all.forEach(l -> SafeListener.of(l).onRenewed(lease));
+            }
+
+            @Override
+            public void onReleased(Lease lease) {
+                all.forEach(l -> SafeListener.of(l).onReleased(lease));
+            }
+
+            @Override
+            public void onLost(Lease lease, String reason, Throwable cause) {
+                all.forEach(l -> SafeListener.of(l).onLost(lease, reason, cause));
+            }
+
+            @Override
+            public void onStaleWriteRejected(StaleTokenException rejection) {
+                all.forEach(l -> SafeListener.of(l).onStaleWriteRejected(rejection));
+            }
+        };
+    }
+}

@@ -1,0 +1,35 @@
+package dev.fencing.core;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Logs lease and fencing events: grants, renewals and releases at DEBUG, losses and refusals at WARN. */
+final class LoggingListener implements FencingListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger("dev.fencing");
+
+    @Override
+    public void onGranted(Lease lease) {
+        LOG.debug("granted {} to owner {}", lease.token(), lease.ownerId());
+    }
+
+    @Override
+    public void onRenewed(Lease lease) {
+        LOG.debug("renewed {}, {} left", lease.token(), lease.remaining());
+    }
+
+    @Override
+    public void onReleased(Lease lease) {
+        LOG.debug("released {}", lease.token());
+    }
+
+    @Override
+    public void onLost(Lease lease, String reason, Throwable cause) {
+        LOG.warn("lease {} lost: {}", lease.token(), reason, cause);
+    }
+
+    @Override
+    public void onStaleWriteRejected(StaleTokenException rejection) {
+        LOG.warn(rejection.getMessage());
+    }
+}

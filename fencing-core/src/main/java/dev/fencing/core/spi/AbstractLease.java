@@ -1,0 +1,221 @@
+package dev.fencing.core.spi;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.internal.Checks;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lease state machine shared by every provider: {@code ACTIVE → RELEASED} or
+ * {@code ACTIVE → LOST → RELEASED}. A provider implements the two compare-and-act operations
+ * on its server, {@link #doRenew} and {@link #doRelease}; validity, the deadline guard, the
+ * watchdog and listener calls live here.
+ *
+ * <p>Validity is counted on the monotonic clock from {@code requestedAtNanos}, a reading taken
+ * before the acquire request was sent, so the local view never outlasts the server's TTL.
+ */
+public abstract class AbstractLease implements Lease {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractLease.class);
+
+    private enum State { ACTIVE, LOST, RELEASED }
+
+    private final FencingToken token;
+    private final String ownerId;
+    private final MonotonicClock clock;
+    private final FencingListener listener;
+    private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
+    private volatile long deadlineNanos;
+    private volatile ScheduledFuture<?> renewal;
+
+    /**
+     * @param token the granted token
+     * @param ownerId the owner id the lock is held under
+     * @param requestedAtNanos the clock reading taken before the acquire request was sent
+     * @param ttl the granted TTL
+     */
+    protected AbstractLease(FencingToken token, String ownerId, long requestedAtNanos, Duration ttl,
+            MonotonicClock clock, FencingListener listener) {
+        this.token = Checks.requireNonNull("token", token);
+        this.ownerId = Checks.requireNonNull("ownerId", ownerId);
+        this.clock = Checks.requireNonNull("clock", clock);
+        this.listener = listener;
+        this.deadlineNanos = requestedAtNanos + ttl.toNanos();
+    }
+
+    /**
+     * Extends the lock on the server to {@code ttl}, only if {@link #ownerId()} still holds it.
+     *
+     * @return false if another owner (or nobody) holds it
+     */
+    protected abstract boolean doRenew(Duration ttl);
+
+    /**
+     * Releases the lock on the server, only if {@link #ownerId()} still holds it, and frees
+     * what the lease holds (a connection). Called exactly once.
+     *
+     * @return false if another owner (or nobody) held it
+     */
+    protected abstract boolean doRelease();
+
+    @Override
+    public final String resource() {
+        return token.resource();
+    }
+
+    @Override
+    public final FencingToken token() {
+        return token;
+    }
+
+    @Override
+    public final String ownerId() {
+        return ownerId;
+    }
+
+    @Override
+    public final Duration remaining() {
+        if (state.get() != State.ACTIVE) {
+            return Duration.ZERO;
+        }
+        return Duration.ofNanos(Math.max(0, deadlineNanos - clock.nanoTime()));
+    }
+
+    @Override
+    public final boolean isValid() {
+        return state.get() == State.ACTIVE && deadlineNanos - clock.nanoTime() > 0;
+    }
+
+    @Override
+    public final FencingToken requireValidFor(Duration margin) {
+        Checks.requireBetween("margin", margin, Duration.ZERO, LeaseOptions.MAX_TTL);
+        State current = state.get();
+        if (current == State.RELEASED) {
+            throw new IllegalStateException("lease " + token + " was released; acquire a new one");
+        }
+        if (current == State.LOST) {
+            throw LeaseLostException.of(token, "it was found lost earlier");
+        }
+        long left = deadlineNanos - clock.nanoTime();
+        if (left < margin.toNanos()) {
+            throw LeaseLostException.of(token, left <= 0
+                    ? "it expired " + Duration.ofNanos(-left).toMillis() + " ms ago"
+                    : "only " + Duration.ofNanos(left).toMillis() + " ms left, the side effect needs " + margin.toMillis() + " ms");
+        }
+        return token;
+    }
+
+    @Override
+    public final void renew(Duration ttl) {
+        Checks.requireBetween("ttl", ttl, LeaseOptions.MIN_TTL, LeaseOptions.MAX_TTL);
+        State current = state.get();
+        if (current == State.RELEASED) {
+            throw new IllegalStateException("lease " + token + " was released; acquire a new one");
+        }
+        if (current == State.LOST) {
+            throw LeaseLostException.of(token, "it was found lost earlier");
+        }
+        if (!renewOnServer(ttl)) {
+            String reason = "renew found the lock no longer held by owner " + ownerId;
+            markLost(reason, null);
+            throw LeaseLostException.of(token, reason);
+        }
+    }
+
+    @Override
+    public final void release() {
+        State previous = state.getAndSet(State.RELEASED);
+        if (previous == State.RELEASED) {
+            throw new IllegalStateException("lease " + token + " was already released");
+        }
+        stopRenewal();
+        boolean held = doRelease();
+        listener.onReleased(this);
+        if (!held) {
+            throw LeaseLostException.of(token, previous == State.LOST
+                    ? "it was found lost before the release"
+                    : "at release the lock was no longer held by owner " + ownerId + " (it expired or was taken over)");
+        }
+    }
+
+    @Override
+    public final void close() {
+        if (state.get() != State.RELEASED) {
+            release();
+        }
+    }
+
+    /** Starts auto-renewal on {@code watchdog}; called by the provider once, after the grant. */
+    public final void startRenewal(LeaseWatchdog watchdog, Duration ttl) {
+        renewal = watchdog.watch(this, ttl);
+        if (state.get() != State.ACTIVE) {
+            stopRenewal();
+        }
+    }
+
+    /**
+     * Marks the lease lost (if it is active), stops renewal and tells the listener. For providers
+     * that notice a loss themselves, such as a dropped connection.
+     */
+    protected final void markLost(String reason, Throwable cause) {
+        if (state.compareAndSet(State.ACTIVE, State.LOST)) {
+            stopRenewal();
+            listener.onLost(this, reason, cause);
+        }
+    }
+
+    /** Whether the lease was found lost (not merely expired by the local clock). */
+    protected final boolean isLost() {
+        return state.get() == State.LOST;
+    }
+
+    /** One watchdog tick; never throws. */
+    final void renewFromWatchdog(Duration ttl) {
+        if (state.get() != State.ACTIVE) {
+            stopRenewal();
+            return;
+        }
+        try {
+            if (!renewOnServer(ttl)) {
+                markLost("the watchdog's renewal found the lock no longer held by owner " + ownerId, null);
+            }
+        } catch (RuntimeException e) {
+            if (deadlineNanos - clock.nanoTime() <= 0) {
+                markLost("the watchdog could not renew it before it expired", e);
+            } else {
+                LOG.warn("renewal of {} failed, retrying on the next tick: {}", token, e.toString());
+            }
+        }
+    }
+
+    private boolean renewOnServer(Duration ttl) {
+        long requestedAt = clock.nanoTime();
+        if (!doRenew(ttl)) {
+            return false;
+        }
+        deadlineNanos = requestedAt + ttl.toNanos();
+        listener.onRenewed(this);
+        return true;
+    }
+
+    private void stopRenewal() {
+        ScheduledFuture<?> current = renewal;
+        if (current != null) {
+            current.cancel(false);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + token + ", owner " + ownerId + ", " + state.get()
+                + ", " + remaining().toMillis() + " ms left]";
+    }
+}

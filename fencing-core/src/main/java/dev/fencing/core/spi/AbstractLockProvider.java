@@ -1,0 +1,171 @@
+package dev.fencing.core.spi;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.internal.SafeListener;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The parts every provider shares, written once: argument checks, the listener, the watchdog,
+ * and the wait loop of {@link #acquire} — attempt, then sleep for the backoff delay or until a
+ * {@link ReleaseSignals release signal}, until the wait timeout — and its async form.
+ *
+ * <p>A provider implements one acquisition attempt, {@link #attempt}, and signals
+ * {@link #releaseSignals()} when it learns of a release.
+ */
+public abstract class AbstractLockProvider implements LockProvider {
+
+    private final MonotonicClock clock;
+    private final FencingListener listener;
+    private final LeaseWatchdog watchdog;
+    private final Executor asyncExecutor;
+    private final ReleaseSignals releaseSignals = new ReleaseSignals();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * @param clock the monotonic clock for lease validity and wait deadlines
+     * @param listener events go here; {@code null} for none
+     * @param watchdog renews leases acquired with {@code autoRenew}
+     * @param asyncExecutor runs the waits of {@link #acquireAsync}
+     */
+    protected AbstractLockProvider(MonotonicClock clock, FencingListener listener, LeaseWatchdog watchdog,
+            Executor asyncExecutor) {
+        this.clock = Checks.requireNonNull("clock", clock);
+        this.listener = SafeListener.of(listener);
+        this.watchdog = Checks.requireNonNull("watchdog", watchdog);
+        this.asyncExecutor = Checks.requireNonNull("asyncExecutor", asyncExecutor);
+    }
+
+    /**
+     * One attempt to take the lock on {@code resource} for {@code options.ttl()} under a fresh
+     * owner id, returning the lease with its token, or empty if another owner holds it. The
+     * arguments are already validated.
+     *
+     * @param requestedAtNanos the clock reading to count the lease's validity from
+     */
+    protected abstract Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos);
+
+    @Override
+    public final Optional<Lease> tryAcquire(String resource, LeaseOptions options) {
+        checkArguments(resource, options);
+        return granted(attempt(resource, options, clock.nanoTime()), options);
+    }
+
+    @Override
+    public final Lease acquire(String resource, LeaseOptions options) throws InterruptedException {
+        checkArguments(resource, options);
+        return waitFor(resource, options, () -> false);
+    }
+
+    @Override
+    public final CompletableFuture<Lease> acquireAsync(String resource, LeaseOptions options) {
+        checkArguments(resource, options);
+        CompletableFuture<Lease> future = new CompletableFuture<>();
+        asyncExecutor.execute(() -> {
+            try {
+                Lease lease = waitFor(resource, options, future::isDone);
+                if (!future.complete(lease)) {
+                    lease.close();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                future.completeExceptionally(e);
+            } catch (RuntimeException | Error e) {
+                future.completeExceptionally(e);
+            }
+        });
+        return future;
+    }
+
+    private Lease waitFor(String resource, LeaseOptions options, BooleanSupplier abandoned)
+            throws InterruptedException {
+        long deadline = clock.nanoTime() + options.waitTimeout().toNanos();
+        try (ReleaseSignals.Registration registration = releaseSignals.register(resource)) {
+            for (int attempt = 0; ; attempt++) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for lock '" + resource + "'");
+                }
+                if (abandoned.getAsBoolean()) {
+                    throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
+                }
+                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime()), options);
+                if (lease.isPresent()) {
+                    return lease.get();
+                }
+                long left = deadline - clock.nanoTime();
+                if (left <= 0) {
+                    throw LockUnavailableException.timedOut(resource, options.waitTimeout());
+                }
+                long delay = Math.min(left, options.backoff().delay(attempt).toNanos());
+                registration.await(delay);
+            }
+        }
+    }
+
+    private Optional<Lease> granted(Optional<AbstractLease> attempt, LeaseOptions options) {
+        attempt.ifPresent(lease -> {
+            if (options.autoRenew()) {
+                lease.startRenewal(watchdog, options.ttl());
+            }
+            listener.onGranted(lease);
+        });
+        return attempt.map(Lease.class::cast);
+    }
+
+    private void checkArguments(String resource, LeaseOptions options) {
+        if (closed.get()) {
+            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+        }
+        Checks.requireName("resource", resource);
+        Checks.requireNonNull("options", options);
+        checkResource(resource);
+    }
+
+    /**
+     * Provider-specific checks of a resource name, beyond the toolkit's common rules; throws
+     * {@link IllegalArgumentException}. Does nothing by default.
+     */
+    protected void checkResource(String resource) {}
+
+    /** Marks the provider closed, then calls {@link #doClose()} once. */
+    @Override
+    public final void close() {
+        if (!closed.compareAndSet(false, true)) {
+            throw new IllegalStateException(getClass().getSimpleName() + " is already closed");
+        }
+        doClose();
+    }
+
+    /** Frees the provider's connections and threads. */
+    protected abstract void doClose();
+
+    /** Whether {@link #close()} was called. */
+    protected final boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Signal these when a release becomes known, to wake waiters early. */
+    protected final ReleaseSignals releaseSignals() {
+        return releaseSignals;
+    }
+
+    /** The provider's clock. */
+    protected final MonotonicClock clock() {
+        return clock;
+    }
+
+    /** The provider's listener, already made safe. */
+    protected final FencingListener listener() {
+        return listener;
+    }
+}

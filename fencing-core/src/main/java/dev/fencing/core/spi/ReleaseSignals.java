@@ -1,0 +1,95 @@
+package dev.fencing.core.spi;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Wakes threads waiting for a resource when a provider learns that it was released (its own
+ * release, or a server notification such as Redis pub/sub). A waiter registers <em>before</em>
+ * its acquisition attempt, so a release that happens between the failed attempt and the wait is
+ * not missed.
+ */
+public final class ReleaseSignals {
+
+    private final ConcurrentHashMap<String, Signal> signals = new ConcurrentHashMap<>();
+    private final AtomicLong wakeUps = new AtomicLong();
+
+    private static final class Signal {
+        long generation;
+        int waiters;
+    }
+
+    /** A waiter's registration; close it when done waiting. */
+    public final class Registration implements AutoCloseable {
+        private final String resource;
+        private final Signal signal;
+        private long seen;
+
+        private Registration(String resource, Signal signal) {
+            this.resource = resource;
+            this.signal = signal;
+            synchronized (signal) {
+                this.seen = signal.generation;
+            }
+        }
+
+        /**
+         * Waits up to {@code nanos} for a release of the resource signalled since the
+         * registration or the previous wait.
+         *
+         * @return true if woken by a signal, false on timeout
+         */
+        public boolean await(long nanos) throws InterruptedException {
+            long end = System.nanoTime() + nanos;
+            synchronized (signal) {
+                while (signal.generation == seen) {
+                    long left = end - System.nanoTime();
+                    if (left <= 0) {
+                        return false;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(signal, left);
+                }
+                seen = signal.generation;
+                return true;
+            }
+        }
+
+        @Override
+        public void close() {
+            signals.computeIfPresent(resource, (k, s) -> --s.waiters == 0 ? null : s);
+        }
+    }
+
+    /** Registers interest in releases of {@code resource}. */
+    public Registration register(String resource) {
+        Signal signal = signals.compute(resource, (k, s) -> {
+            Signal current = s == null ? new Signal() : s;
+            current.waiters++;
+            return current;
+        });
+        return new Registration(resource, signal);
+    }
+
+    /** Wakes every waiter of {@code resource}. Cheap when nobody waits. */
+    public void signal(String resource) {
+        Signal signal = signals.get(resource);
+        if (signal != null) {
+            synchronized (signal) {
+                signal.generation++;
+                signal.notifyAll();
+            }
+            wakeUps.incrementAndGet();
+        }
+    }
+
+    /** Whether any thread waits for {@code resource}. */
+    public boolean hasWaiters(String resource) {
+        return signals.containsKey(resource);
+    }
+
+    /** How many signals found a waiter since this object was created: a measure of the mechanism. */
+    public long wakeUps() {
+        return wakeUps.get();
+    }
+}

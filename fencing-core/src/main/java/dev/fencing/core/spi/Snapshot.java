@@ -1,0 +1,18 @@
+package dev.fencing.core.spi;
+
+/**
+ * What a store holds under a key, as its {@link StorageAccessor} loaded it.
+ *
+ * @param value the value, or {@code null} for a tombstone left by a fenced delete
+ * @param token the high-water mark: the token of the last accepted write or delete
+ * @param version the store's version of the item (a counter, an ETag), compared by
+ *     {@link StorageAccessor#writeIfUnchanged}
+ * @param <V> the store's version type
+ */
+public record Snapshot<V>(String value, long token, V version) {
+
+    /** Whether this is a tombstone: the item was deleted, its mark kept. */
+    public boolean isTombstone() {
+        return value == null;
+    }
+}

@@ -1,0 +1,39 @@
+package dev.fencing.core.spi;
+
+import dev.fencing.core.Policy;
+import java.util.Optional;
+
+/**
+ * The conditional primitive a store adapter implements; {@link StorageBasedFencedStore} builds
+ * the whole {@link dev.fencing.core.FencedStore} contract on it.
+ *
+ * <p>Each write must be ONE atomic conditional operation of the store (one SQL statement or
+ * transaction, one conditional request), never a read followed by an unconditional write. A
+ * {@code null} value writes a tombstone that keeps the token as the mark.
+ *
+ * @param <V> the store's version type (a counter, an ETag)
+ */
+public interface StorageAccessor<V> {
+
+    /** The item under {@code key}, tombstones included; empty if nothing was ever written there. */
+    Optional<Snapshot<V>> load(String key);
+
+    /**
+     * Writes {@code value} (or a tombstone) with {@code token} if {@code policy} accepts the token
+     * against the item's mark, whatever the item's version; creates the item if absent.
+     *
+     * @return {@link WriteOutcome#written()} or {@link WriteOutcome#stale(long)}
+     */
+    WriteOutcome write(String key, String value, long token, Policy policy);
+
+    /**
+     * Writes {@code value} with {@code token} only if the item is still as {@code expected}
+     * (same version; or still absent when {@code expected} is {@code null}) and {@code policy}
+     * accepts the token.
+     *
+     * @return {@link WriteOutcome#written()}, {@link WriteOutcome#stale(long)}, or
+     *     {@link WriteOutcome#conflict()} when the item changed (a store that cannot tell the two
+     *     apart may answer conflict; the core reloads and decides)
+     */
+    WriteOutcome writeIfUnchanged(String key, Snapshot<V> expected, String value, long token, Policy policy);
+}

@@ -1,0 +1,141 @@
+package dev.fencing.core.spi;
+
+import dev.fencing.core.ConcurrentUpdateException;
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.internal.SafeListener;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * The {@link FencedStore} algorithm, written once over a store's {@link StorageAccessor}.
+ *
+ * <ol>
+ *   <li>{@code write} and {@code delete}: one token-guarded write; if refused, the mark comes
+ *       from the same request or, failing that, from a read.
+ *   <li>{@code update}: load the item; refuse at once if the token is already stale; apply the
+ *       change; write only if the item is unchanged since the load (version and token checked
+ *       in one atomic operation); on a conflict, load again — up to {@code maxUpdateAttempts}.
+ *       A zombie's write that lands between the load and the write is thereby never overwritten
+ *       by a value computed without it (invariant 6).
+ * </ol>
+ */
+public final class StorageBasedFencedStore implements FencedStore {
+
+    private final StorageAccessor<?> accessor;
+    private final Policy policy;
+    private final FencingListener listener;
+    private final int maxUpdateAttempts;
+
+    /**
+     * @param maxUpdateAttempts how many conditional writes {@code update} tries, 1 to 1000
+     */
+    public StorageBasedFencedStore(StorageAccessor<?> accessor, Policy policy, FencingListener listener,
+            int maxUpdateAttempts) {
+        this.accessor = Checks.requireNonNull("accessor", accessor);
+        this.policy = Checks.requireNonNull("policy", policy);
+        this.listener = SafeListener.of(listener);
+        if (maxUpdateAttempts < 1 || maxUpdateAttempts > 1000) {
+            throw new IllegalArgumentException("maxUpdateAttempts must be between 1 and 1000, got " + maxUpdateAttempts);
+        }
+        this.maxUpdateAttempts = maxUpdateAttempts;
+    }
+
+    /** A store with {@link Policy#MONOTONIC}, no listener and 100 update attempts. */
+    public static StorageBasedFencedStore of(StorageAccessor<?> accessor) {
+        return new StorageBasedFencedStore(accessor, Policy.MONOTONIC, FencingListener.NONE, 100);
+    }
+
+    @Override
+    public void write(String key, String value, FencingToken token) {
+        checkKeyAndToken(key, token);
+        Checks.requireNonNull("value", value);
+        ensureWritten(key, token, accessor.write(key, value, token.value(), policy));
+    }
+
+    @Override
+    public Optional<StoredValue> read(String key) {
+        Checks.requireName("key", key);
+        return accessor.load(key)
+                .filter(snapshot -> !snapshot.isTombstone())
+                .map(snapshot -> new StoredValue(key, snapshot.value(), snapshot.token()));
+    }
+
+    @Override
+    public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
+        checkKeyAndToken(key, token);
+        Checks.requireNonNull("change", change);
+        return updateWith(accessor, key, token, change);
+    }
+
+    private <V> StoredValue updateWith(StorageAccessor<V> typed, String key, FencingToken token,
+            Function<Optional<String>, String> change) {
+        for (int attempt = 0; attempt < maxUpdateAttempts; attempt++) {
+            Snapshot<V> current = typed.load(key).orElse(null);
+            if (current != null && !policy.accepts(token.value(), current.token())) {
+                throw rejected(key, token, current.token());
+            }
+            Optional<String> value = Optional.ofNullable(current).map(Snapshot::value);
+            String next = change.apply(value);
+            if (next == null) {
+                throw new IllegalArgumentException("the change function of update('" + key + "') returned null;"
+                        + " return a value, or use delete to remove the item");
+            }
+            WriteOutcome outcome = typed.writeIfUnchanged(key, current, next, token.value(), policy);
+            if (outcome.status() != WriteOutcome.Status.CONFLICT) {
+                ensureWritten(key, token, outcome);
+                return new StoredValue(key, next, token.value());
+            }
+        }
+        throw ConcurrentUpdateException.gaveUp(key, maxUpdateAttempts);
+    }
+
+    @Override
+    public void delete(String key, FencingToken token) {
+        checkKeyAndToken(key, token);
+        ensureWritten(key, token, accessor.write(key, null, token.value(), policy));
+    }
+
+    @Override
+    public OptionalLong highWaterMark(String key) {
+        Checks.requireName("key", key);
+        return accessor.load(key).map(s -> OptionalLong.of(s.token())).orElse(OptionalLong.empty());
+    }
+
+    @Override
+    public Policy policy() {
+        return policy;
+    }
+
+    private void ensureWritten(String key, FencingToken token, WriteOutcome outcome) {
+        switch (outcome.status()) {
+            case WRITTEN:
+                return;
+            case STALE:
+                long mark = outcome.highWaterMark() >= 0
+                        ? outcome.highWaterMark()
+                        : accessor.load(key).map(Snapshot::token).orElse(0L);
+                throw rejected(key, token, mark);
+            default:
+                throw new IllegalStateException("store accessor " + accessor.getClass().getName()
+                        + " answered " + outcome + " to an unconditional write of '" + key + "'");
+        }
+    }
+
+    private StaleTokenException rejected(String key, FencingToken token, long mark) {
+        StaleTokenException rejection = StaleTokenException.of(key, token, mark, policy);
+        listener.onStaleWriteRejected(rejection);
+        return rejection;
+    }
+
+    private static void checkKeyAndToken(String key, FencingToken token) {
+        Checks.requireName("key", key);
+        Checks.requireNonNull("token", token);
+    }
+}

@@ -1,0 +1,39 @@
+package dev.fencing.core.spi;
+
+/**
+ * The result of one conditional write of a {@link StorageAccessor}.
+ *
+ * @param status what happened
+ * @param highWaterMark for {@link Status#STALE}: the mark the store reported, or -1 if the store
+ *     could not say in the same request (the core then reads it)
+ */
+public record WriteOutcome(Status status, long highWaterMark) {
+
+    /** What happened to a conditional write. */
+    public enum Status {
+        /** The write landed. */
+        WRITTEN,
+        /** The token was refused against the item's high-water mark; nothing was written. */
+        STALE,
+        /** The item was not in the expected state (version); nothing was written. */
+        CONFLICT
+    }
+
+    private static final WriteOutcome WRITTEN = new WriteOutcome(Status.WRITTEN, -1);
+    private static final WriteOutcome CONFLICT = new WriteOutcome(Status.CONFLICT, -1);
+
+    /** The write landed. */
+    public static WriteOutcome written() {
+        return WRITTEN;
+    }
+
+    /** The token was refused; the store's mark is {@code highWaterMark} (-1 if unknown). */
+    public static WriteOutcome stale(long highWaterMark) {
+        return new WriteOutcome(Status.STALE, highWaterMark);
+    }
+
+    /** The item changed since it was loaded. */
+    public static WriteOutcome conflict() {
+        return CONFLICT;
+    }
+}

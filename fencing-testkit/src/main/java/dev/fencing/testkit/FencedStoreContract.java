@@ -1,0 +1,335 @@
+package dev.fencing.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.NullAndEmptySource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The contract every {@link FencedStore} passes: the storage-side gate, tombstones that keep the
+ * mark, the read-modify-write that loses nothing (DESIGN.md invariants 2, 3, 4, 6, 7). Extend it
+ * in the store's module with one small class that builds the store against a real server.
+ *
+ * <p>Every test uses fresh keys, so a shared server needs no cleaning.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class FencedStoreContract {
+
+    private static final String LOCK = "contract-lock";
+
+    /** The {@link Policy#MONOTONIC} store under test, built before each test. */
+    protected FencedStore store;
+    private String prefix;
+
+    /** A store against the real server applying {@code policy}; may be called more than once per test. */
+    protected abstract FencedStore createStore(Policy policy);
+
+    @BeforeEach
+    void createStoreUnderTest(TestInfo info) {
+        prefix = "contract-" + info.getTestMethod().map(m -> m.getName()).orElse("test") + "-"
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+        store = createStore(Policy.MONOTONIC);
+    }
+
+    /** A key unique to this test. */
+    protected String key(String name) {
+        return prefix + "-" + name;
+    }
+
+    /** A token of the contract's lock. */
+    protected static FencingToken token(long value) {
+        return FencingToken.of(LOCK, value);
+    }
+
+    @Test
+    void aFirstWriteIsReadBackWithItsToken() {
+        String key = key("k");
+        assertThat(store.read(key)).isEmpty();
+        assertThat(store.highWaterMark(key)).isEmpty();
+
+        store.write(key, "v1", token(5));
+
+        assertThat(store.read(key)).contains(new StoredValue(key, "v1", 5));
+        assertThat(store.highWaterMark(key)).hasValue(5);
+        assertThat(store.policy()).isEqualTo(Policy.MONOTONIC);
+    }
+
+    @Test
+    void equalAndNewerTokensAreAcceptedUnderMonotonic() {
+        String key = key("k");
+        store.write(key, "v1", token(5));
+        store.write(key, "v2", token(5));
+        assertThat(store.read(key)).contains(new StoredValue(key, "v2", 5));
+        store.write(key, "v3", token(9));
+        assertThat(store.read(key)).contains(new StoredValue(key, "v3", 9));
+    }
+
+    @Test
+    void strictRefusesAnEqualTokenAndAcceptsANewerOne() {
+        FencedStore strict = createStore(Policy.STRICT);
+        assertThat(strict.policy()).isEqualTo(Policy.STRICT);
+        String key = key("k");
+        strict.write(key, "v1", token(5));
+
+        assertThatThrownBy(() -> strict.write(key, "v2", token(5)))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.highWaterMark()).isEqualTo(5);
+                    assertThat(e.policy()).isEqualTo(Policy.STRICT);
+                })
+                .hasMessageContaining("STRICT");
+        assertThat(strict.read(key)).contains(new StoredValue(key, "v1", 5));
+
+        strict.write(key, "v3", token(6));
+        assertThat(strict.read(key)).contains(new StoredValue(key, "v3", 6));
+    }
+
+    @Test
+    void anOlderTokenIsRefusedWithTheMarkAndTheValueIsUntouched() {
+        String key = key("k");
+        store.write(key, "newer", token(7));
+
+        assertThatThrownBy(() -> store.write(key, "older", token(6)))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.key()).isEqualTo(key);
+                    assertThat(e.presented()).isEqualTo(token(6));
+                    assertThat(e.highWaterMark()).isEqualTo(7);
+                })
+                .hasMessageContaining(key)
+                .hasMessageContaining("presented 6")
+                .hasMessageContaining("7");
+
+        assertThat(store.read(key)).contains(new StoredValue(key, "newer", 7));
+        assertThat(store.highWaterMark(key)).hasValue(7);
+    }
+
+    @Test
+    void theZombieWriterIsRefusedAfterTheNewHolderWrote() {
+        String key = key("account");
+        FencingToken zombie = token(33);
+        FencingToken current = token(34);
+        store.write(key, "100", zombie); // client 1 writes before its pause
+        store.write(key, "150", current); // client 2, after client 1's lease expired
+
+        assertThatThrownBy(() -> store.write(key, "70", zombie)).isInstanceOf(StaleTokenException.class);
+        assertThat(store.read(key)).contains(new StoredValue(key, "150", 34));
+    }
+
+    @Test
+    void racingWritersLeaveTheNewerValueEveryTime() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 25; round++) {
+                String key = key("race-" + round);
+                CountDownLatch start = new CountDownLatch(1);
+                Future<?> older = pool.submit(() -> writeRefusingStale(start, key, "older", token(10)));
+                Future<?> newer = pool.submit(() -> writeRefusingStale(start, key, "newer", token(11)));
+                start.countDown();
+                older.get(30, TimeUnit.SECONDS);
+                newer.get(30, TimeUnit.SECONDS);
+                assertThat(store.read(key)).as("round %d", round).contains(new StoredValue(key, "newer", 11));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Void writeRefusingStale(CountDownLatch start, String key, String value, FencingToken token)
+            throws InterruptedException {
+        start.await();
+        try {
+            store.write(key, value, token);
+        } catch (StaleTokenException expectedForTheOlder) {
+            assertThat(token.value()).isEqualTo(10);
+        }
+        return null;
+    }
+
+    @Test
+    void aDeleteKeepsTheMarkSoAZombieCannotRecreateTheItem() {
+        String key = key("k");
+        store.write(key, "v", token(5));
+        store.delete(key, token(6));
+
+        assertThat(store.read(key)).isEmpty();
+        assertThat(store.highWaterMark(key)).hasValue(6);
+        assertThatThrownBy(() -> store.write(key, "zombie", token(5)))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(6));
+        assertThatThrownBy(() -> store.update(key, token(5), v -> "zombie")).isInstanceOf(StaleTokenException.class);
+        assertThat(store.read(key)).isEmpty();
+
+        store.write(key, "back", token(7));
+        assertThat(store.read(key)).contains(new StoredValue(key, "back", 7));
+    }
+
+    @Test
+    void deletingAnAbsentKeyRecordsTheMark() {
+        String key = key("k");
+        store.delete(key, token(4));
+        assertThat(store.read(key)).isEmpty();
+        assertThat(store.highWaterMark(key)).hasValue(4);
+        assertThatThrownBy(() -> store.write(key, "zombie", token(3))).isInstanceOf(StaleTokenException.class);
+    }
+
+    @Test
+    void aStaleDeleteIsRefusedAndTheValueSurvives() {
+        String key = key("k");
+        store.write(key, "v", token(7));
+        assertThatThrownBy(() -> store.delete(key, token(6))).isInstanceOf(StaleTokenException.class);
+        assertThat(store.read(key)).contains(new StoredValue(key, "v", 7));
+    }
+
+    @Test
+    void updateAppliesTheChangeToTheCurrentValue() {
+        String key = key("counter");
+        StoredValue first = store.update(key, token(1), v -> {
+            assertThat(v).isEmpty();
+            return "1";
+        });
+        assertThat(first).isEqualTo(new StoredValue(key, "1", 1));
+        StoredValue second = store.update(key, token(2), v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
+        assertThat(second).isEqualTo(new StoredValue(key, "2", 2));
+        assertThat(store.read(key)).contains(second);
+    }
+
+    @Test
+    void updateWithAStaleTokenIsRefusedAndWritesNothing() {
+        String key = key("k");
+        store.write(key, "v", token(8));
+        assertThatThrownBy(() -> store.update(key, token(7), v -> "stale"))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(8));
+        assertThat(store.read(key)).contains(new StoredValue(key, "v", 8));
+    }
+
+    /**
+     * DESIGN.md invariant 6: the zombie's write lands after the new holder read the item and before
+     * its write. Whether the store refuses the zombie (it claimed the item first) or accepts it
+     * (the mark had not risen yet), the new holder's increment must not be computed from the value
+     * it read before the zombie's write.
+     */
+    @Test
+    void updateLosesNothingWhenAZombieWritesBetweenTheReadAndTheWrite() {
+        String key = key("counter");
+        FencingToken zombie = token(5);
+        FencingToken current = token(6);
+        store.write(key, "0", zombie);
+        AtomicBoolean zombieWrote = new AtomicBoolean();
+        AtomicBoolean zombieAccepted = new AtomicBoolean();
+
+        store.update(key, current, value -> {
+            if (zombieWrote.compareAndSet(false, true)) {
+                try {
+                    store.write(key, Integer.toString(Integer.parseInt(value.orElseThrow()) + 1), zombie);
+                    zombieAccepted.set(true);
+                } catch (StaleTokenException refused) {
+                    zombieAccepted.set(false);
+                }
+            }
+            return Integer.toString(Integer.parseInt(value.orElseThrow()) + 1);
+        });
+
+        int acceptedIncrements = 1 + (zombieAccepted.get() ? 1 : 0);
+        assertThat(store.read(key)).contains(new StoredValue(key, Integer.toString(acceptedIncrements), 6));
+    }
+
+    @Test
+    void concurrentHoldersWithIncreasingTokensLoseNoAcceptedIncrement() throws Exception {
+        String key = key("counter");
+        int threads = 8;
+        int rounds = 20;
+        AtomicLong tokens = new AtomicLong();
+        AtomicInteger accepted = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 0; i < rounds; i++) {
+                        FencingToken token = token(tokens.incrementAndGet());
+                        try {
+                            store.update(key, token, v -> Integer.toString(v.map(Integer::parseInt).orElse(0) + 1));
+                            accepted.incrementAndGet();
+                        } catch (StaleTokenException e) {
+                            assertThat(e.highWaterMark()).isGreaterThan(token.value());
+                            refused.incrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> each : done) {
+                each.get(100, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(accepted.get() + refused.get()).isEqualTo(threads * rounds);
+        assertThat(accepted.get()).isPositive();
+        StoredValue last = store.read(key).orElseThrow();
+        assertThat(Integer.parseInt(last.value())).as("stored count vs accepted increments").isEqualTo(accepted.get());
+    }
+
+    @Test
+    void keysAreFencedIndependently() {
+        store.write(key("a"), "a", token(9));
+        store.write(key("b"), "b", token(2));
+        assertThat(store.read(key("b"))).contains(new StoredValue(key("b"), "b", 2));
+        assertThat(store.highWaterMark(key("a"))).hasValue(9);
+    }
+
+    @ParameterizedTest
+    @NullAndEmptySource
+    @ValueSource(strings = {"  ", "new\nline"})
+    void badKeysAreRefusedAndNothingIsWritten(String bad) {
+        assertThatThrownBy(() -> store.write(bad, "v", token(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("key");
+        assertThatThrownBy(() -> store.read(bad)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.delete(bad, token(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.update(bad, token(1), v -> "v")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void badArgumentsAreRefusedAndNothingIsWritten() {
+        String key = key("k");
+        assertThatThrownBy(() -> store.write("k".repeat(300), "v", token(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 256");
+        assertThatThrownBy(() -> store.write(key, null, token(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("value");
+        assertThatThrownBy(() -> store.write(key, "v", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("token");
+        assertThatThrownBy(() -> store.update(key, token(1), null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.update(key, token(1), v -> null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("returned null");
+        assertThat(store.read(key)).isEmpty();
+        assertThat(store.highWaterMark(key)).isEmpty();
+        assertThat(Optional.ofNullable(store.policy())).isPresent();
+    }
+}

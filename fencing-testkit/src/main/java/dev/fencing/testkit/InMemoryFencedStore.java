@@ -1,0 +1,67 @@
+package dev.fencing.testkit;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Policy;
+import dev.fencing.core.spi.Snapshot;
+import dev.fencing.core.spi.StorageAccessor;
+import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.WriteOutcome;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A {@link FencedStore} in this JVM's memory: the reference implementation of the contract, and
+ * a stand-in for a real store in users' unit tests. Each conditional write is atomic under one
+ * monitor; versions are a per-store counter.
+ */
+public final class InMemoryFencedStore implements StorageAccessor<Long> {
+
+    private final Map<String, Snapshot<Long>> items = new HashMap<>();
+    private long versions;
+
+    private InMemoryFencedStore() {}
+
+    /** A store with {@link Policy#MONOTONIC}. */
+    public static FencedStore create() {
+        return create(Policy.MONOTONIC);
+    }
+
+    /** A store with {@code policy}. */
+    public static FencedStore create(Policy policy) {
+        return new StorageBasedFencedStore(new InMemoryFencedStore(), policy, FencingListener.NONE, 100);
+    }
+
+    @Override
+    public synchronized Optional<Snapshot<Long>> load(String key) {
+        return Optional.ofNullable(items.get(key));
+    }
+
+    @Override
+    public synchronized WriteOutcome write(String key, String value, long token, Policy policy) {
+        Snapshot<Long> current = items.get(key);
+        if (current != null && !policy.accepts(token, current.token())) {
+            return WriteOutcome.stale(current.token());
+        }
+        items.put(key, new Snapshot<>(value, token, ++versions));
+        return WriteOutcome.written();
+    }
+
+    @Override
+    public synchronized WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token,
+            Policy policy) {
+        Snapshot<Long> current = items.get(key);
+        if (current != null && !policy.accepts(token, current.token())) {
+            return WriteOutcome.stale(current.token());
+        }
+        Long currentVersion = current == null ? null : current.version();
+        Long expectedVersion = expected == null ? null : expected.version();
+        if (!Objects.equals(currentVersion, expectedVersion)) {
+            return WriteOutcome.conflict();
+        }
+        items.put(key, new Snapshot<>(value, token, ++versions));
+        return WriteOutcome.written();
+    }
+}

@@ -1,0 +1,87 @@
+package dev.fencing.testkit;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.LeaseWatchdog;
+import dev.fencing.core.spi.OwnerIds;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+/**
+ * A {@link dev.fencing.core.LockProvider} in this JVM's memory: the reference implementation of
+ * the contract, and a stand-in for a real provider in users' unit tests. Providers
+ * {@linkplain #connect connected} to one {@link InMemoryLockServer} share locks and tokens, like
+ * processes sharing a lock server. Tokens start at 1 per resource and live as long as the server.
+ * A release wakes the waiters of every connected provider at once.
+ */
+public final class InMemoryLockProvider extends AbstractLockProvider {
+
+    private final InMemoryLockServer server;
+    private final ExecutorService asyncExecutor;
+    private final Consumer<String> wakeWaiters = resource -> releaseSignals().signal(resource);
+
+    private InMemoryLockProvider(InMemoryLockServer server, MonotonicClock clock, FencingListener listener,
+            ExecutorService asyncExecutor) {
+        super(clock, listener, LeaseWatchdog.shared(), asyncExecutor);
+        this.server = server;
+        this.asyncExecutor = asyncExecutor;
+        server.onRelease(wakeWaiters);
+    }
+
+    /** A provider with a server of its own, on the system clock, without a listener. */
+    public static InMemoryLockProvider create() {
+        return connect(new InMemoryLockServer(), MonotonicClock.system(), FencingListener.NONE);
+    }
+
+    /** A provider sharing {@code server} with other providers, on {@code clock}, telling {@code listener}. */
+    public static InMemoryLockProvider connect(InMemoryLockServer server, MonotonicClock clock, FencingListener listener) {
+        Checks.requireNonNull("server", server);
+        Checks.requireNonNull("clock", clock);
+        ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "fencing-inmemory-async");
+            thread.setDaemon(true);
+            return thread;
+        });
+        return new InMemoryLockProvider(server, clock, listener, executor);
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        String ownerId = OwnerIds.random();
+        long token = server.tryLock(resource, ownerId, clock().nanoTime(), requestedAtNanos + options.ttl().toNanos());
+        if (token == 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new InMemoryLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, options.ttl()));
+    }
+
+    @Override
+    protected void doClose() {
+        server.removeReleaseListener(wakeWaiters);
+        asyncExecutor.shutdownNow();
+    }
+
+    private final class InMemoryLease extends AbstractLease {
+        InMemoryLease(FencingToken token, String ownerId, long requestedAtNanos, Duration ttl) {
+            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
+        }
+
+        @Override
+        protected boolean doRenew(Duration ttl) {
+            return server.renew(resource(), ownerId(), clock().nanoTime(), ttl);
+        }
+
+        @Override
+        protected boolean doRelease() {
+            return server.unlock(resource(), ownerId(), clock().nanoTime());
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package dev.fencing.testkit;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * The shared state behind {@link InMemoryLockProvider}s: holders and token counters per
+ * resource. Several providers connected to one server behave like several processes using one
+ * lock server.
+ */
+public final class InMemoryLockServer {
+
+    private record Holder(String ownerId, long expiresAtNanos) {}
+
+    private final Map<String, Holder> holders = new HashMap<>();
+    private final Map<String, Long> tokens = new HashMap<>();
+    private final CopyOnWriteArrayList<Consumer<String>> releaseListeners = new CopyOnWriteArrayList<>();
+
+    /** Takes the lock for {@code ownerId} if free or expired; returns the new token, or 0 if held. */
+    synchronized long tryLock(String resource, String ownerId, long nowNanos, long expiresAtNanos) {
+        Holder holder = holders.get(resource);
+        if (holder != null && holder.expiresAtNanos - nowNanos > 0) {
+            return 0;
+        }
+        holders.put(resource, new Holder(ownerId, expiresAtNanos));
+        return tokens.merge(resource, 1L, Long::sum);
+    }
+
+    /** Extends the lock if {@code ownerId} holds it and it has not expired. */
+    synchronized boolean renew(String resource, String ownerId, long nowNanos, Duration ttl) {
+        Holder holder = holders.get(resource);
+        if (holder == null || !holder.ownerId.equals(ownerId) || holder.expiresAtNanos - nowNanos <= 0) {
+            return false;
+        }
+        holders.put(resource, new Holder(ownerId, nowNanos + ttl.toNanos()));
+        return true;
+    }
+
+    /** Frees the lock if {@code ownerId} holds it and it has not expired, and tells connected providers. */
+    boolean unlock(String resource, String ownerId, long nowNanos) {
+        boolean held;
+        synchronized (this) {
+            Holder holder = holders.get(resource);
+            held = holder != null && holder.ownerId.equals(ownerId) && holder.expiresAtNanos - nowNanos > 0;
+            if (held) {
+                holders.remove(resource);
+            }
+        }
+        if (held) {
+            releaseListeners.forEach(listener -> listener.accept(resource));
+        }
+        return held;
+    }
+
+    void onRelease(Consumer<String> listener) {
+        releaseListeners.add(listener);
+    }
+
+    void removeReleaseListener(Consumer<String> listener) {
+        releaseListeners.remove(listener);
+    }
+}

@@ -1,0 +1,182 @@
+package dev.fencing.testkit.internal;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A server run as a child process on a fixed loopback port: start, stop (SIGTERM), kill
+ * (SIGKILL), pause (SIGSTOP) and resume (SIGCONT). Its output goes to a log file named in every
+ * error message. A JVM shutdown hook kills it if it is still running.
+ */
+public final class ChildProcess {
+
+    private final String name;
+    private final List<String> command;
+    private final int port;
+    private final Path log;
+    private final Duration startTimeout;
+    private Process process;
+
+    /**
+     * @param name for messages and the log file name
+     * @param command the command line, already containing {@code port}
+     * @param port the port the server listens on once ready
+     */
+    public ChildProcess(String name, List<String> command, int port, Duration startTimeout) {
+        this.name = name;
+        this.command = List.copyOf(command);
+        this.port = port;
+        this.startTimeout = startTimeout;
+        this.log = logDirectory().resolve(name + "-" + port + ".log");
+        Runtime.getRuntime().addShutdownHook(new Thread(this::stopQuietly, "fencing-testkit-stop-" + name));
+    }
+
+    private static Path logDirectory() {
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "fencing-testkit");
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+    }
+
+    /** Starts the process and waits until its port accepts connections. */
+    public synchronized void start() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException(name + " is already running on port " + port);
+        }
+        if (Ports.isOpen(port)) {
+            throw new IllegalStateException("port " + port + " is taken; cannot start " + name);
+        }
+        try {
+            process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                    .directory(new File(System.getProperty("java.io.tmpdir")))
+                    .start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name + " with " + command, e);
+        }
+        try {
+            Ports.awaitOpen(port, startTimeout, process, name);
+        } catch (IllegalStateException e) {
+            killQuietly();
+            throw new IllegalStateException(e.getMessage() + "; see " + log, e);
+        }
+    }
+
+    /** Stops the process gracefully (SIGTERM) and waits for it to exit. */
+    public synchronized void stop() {
+        end(false);
+    }
+
+    /** Kills the process (SIGKILL): no shutdown work, nothing saved. */
+    public synchronized void kill() {
+        end(true);
+    }
+
+    /** Freezes the process (SIGSTOP): its port stays open but nothing answers. */
+    public synchronized void pause() {
+        signal("STOP");
+    }
+
+    /** Thaws a paused process (SIGCONT). */
+    public synchronized void resume() {
+        signal("CONT");
+    }
+
+    /** Whether the process is running. */
+    public synchronized boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** The port the server listens on. */
+    public int port() {
+        return port;
+    }
+
+    /** The log file. */
+    public Path log() {
+        return log;
+    }
+
+    private void end(boolean force) {
+        if (process == null) {
+            return;
+        }
+        if (force) {
+            process.destroyForcibly();
+        } else {
+            process.destroy();
+        }
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping " + name, e);
+        }
+        process = null;
+        awaitPortClosed();
+    }
+
+    private void awaitPortClosed() {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (Ports.isOpen(port) && System.nanoTime() - end < 0) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void signal(String signal) {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException(name + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot signal " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, e);
+        }
+    }
+
+    /** SIGTERM first, so the server can clean up its temporary files; SIGKILL if it lingers. */
+    private synchronized void stopQuietly() {
+        if (process != null) {
+            process.destroy();
+            try {
+                process.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process.destroyForcibly();
+        }
+    }
+
+    private synchronized void killQuietly() {
+        if (process != null) {
+            process.destroyForcibly();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " on 127.0.0.1:" + port;
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * What every provider and store module tests against: the contract suites
+ * ({@link dev.fencing.testkit.LockProviderContract}, {@link dev.fencing.testkit.FencedStoreContract})
+ * and in-memory reference implementations that pass them. Use in test scope.
+ */
+package dev.fencing.testkit;

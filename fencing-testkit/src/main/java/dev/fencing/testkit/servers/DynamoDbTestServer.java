@@ -1,0 +1,131 @@
+package dev.fencing.testkit.servers;
+
+import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.Ports;
+import dev.fencing.testkit.internal.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A DynamoDB-compatible server for tests: dynalite (Node.js), installed from npm into the
+ * testkit's cache on first use and run as a child process, or an external endpoint.
+ *
+ * <p>Caveats, measured: dynalite's conditional Put/Update/Delete are atomic under concurrency,
+ * but it has no {@code TransactWriteItems} and ignores {@code ReturnValuesOnConditionCheckFailure}.
+ */
+public final class DynamoDbTestServer implements TestServer {
+
+    /** The region tests should configure their clients with. */
+    public static final String REGION = "us-east-1";
+
+    private final String endpoint;
+    private final ChildProcess process;
+
+    private DynamoDbTestServer(String endpoint, ChildProcess process) {
+        this.endpoint = endpoint;
+        this.process = process;
+    }
+
+    /** Installs dynalite if needed and starts it on a free port, in memory. */
+    public static DynamoDbTestServer launch() {
+        Path cli = installDynalite();
+        int port = Ports.free();
+        List<String> command = List.of("node", cli.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port),
+                "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0");
+        ChildProcess process = new ChildProcess("dynalite", command, port, Duration.ofSeconds(30));
+        process.start();
+        return new DynamoDbTestServer("http://127.0.0.1:" + port, process);
+    }
+
+    /** An external DynamoDB-compatible endpoint. */
+    public static DynamoDbTestServer external(String endpoint) {
+        return new DynamoDbTestServer(endpoint, null);
+    }
+
+    private static synchronized Path installDynalite() {
+        String version = Settings.version("dynalite.version");
+        Path home = Settings.cacheDirectory().resolve("dynalite-" + version);
+        Path cli = home.resolve("node_modules/dynalite/cli.js");
+        if (Files.isRegularFile(cli)) {
+            return cli;
+        }
+        try {
+            Files.createDirectories(home.getParent());
+            Path staging = Files.createTempDirectory(home.getParent(), "dynalite-install-");
+            Path log = staging.resolve("npm.log");
+            Process npm = new ProcessBuilder("npm", "install", "--prefix", staging.toString(), "--no-audit",
+                    "--no-fund", "--loglevel", "error", "dynalite@" + version)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
+                npm.destroyForcibly();
+                throw new IllegalStateException("npm install dynalite@" + version + " failed; see " + log
+                        + ". Install Node.js and npm, or set FENCING_DYNAMODB_ENDPOINT to a DynamoDB-compatible server");
+            }
+            try {
+                Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException raced) {
+                if (!Files.isRegularFile(cli)) {
+                    throw raced;
+                }
+            }
+            return cli;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot install dynalite (needs node and npm on the PATH);"
+                    + " set FENCING_DYNAMODB_ENDPOINT to use another server", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while installing dynalite", e);
+        }
+    }
+
+    /** The endpoint URL, for {@code DynamoDbClient.builder().endpointOverride(...)}. */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public String describe() {
+        return "DynamoDB at " + endpoint;
+    }
+
+    @Override
+    public boolean isManaged() {
+        return process != null;
+    }
+
+    @Override
+    public void stop() {
+        managed("stop").stop();
+    }
+
+    @Override
+    public void kill() {
+        managed("kill").kill();
+    }
+
+    /** Starts the server again, empty (dynalite runs in memory). */
+    @Override
+    public void start() {
+        managed("start").start();
+    }
+
+    private ChildProcess managed(String fault) {
+        if (process == null) {
+            throw ManagedOnly.refuse(this, fault);
+        }
+        return process;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

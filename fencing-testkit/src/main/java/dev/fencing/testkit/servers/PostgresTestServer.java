@@ -1,0 +1,172 @@
+package dev.fencing.testkit.servers;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * A PostgreSQL server for tests: zonky's embedded PostgreSQL (17, run as a child process of
+ * this JVM, with {@code fsync=off} — fast, not durable against an OS crash, but durable across
+ * the server restarts tests inject), or an external server given by a JDBC URL.
+ */
+public final class PostgresTestServer implements TestServer {
+
+    private final String jdbcUrl;
+    private final Path dataDirectory;
+    private final int port;
+    private EmbeddedPostgres embedded;
+
+    private PostgresTestServer(String jdbcUrl, Path dataDirectory, int port, EmbeddedPostgres embedded) {
+        this.jdbcUrl = jdbcUrl;
+        this.dataDirectory = dataDirectory;
+        this.port = port;
+        this.embedded = embedded;
+    }
+
+    /** Starts an embedded server on a free port with a fresh data directory. */
+    public static PostgresTestServer launch() {
+        try {
+            Path data = Files.createTempDirectory("fencing-pg-");
+            Files.delete(data); // initdb wants to create it
+            EmbeddedPostgres embedded = builder(data, 0).start();
+            int port = embedded.getPort();
+            String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
+            PostgresTestServer server = new PostgresTestServer(url, data, port, embedded);
+            Runtime.getRuntime().addShutdownHook(new Thread(server::stopAndDelete, "fencing-testkit-stop-postgres"));
+            return server;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start embedded PostgreSQL; set FENCING_PG_URL to use another server", e);
+        }
+    }
+
+    /** An external server at {@code jdbcUrl} (credentials as URL parameters). */
+    public static PostgresTestServer external(String jdbcUrl) {
+        return new PostgresTestServer(jdbcUrl, null, -1, null);
+    }
+
+    private static EmbeddedPostgres.Builder builder(Path data, int port) {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                .setDataDirectory(data)
+                .setCleanDataDirectory(false)
+                .setRegisterShutdownHook(false)
+                .setPGStartupWait(Duration.ofSeconds(30))
+                .setServerConfig("max_connections", "200");
+        return port > 0 ? builder.setPort(port) : builder;
+    }
+
+    /** The JDBC URL, credentials included. */
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    /** A new unpooled data source. */
+    public DataSource dataSource() {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(jdbcUrl);
+        return dataSource;
+    }
+
+    /** A new connection. */
+    public Connection connect() throws SQLException {
+        return dataSource().getConnection();
+    }
+
+    @Override
+    public String describe() {
+        return "PostgreSQL at " + jdbcUrl.replaceAll("password=[^&]*", "password=***");
+    }
+
+    @Override
+    public boolean isManaged() {
+        return dataDirectory != null;
+    }
+
+    @Override
+    public synchronized void stop() {
+        requireManaged("stop");
+        if (embedded != null) {
+            try {
+                embedded.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot stop " + describe(), e);
+            }
+            embedded = null;
+        }
+    }
+
+    /**
+     * Kills the postmaster (SIGKILL, read from {@code postmaster.pid}); its backends exit when
+     * they notice. A later {@link #start()} runs crash recovery on the same data.
+     */
+    @Override
+    public synchronized void kill() {
+        requireManaged("kill");
+        if (embedded == null) {
+            return;
+        }
+        try {
+            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            ProcessHandle.of(pid).ifPresent(postmaster -> {
+                postmaster.destroyForcibly();
+                postmaster.onExit().join();
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the postmaster pid of " + describe(), e);
+        }
+        try {
+            embedded.close(); // pg_ctl stop finds no server; only frees zonky's bookkeeping
+        } catch (IOException | RuntimeException e) {
+            // expected: the server is already gone
+        }
+        embedded = null;
+    }
+
+    @Override
+    public synchronized void start() {
+        requireManaged("start");
+        if (embedded == null) {
+            try {
+                embedded = builder(dataDirectory, port).start();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot restart " + describe(), e);
+            }
+        }
+    }
+
+    /** Stops and starts the server on the same port and data: every connection is dropped, no data is lost. */
+    public void restart() {
+        stop();
+        start();
+    }
+
+    private synchronized void stopAndDelete() {
+        try {
+            stop();
+        } catch (RuntimeException e) {
+            // best effort at exit
+        }
+        try (var files = Files.walk(dataDirectory)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            // best effort at exit
+        }
+    }
+
+    private void requireManaged(String fault) {
+        if (!isManaged()) {
+            throw ManagedOnly.refuse(this, fault);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

@@ -1,0 +1,142 @@
+package dev.fencing.testkit.servers;
+
+import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.Ports;
+import dev.fencing.testkit.internal.Resp;
+import dev.fencing.testkit.internal.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import redis.embedded.core.ExecutableProvider;
+
+/**
+ * A Redis server for tests: a {@code redis-server} child process on a loopback port, without
+ * persistence (a kill or restart loses every key), or an external server.
+ *
+ * <p>The binary is {@code FENCING_REDIS_SERVER} if set, else the one bundled in
+ * {@code com.github.codemonstur:embedded-redis} (Redis 6.2).
+ */
+public final class RedisTestServer implements TestServer {
+
+    private final String host;
+    private final int port;
+    private final ChildProcess process;
+
+    private RedisTestServer(String host, int port, ChildProcess process) {
+        this.host = host;
+        this.port = port;
+        this.process = process;
+    }
+
+    /** Starts a new server on a free port, with the extra {@code redis-server} arguments given. */
+    public static RedisTestServer launch(String... extraArguments) {
+        int port = Ports.free();
+        List<String> command = new ArrayList<>(List.of(binary().toString(),
+                "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--protected-mode", "no", "--daemonize", "no", "--dir", System.getProperty("java.io.tmpdir")));
+        command.addAll(List.of(extraArguments));
+        ChildProcess process = new ChildProcess("redis", command, port, Duration.ofSeconds(20));
+        process.start();
+        return new RedisTestServer("127.0.0.1", port, process);
+    }
+
+    /** An external server at {@code uri} ({@code redis://host:port}). */
+    public static RedisTestServer external(String uri) {
+        URI parsed = URI.create(uri);
+        return new RedisTestServer(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), null);
+    }
+
+    private static Path binary() {
+        return Settings.env("FENCING_REDIS_SERVER").map(Path::of).orElseGet(() -> {
+            try {
+                return ExecutableProvider.newJarResourceProvider().get().toPath();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot unpack the redis-server bundled in embedded-redis;"
+                        + " set FENCING_REDIS_SERVER to a redis-server binary or FENCING_REDIS_URI to a server", e);
+            }
+        });
+    }
+
+    /** {@code redis://host:port}, for Lettuce and other clients. */
+    public String uri() {
+        return "redis://" + host + ":" + port;
+    }
+
+    /** The host. */
+    public String host() {
+        return host;
+    }
+
+    /** The port. */
+    public int port() {
+        return port;
+    }
+
+    /** Sends one command with a throwaway connection; see {@link Resp#command}. */
+    public Object command(String... args) {
+        return Resp.command(host, port, args);
+    }
+
+    /** Deletes every key. Works on external servers too. */
+    public void flushAll() {
+        command("FLUSHALL");
+    }
+
+    @Override
+    public String describe() {
+        return "Redis at " + uri();
+    }
+
+    @Override
+    public boolean isManaged() {
+        return process != null;
+    }
+
+    @Override
+    public void stop() {
+        managed("stop").stop();
+    }
+
+    @Override
+    public void kill() {
+        managed("kill").kill();
+    }
+
+    @Override
+    public void start() {
+        managed("start").start();
+    }
+
+    /** Kills the server and starts an empty one on the same port: the data loss of a crash without persistence. */
+    public void restartEmpty() {
+        ChildProcess child = managed("restart");
+        child.kill();
+        child.start();
+    }
+
+    /** Freezes the server (SIGSTOP): connections stay open, nothing answers. */
+    public void pause() {
+        managed("pause").pause();
+    }
+
+    /** Thaws a paused server. */
+    public void resume() {
+        managed("resume").resume();
+    }
+
+    private ChildProcess managed(String fault) {
+        if (process == null) {
+            throw ManagedOnly.refuse(this, fault);
+        }
+        return process;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

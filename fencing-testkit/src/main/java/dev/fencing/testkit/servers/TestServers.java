@@ -1,0 +1,91 @@
+package dev.fencing.testkit.servers;
+
+import dev.fencing.testkit.internal.Settings;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * The servers of one test JVM, each started on first use and shared by every test class in the
+ * JVM; the testkit's child processes are killed when the JVM exits. Each is taken from its
+ * environment variable instead when that is set (a system property of the same name also works):
+ *
+ * <table>
+ *   <caption>Overrides</caption>
+ *   <tr><th>variable</th><th>form</th><th>default</th></tr>
+ *   <tr><td>{@code FENCING_PG_URL}</td><td>JDBC URL with credentials</td><td>embedded PostgreSQL 17</td></tr>
+ *   <tr><td>{@code FENCING_REDIS_URI}</td><td>{@code redis://host:port}, comma-separated for several</td>
+ *       <td>{@code redis-server} child processes</td></tr>
+ *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td></tr>
+ *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
+ * </table>
+ */
+public final class TestServers {
+
+    private static PostgresTestServer postgres;
+    private static final List<RedisTestServer> REDIS = new ArrayList<>();
+    private static S3TestServer s3;
+    private static DynamoDbTestServer dynamoDb;
+
+    private TestServers() {}
+
+    /** The shared PostgreSQL server. */
+    public static synchronized PostgresTestServer postgres() {
+        if (postgres == null) {
+            postgres = fromEnv("FENCING_PG_URL", PostgresTestServer::external, PostgresTestServer::launch);
+        }
+        return postgres;
+    }
+
+    /** The shared Redis server (the first of {@link #redisNodes}). */
+    public static RedisTestServer redis() {
+        return redisNodes(1).get(0);
+    }
+
+    /**
+     * {@code count} independent Redis masters (Redlock needs several), shared: a later call for
+     * fewer gets the first ones. From {@code FENCING_REDIS_URI} when set, which must then list at
+     * least {@code count} servers.
+     */
+    public static synchronized List<RedisTestServer> redisNodes(int count) {
+        if (count < 1 || count > 9) {
+            throw new IllegalArgumentException("count must be between 1 and 9, got " + count);
+        }
+        var external = Settings.env("FENCING_REDIS_URI");
+        if (external.isPresent()) {
+            if (REDIS.isEmpty()) {
+                Arrays.stream(external.get().split(",")).map(String::trim).map(RedisTestServer::external).forEach(REDIS::add);
+            }
+            if (REDIS.size() < count) {
+                throw new IllegalStateException("FENCING_REDIS_URI lists " + REDIS.size() + " servers; this test needs "
+                        + count + " independent ones, comma-separated");
+            }
+        }
+        while (REDIS.size() < count) {
+            REDIS.add(RedisTestServer.launch());
+        }
+        return List.copyOf(REDIS.subList(0, count));
+    }
+
+    /** The shared S3-compatible server. */
+    public static synchronized S3TestServer s3() {
+        if (s3 == null) {
+            s3 = fromEnv("FENCING_S3_ENDPOINT", S3TestServer::external, S3TestServer::launch);
+        }
+        return s3;
+    }
+
+    /** The shared DynamoDB-compatible server. */
+    public static synchronized DynamoDbTestServer dynamoDb() {
+        if (dynamoDb == null) {
+            dynamoDb = fromEnv("FENCING_DYNAMODB_ENDPOINT", DynamoDbTestServer::external, DynamoDbTestServer::launch);
+        }
+        return dynamoDb;
+    }
+
+    private static <S> S fromEnv(String variable, Function<String, S> external, Supplier<S> embedded) {
+        return Settings.env(variable).map(external).orElseGet(embedded);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.fencing.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.Policy;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Events;
+
+/** Runs {@link FencedStoreContract} against a store that ignores tokens: the contract must fail it. */
+class ContractCatchesBrokenStoreTest {
+
+    /** Not picked up by Surefire (nested); run only through the engine below. */
+    static class BrokenStoreContract extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return new BrokenFencedStore();
+        }
+    }
+
+    @Test
+    void theContractFailsAStoreThatIgnoresTokens() {
+        Events tests = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(BrokenStoreContract.class))
+                .execute()
+                .testEvents();
+
+        Set<String> failed = tests.failed().stream()
+                .map(event -> event.getTestDescriptor().getDisplayName())
+                .map(name -> name.replaceAll("\\(.*", ""))
+                .collect(Collectors.toSet());
+
+        assertThat(failed).contains(
+                "anOlderTokenIsRefusedWithTheMarkAndTheValueIsUntouched",
+                "theZombieWriterIsRefusedAfterTheNewHolderWrote",
+                "aDeleteKeepsTheMarkSoAZombieCannotRecreateTheItem",
+                "strictRefusesAnEqualTokenAndAcceptsANewerOne",
+                "updateLosesNothingWhenAZombieWritesBetweenTheReadAndTheWrite",
+                "racingWritersLeaveTheNewerValueEveryTime");
+    }
+
+    @Test
+    void theSameContractPassesTheReferenceStore() {
+        EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(InMemoryFencedStoreTest.class))
+                .execute()
+                .testEvents()
+                .assertStatistics(stats -> stats.failed(0).aborted(0));
+    }
+}
