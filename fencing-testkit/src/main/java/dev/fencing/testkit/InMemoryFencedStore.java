@@ -31,7 +31,12 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
 
     /** A store with {@code policy}. */
     public static FencedStore create(Policy policy) {
-        return new StorageBasedFencedStore(new InMemoryFencedStore(), policy, FencingListener.NONE, 100);
+        return create(policy, FencingListener.NONE);
+    }
+
+    /** A store with {@code policy} that tells {@code listener} of every refused write. */
+    public static FencedStore create(Policy policy, FencingListener listener) {
+        return new StorageBasedFencedStore(new InMemoryFencedStore(), policy, listener, 100);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package dev.fencing.core.internal;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /** Argument checks shared by every module; each names the bad value and what is allowed. */
 public final class Checks {
@@ -37,7 +36,7 @@ public final class Checks {
 
     /** Requires {@code min <= value <= max}. */
     public static Duration requireBetween(String what, Duration value, Duration min, Duration max) {
-        Objects.requireNonNull(value, () -> what + " must not be null");
+        requireNonNull(what, value);
         if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
             throw new IllegalArgumentException(
                     what + " must be between " + min + " and " + max + ", got " + value);

@@ -1,0 +1,128 @@
+package dev.fencing.core.spi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class AbstractLeaseTest {
+
+    private final ManualClock clock = new ManualClock();
+    private final List<String> events = new ArrayList<>();
+    private final FencingListener listener = new FencingListener() {
+        @Override
+        public void onRenewed(Lease lease) {
+            events.add("renewed");
+        }
+
+        @Override
+        public void onReleased(Lease lease) {
+            events.add("released");
+        }
+
+        @Override
+        public void onLost(Lease lease, String reason, Throwable cause) {
+            events.add("lost: " + reason);
+        }
+    };
+
+    @Test
+    void validityIsCountedOnTheMonotonicClock() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(10));
+        clock.advance(Duration.ofSeconds(4));
+        assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(6));
+        assertThat(lease.isValid()).isTrue();
+        clock.advance(Duration.ofSeconds(6));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remaining()).isZero();
+    }
+
+    @Test
+    void requireValidForRefusesWhenTooLittleTimeIsLeft() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        assertThat(lease.requireValidFor(Duration.ofSeconds(9))).isEqualTo(lease.token());
+        clock.advance(Duration.ofSeconds(2));
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ofSeconds(9)))
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("only 8000 ms left, the side effect needs 9000 ms");
+        clock.advance(Duration.ofSeconds(9));
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ZERO)).hasMessageContaining("expired 1000 ms ago");
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void renewMovesTheDeadlineFromTheRequestTime() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        clock.advance(Duration.ofSeconds(8));
+        lease.renew(Duration.ofSeconds(10));
+        assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(events).containsExactly("renewed");
+    }
+
+    @Test
+    void aRenewThatFindsAnotherOwnerMarksTheLeaseLost() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.held.set(false);
+        assertThatThrownBy(() -> lease.renew(Duration.ofSeconds(10)))
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("no longer held");
+        assertThat(lease.isValid()).isFalse();
+        assertThat(events).singleElement().asString().startsWith("lost");
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ZERO)).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class).hasMessageContaining("found lost");
+        assertThat(lease.releases.get()).as("the provider still frees its resources").isEqualTo(1);
+    }
+
+    @Test
+    void releaseIsOnceCloseIsIdempotent() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.close();
+        lease.close();
+        assertThat(lease.releases.get()).isEqualTo(1);
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalStateException.class).hasMessageContaining("already released");
+        assertThatThrownBy(() -> lease.renew(Duration.ofSeconds(1))).isInstanceOf(IllegalStateException.class);
+        assertThat(events).containsExactly("released");
+    }
+
+    @Test
+    void releasingALockThatExpiredSaysSo() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.held.set(false);
+        assertThatThrownBy(lease::release)
+                .isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("expired or was taken over");
+    }
+
+    @Test
+    void theWatchdogRetriesAFailedRenewalAndMarksTheLeaseLostOnlyOnceExpired() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(3), listener);
+        lease.renewFailure.set(new IllegalStateException("connection refused"));
+        lease.renewFromWatchdog(Duration.ofSeconds(3));
+        assertThat(lease.isValid()).isTrue();
+        clock.advance(Duration.ofSeconds(3));
+        lease.renewFromWatchdog(Duration.ofSeconds(3));
+        assertThat(events).singleElement().asString().contains("could not renew it before it expired");
+        lease.renewFromWatchdog(Duration.ofSeconds(3));
+        assertThat(lease.renewals.get()).as("no renewal once lost").isEqualTo(2);
+    }
+
+    @Test
+    void aListenerThatThrowsDoesNotBreakTheLease() {
+        FencingListener throwing = new FencingListener() {
+            @Override
+            public void onReleased(Lease lease) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), dev.fencing.core.internal.SafeListener.of(throwing));
+        lease.release();
+        assertThat(lease.releases.get()).isEqualTo(1);
+    }
+}
