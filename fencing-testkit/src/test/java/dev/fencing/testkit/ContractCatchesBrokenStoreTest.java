@@ -40,7 +40,10 @@ class ContractCatchesBrokenStoreTest {
                 "aDeleteKeepsTheMarkSoAZombieCannotRecreateTheItem",
                 "strictRefusesAnEqualTokenAndAcceptsANewerOne",
                 "updateLosesNothingWhenAZombieWritesBetweenTheReadAndTheWrite",
-                "racingWritersLeaveTheNewerValueEveryTime");
+                "aStaleDeleteIsRefusedAndTheValueSurvives",
+                "updateWithAStaleTokenIsRefusedAndWritesNothing");
+        // racingWritersLeaveTheNewerValueEveryTime also fails it, but only when the race goes the
+        // zombie's way, so it is not required here.
     }
 
     @Test
