@@ -1,0 +1,64 @@
+package dev.fencing.redis.internal;
+
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A Lua script run by {@code EVALSHA}, falling back to {@code EVAL} (which also caches it on the
+ * server) when the server answers {@code NOSCRIPT} — after a restart, a failover or SCRIPT FLUSH.
+ */
+public final class LuaScript {
+
+    private final String name;
+    private final String source;
+    private final String sha;
+
+    private LuaScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        this.sha = sha1(source);
+    }
+
+    /** The script {@code dev/fencing/redis/<name>.lua} from the class path. */
+    public static LuaScript load(String name) {
+        String path = "/dev/fencing/redis/" + name + ".lua";
+        try (InputStream in = LuaScript.class.getResourceAsStream(path)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script " + path);
+            }
+            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script " + path, e);
+        }
+    }
+
+    /** Runs the script, returning its integer reply. */
+    public long run(RedisScriptingCommands<String, String> redis, String[] keys, String... args) {
+        Long reply;
+        try {
+            reply = redis.evalsha(sha, ScriptOutputType.INTEGER, keys, args);
+        } catch (RedisNoScriptException notCached) {
+            reply = redis.eval(source, ScriptOutputType.INTEGER, keys, args);
+        }
+        if (reply == null) {
+            throw new IllegalStateException("script " + name + " returned nil");
+        }
+        return reply;
+    }
+
+    private static String sha1(String source) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every Java platform", e);
+        }
+    }
+}

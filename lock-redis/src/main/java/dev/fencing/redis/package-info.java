@@ -1,0 +1,5 @@
+/**
+ * A Redis lock provider whose grants carry fencing tokens from an {@code INCR} counter, over
+ * Lettuce: {@link dev.fencing.redis.RedisLockProvider}.
+ */
+package dev.fencing.redis;

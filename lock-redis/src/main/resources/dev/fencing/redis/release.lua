@@ -1,0 +1,9 @@
+-- KEYS[1] lock key; ARGV[1] owner id, ARGV[2] release channel, ARGV[3] resource
+-- Deletes the lock only if the owner holds it, and announces the release to waiters.
+-- Returns 1 if released, 0 if another owner (or nobody) held it.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1

@@ -1,0 +1,130 @@
+package dev.fencing.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockProvider;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class RedisLockProviderIT extends LockProviderContract {
+
+    private final RedisTestServer redis = TestServers.redis();
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return RedisLockProvider.builder(redis.uri()).listener(listener).build();
+    }
+
+    private RedisLockProvider redisProvider() {
+        return (RedisLockProvider) provider;
+    }
+
+    @Test
+    void lockAndTokenKeysShareOneHashTag() {
+        String resource = resource("r");
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            String lockKey = redisProvider().lockKey(resource);
+            String tokenKey = redisProvider().tokenKey(resource);
+            assertThat(lockKey).isEqualTo("fencing:{" + resource + "}:lock");
+            assertThat(tokenKey).isEqualTo("fencing:{" + resource + "}:token");
+            assertThat(redis.command("GET", lockKey)).isEqualTo(lease.ownerId());
+            assertThat(redis.command("GET", tokenKey)).isEqualTo(Long.toString(lease.token().value()));
+            assertThat(Long.parseLong((String) redis.command("PTTL", tokenKey))).as("token key idle expiry")
+                    .isGreaterThan(Duration.ofDays(29).toMillis());
+        }
+    }
+
+    @Test
+    void aMissingCounterIsSeededFromTheServerClockSoTokensKeepIncreasing() {
+        String resource = resource("r");
+        long first;
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            first = lease.token().value();
+        }
+        assertThat(first).as("seeded from TIME in microseconds").isGreaterThan(1_600_000_000_000_000L);
+        redis.command("DEL", redisProvider().tokenKey(resource)); // what a restart without persistence does
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            assertThat(lease.token().value()).isGreaterThan(first);
+        }
+    }
+
+    @Test
+    void withoutSeedingTokensStartAtOne() {
+        try (RedisLockProvider plain = RedisLockProvider.builder(redis.uri()).tokenSeeding(false)
+                .tokenIdleExpiry(Duration.ZERO).build()) {
+            String resource = resource("r");
+            Lease first = plain.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+            first.release();
+            Lease second = plain.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+            second.release();
+            assertThat(first.token().value()).isEqualTo(1);
+            assertThat(second.token().value()).isEqualTo(2);
+            assertThat(redis.command("PTTL", plain.tokenKey(resource))).isEqualTo("-1");
+        }
+    }
+
+    @Test
+    void everyWaiterIsHandedTheLockByAReleaseNoticeNotByBackoff() throws Exception {
+        String resource = resource("r");
+        int waiters = 8;
+        // a backoff far longer than the test: only a release notice can wake a waiter in time
+        LeaseOptions waiting = LeaseOptions.builder().ttl(Duration.ofSeconds(30)).waitTimeout(Duration.ofSeconds(60))
+                .backoff(dev.fencing.core.Backoff.fixed(Duration.ofSeconds(50))).build();
+        Lease first = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        ExecutorService pool = Executors.newFixedThreadPool(waiters);
+        try {
+            List<Future<Long>> done = new ArrayList<>();
+            for (int i = 0; i < waiters; i++) {
+                done.add(pool.submit(() -> {
+                    try (Lease lease = provider.acquire(resource, waiting)) {
+                        return lease.token().value();
+                    }
+                }));
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(pool, waiters));
+            first.release();
+            List<Long> tokens = new ArrayList<>();
+            for (Future<Long> each : done) {
+                tokens.add(each.get(40, TimeUnit.SECONDS));
+            }
+            assertThat(tokens).doesNotHaveDuplicates().allSatisfy(t -> assertThat(t).isGreaterThan(first.token().value()));
+            assertThat(redisProvider().wakeUps()).as("wake-ups by release notice").isGreaterThanOrEqualTo(waiters);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static boolean allWaiting(ExecutorService pool, int count) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("pool-"))
+                .filter(t -> t.getState() == Thread.State.TIMED_WAITING)
+                .count() >= count;
+    }
+
+    @Test
+    void resourcesThatWouldBreakTheHashTagAreRefused() {
+        assertThatThrownBy(() -> provider.tryAcquire("a{b", LeaseOptions.ofDefaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hash tag");
+        assertThatThrownBy(() -> RedisLockProvider.builder(redis.uri()).keyPrefix("bad prefix"))
+                .hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> RedisLockProvider.builder(redis.uri()).tokenSeeding(false).build())
+                .hasMessageContaining("tokenIdleExpiry needs tokenSeeding");
+        assertThatThrownBy(() -> RedisLockProvider.builder(redis.uri()).tokenIdleExpiry(Duration.ofHours(1)))
+                .hasMessageContaining("at least 8 days");
+    }
+}
