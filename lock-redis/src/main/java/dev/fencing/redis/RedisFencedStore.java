@@ -1,0 +1,88 @@
+package dev.fencing.redis;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Policy;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.Snapshot;
+import dev.fencing.core.spi.StorageAccessor;
+import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.WriteOutcome;
+import dev.fencing.redis.internal.LuaScript;
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A {@link FencedStore} on Redis, for efficiency-lock users who keep their state in Redis too.
+ *
+ * <p>Each key is a hash {@code <prefix>{key}:item} with fields {@code v} (the value; absent in a
+ * tombstone), {@code t} (the high-water mark) and {@code n} (a version). Every write is one Lua
+ * script that compares the token with {@code t} (and, for {@code update}, the version with
+ * {@code n}) and writes only if both hold; a delete removes {@code v} and keeps {@code t}.
+ *
+ * <p>The store is only as durable as Redis: a restart without persistence forgets the marks
+ * along with the values.
+ */
+public final class RedisFencedStore implements StorageAccessor<String> {
+
+    private static final LuaScript WRITE = LuaScript.load("store-write");
+
+    private final RedisCommands<String, String> redis;
+    private final String prefix;
+
+    private RedisFencedStore(RedisCommands<String, String> redis, String prefix) {
+        this.redis = redis;
+        this.prefix = prefix;
+    }
+
+    /**
+     * A store on {@code connection} (which the caller owns and closes), with keys under
+     * {@code prefix} (letters, digits and {@code :_-.}).
+     */
+    public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix,
+            Policy policy, FencingListener listener) {
+        Checks.requireNonNull("connection", connection);
+        if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
+            throw new IllegalArgumentException("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix + "'");
+        }
+        return new StorageBasedFencedStore(new RedisFencedStore(connection.sync(), prefix), policy, listener, 100);
+    }
+
+    private String itemKey(String key) {
+        return prefix + "{" + key + "}:item";
+    }
+
+    @Override
+    public Optional<Snapshot<String>> load(String key) {
+        List<KeyValue<String, String>> fields = redis.hmget(itemKey(key), "v", "t", "n");
+        if (!fields.get(1).hasValue()) {
+            return Optional.empty();
+        }
+        String value = fields.get(0).hasValue() ? fields.get(0).getValue() : null;
+        return Optional.of(new Snapshot<>(value, Long.parseLong(fields.get(1).getValue()), fields.get(2).getValue()));
+    }
+
+    @Override
+    public WriteOutcome write(String key, String value, long token, Policy policy) {
+        return run(key, value, token, policy, "*");
+    }
+
+    @Override
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, long token,
+            Policy policy) {
+        return run(key, value, token, policy, expected == null ? "" : expected.version());
+    }
+
+    private WriteOutcome run(String key, String value, long token, Policy policy, String expectedVersion) {
+        long reply = WRITE.run(redis, new String[] {itemKey(key)}, Long.toString(token),
+                policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
+                expectedVersion);
+        if (reply == 0) {
+            return WriteOutcome.written();
+        }
+        return reply < 0 ? WriteOutcome.conflict() : WriteOutcome.stale(reply);
+    }
+}
