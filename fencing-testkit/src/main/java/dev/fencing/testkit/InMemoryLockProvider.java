@@ -12,7 +12,6 @@ import dev.fencing.core.spi.OwnerIds;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 
 /**
@@ -45,12 +44,7 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
     public static InMemoryLockProvider connect(InMemoryLockServer server, MonotonicClock clock, FencingListener listener) {
         Checks.requireNonNull("server", server);
         Checks.requireNonNull("clock", clock);
-        ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "fencing-inmemory-async");
-            thread.setDaemon(true);
-            return thread;
-        });
-        return new InMemoryLockProvider(server, clock, listener, executor);
+        return new InMemoryLockProvider(server, clock, listener, newAsyncExecutor("fencing-inmemory-async"));
     }
 
     @Override

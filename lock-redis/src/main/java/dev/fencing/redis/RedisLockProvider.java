@@ -22,7 +22,6 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -301,12 +300,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
                         .timeoutOptions(io.lettuce.core.TimeoutOptions.enabled(commandTimeout))
                         .build());
             }
-            ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
-                Thread thread = new Thread(runnable, "fencing-redis-async");
-                thread.setDaemon(true);
-                return thread;
-            });
-            return new RedisLockProvider(this, executor);
+            return new RedisLockProvider(this, newAsyncExecutor("fencing-redis-async"));
         }
     }
 }

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
@@ -152,6 +154,18 @@ public abstract class AbstractLockProvider implements LockProvider {
     /** Whether {@link #close()} was called. */
     protected final boolean isClosed() {
         return closed.get();
+    }
+
+    /**
+     * A cached pool of daemon threads named {@code threadName}, for {@link #acquireAsync} waits;
+     * the provider shuts it down in {@link #doClose()}.
+     */
+    protected static ExecutorService newAsyncExecutor(String threadName) {
+        return Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 
     /** Signal these when a release becomes known, to wake waiters early. */

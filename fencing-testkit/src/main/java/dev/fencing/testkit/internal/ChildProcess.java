@@ -22,6 +22,7 @@ public final class ChildProcess {
     private final Path log;
     private final Duration startTimeout;
     private Process process;
+    private Path scratch;
 
     /**
      * @param name for messages and the log file name
@@ -44,6 +45,11 @@ public final class ChildProcess {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
+    }
+
+    /** A directory of the server's own, deleted when the JVM exits, after the server stopped. */
+    public synchronized void deleteAtExit(Path directory) {
+        this.scratch = directory;
     }
 
     /** Starts the process and waits until its port accepts connections. */
@@ -166,6 +172,13 @@ public final class ChildProcess {
                 Thread.currentThread().interrupt();
             }
             process.destroyForcibly();
+        }
+        if (scratch != null) {
+            try (var files = Files.walk(scratch)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            } catch (IOException e) {
+                // best effort at exit
+            }
         }
     }
 

@@ -4,6 +4,9 @@ import dev.fencing.testkit.internal.ChildProcess;
 import dev.fencing.testkit.internal.MavenArtifacts;
 import dev.fencing.testkit.internal.Ports;
 import dev.fencing.testkit.internal.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,11 +38,22 @@ public final class S3TestServer implements TestServer {
         String version = Settings.version("s3mock.version");
         Path jar = MavenArtifacts.locate("com.adobe.testing", "s3mock", version, "exec");
         int port = Ports.free();
+        Path root;
+        try {
+            root = Files.createTempDirectory("fencing-s3mock-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a directory for S3Mock", e);
+        }
+        // every port S3Mock opens is chosen here: its defaults are fixed and collide between JVMs
         List<String> command = List.of(javaBinary(), "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
                 "--com.adobe.testing.s3mock.httpPort=" + port,
                 "--server.port=" + Ports.free(),
+                "--com.adobe.testing.s3mock.vectors.httpPort=" + Ports.free(),
+                "--com.adobe.testing.s3mock.vectors.httpsPort=" + Ports.free(),
+                "--com.adobe.testing.s3mock.store.root=" + root,
                 "--spring.main.banner-mode=off");
         ChildProcess process = new ChildProcess("s3mock", command, port, Duration.ofSeconds(90));
+        process.deleteAtExit(root);
         process.start();
         return new S3TestServer("http://127.0.0.1:" + port, process);
     }
