@@ -11,7 +11,8 @@ import dev.fencing.core.spi.WriteOutcome;
 import dev.fencing.redis.internal.LuaScript;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.List;
 import java.util.Optional;
 
@@ -30,10 +31,10 @@ public final class RedisFencedStore implements StorageAccessor<String> {
 
     private static final LuaScript WRITE = LuaScript.load("store-write");
 
-    private final RedisCommands<String, String> redis;
+    private final RedisClusterCommands<String, String> redis;
     private final String prefix;
 
-    private RedisFencedStore(RedisCommands<String, String> redis, String prefix) {
+    private RedisFencedStore(RedisClusterCommands<String, String> redis, String prefix) {
         this.redis = redis;
         this.prefix = prefix;
     }
@@ -44,11 +45,24 @@ public final class RedisFencedStore implements StorageAccessor<String> {
      */
     public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix,
             Policy policy, FencingListener listener) {
-        Checks.requireNonNull("connection", connection);
+        return create(Checks.requireNonNull("connection", connection).sync(), prefix, policy, listener);
+    }
+
+    /** A store on a Redis Cluster {@code connection}; each key's hash lives on the master of its slot. */
+    public static FencedStore create(StatefulRedisClusterConnection<String, String> connection, String prefix,
+            Policy policy, FencingListener listener) {
+        return create(Checks.requireNonNull("connection", connection).sync(), prefix, policy, listener);
+    }
+
+    private static FencedStore create(RedisClusterCommands<String, String> redis, String prefix, Policy policy,
+            FencingListener listener) {
         if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
             throw new IllegalArgumentException("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix + "'");
         }
-        return new StorageBasedFencedStore(new RedisFencedStore(connection.sync(), prefix), policy, listener, 100);
+        if (policy == null || listener == null) {
+            throw new IllegalArgumentException("policy and listener must not be null (use FencingListener.NONE)");
+        }
+        return new StorageBasedFencedStore(new RedisFencedStore(redis, prefix), policy, listener, 100);
     }
 
     private String itemKey(String key) {

@@ -11,22 +11,25 @@ import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.LeaseWatchdog;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.redis.internal.LuaScript;
-import io.lettuce.core.ClientOptions;
+import dev.fencing.redis.internal.RedisBackend;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
- * A lock on a single Redis server (standalone or Sentinel-managed, through Lettuce) whose grants
- * carry fencing tokens.
+ * A lock on Redis — a single server, a Sentinel-managed master or a Redis Cluster, through
+ * Lettuce — whose grants carry fencing tokens.
  *
  * <h2>Algorithm</h2>
  * <ol>
@@ -56,8 +59,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
  * failover and grant the lock twice. The store's check of the token is what keeps data safe then.
  *
- * <p>Thread-safe; one shared connection multiplexes every call. Commands fail fast while the
- * connection is down (a lease then fails to renew and is reported lost once it expires).
+ * <p>Not reentrant: a second acquire of a held resource waits like any other caller, even from
+ * the thread that holds it. {@link #acquireAsync} waits on a provider thread and completes a
+ * {@code CompletableFuture}.
+ *
+ * <p>Thread-safe; one shared connection multiplexes every call. On a standalone or Sentinel
+ * connection commands fail fast while it is down; on a Cluster they wait for a reconnect up to the
+ * command timeout. Either way a lease that cannot renew is reported lost once it expires, and
+ * Redis errors surface as {@link LockUnavailableException}.
  */
 public final class RedisLockProvider extends AbstractLockProvider {
 
@@ -65,55 +74,86 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private static final LuaScript RENEW = LuaScript.load("renew");
     private static final LuaScript RELEASE = LuaScript.load("release");
 
-    private final RedisClient client;
-    private final boolean ownsClient;
-    private final StatefulRedisConnection<String, String> connection;
-    private final StatefulRedisPubSubConnection<String, String> subscription;
-    private final RedisCommands<String, String> redis;
+    private final RedisBackend backend;
+    private final RedisScriptingCommands<String, String> redis;
+    private final String target;
     private final String prefix;
     private final String releaseChannel;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
+    private final int waitReplicas;
+    private final Duration waitTimeout;
     private final ExecutorService asyncExecutor;
     private final AtomicLong releaseNotices = new AtomicLong();
 
-    private RedisLockProvider(Builder builder, ExecutorService asyncExecutor) {
+    private RedisLockProvider(Builder builder, RedisBackend backend, ExecutorService asyncExecutor) {
         super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
         this.asyncExecutor = asyncExecutor;
-        this.client = builder.client;
-        this.ownsClient = builder.ownsClient;
+        this.backend = backend;
+        this.redis = backend.scripting();
+        this.target = builder.target;
         this.prefix = builder.keyPrefix;
         this.releaseChannel = prefix + "released";
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
-        try {
-            this.connection = client.connect();
-            this.redis = connection.sync();
-            this.subscription = client.connectPubSub();
-        } catch (RedisException e) {
-            asyncExecutor.shutdownNow();
-            throw LockUnavailableException.unreachable("*", "cannot connect to Redis: " + e.getMessage(), e);
-        }
-        subscription.addListener(new RedisPubSubAdapter<>() {
+        this.waitReplicas = builder.waitReplicas;
+        this.waitTimeout = builder.waitTimeout;
+        backend.pubSub().addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String resource) {
                 releaseNotices.incrementAndGet();
                 releaseSignals().signal(resource);
             }
         });
-        subscription.sync().subscribe(releaseChannel);
+        backend.pubSub().sync().subscribe(releaseChannel);
     }
 
-    /** A builder for a provider that connects to {@code uri} ({@code redis://host:port}, {@code redis-sentinel://...}). */
+    /**
+     * A builder for a provider that connects to {@code uri}: {@code redis://host:port} (also
+     * {@code rediss://} for TLS) or {@code redis-sentinel://host:port,host:port#masterName}.
+     */
     public static Builder builder(String uri) {
         Checks.requireName("Redis URI", uri);
-        RedisClient client = RedisClient.create(RedisURI.create(uri));
-        return new Builder(client, true);
+        RedisURI parsed = RedisURI.create(uri);
+        return new Builder(timeout -> RedisBackend.standalone(RedisClient.create(parsed), true, timeout),
+                redactedTarget(parsed), true);
     }
 
     /** A builder for a provider on a client the caller owns (and shuts down after closing the provider). */
     public static Builder builder(RedisClient client) {
-        return new Builder(Checks.requireNonNull("client", client), false);
+        Checks.requireNonNull("client", client);
+        return new Builder(timeout -> RedisBackend.standalone(client, false, timeout), "the given RedisClient", true);
+    }
+
+    /**
+     * A builder for a provider on a Redis Cluster reached through {@code seedUris}
+     * ({@code redis://host:port} of one or more nodes). Each resource's lock and token keys share
+     * a hash tag, so its scripts run on the one master that serves its slot.
+     */
+    public static Builder clusterBuilder(String... seedUris) {
+        if (seedUris == null || seedUris.length == 0) {
+            throw new IllegalArgumentException("clusterBuilder needs at least one seed URI (redis://host:port)");
+        }
+        List<RedisURI> parsed = new ArrayList<>();
+        for (String uri : seedUris) {
+            parsed.add(RedisURI.create(Checks.requireName("Redis Cluster seed URI", uri)));
+        }
+        String target = parsed.stream().map(RedisLockProvider::redactedTarget).collect(Collectors.joining(","));
+        return new Builder(timeout -> RedisBackend.cluster(RedisClusterClient.create(parsed), true, timeout),
+                target, false);
+    }
+
+    /** A builder for a provider on a cluster client the caller owns (and shuts down after closing the provider). */
+    public static Builder builder(RedisClusterClient client) {
+        Checks.requireNonNull("client", client);
+        return new Builder(timeout -> RedisBackend.cluster(client, false, timeout), "the given RedisClusterClient",
+                false);
+    }
+
+    private static String redactedTarget(RedisURI uri) {
+        return uri.getSentinels().isEmpty()
+                ? uri.getHost() + ":" + uri.getPort()
+                : "sentinel master " + uri.getSentinelMasterId();
     }
 
     /** A provider with the defaults, connected to {@code uri}. */
@@ -157,29 +197,45 @@ public final class RedisLockProvider extends AbstractLockProvider {
             token = ACQUIRE.run(redis, new String[] {lockKey(resource), tokenKey(resource)},
                     ownerId, Long.toString(options.ttl().toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis);
         } catch (RedisException e) {
-            throw LockUnavailableException.unreachable(resource, "Redis did not answer the acquire script: "
-                    + e.getMessage() + ". Check that Redis is reachable at " + connectionDescription(), e);
+            throw unreachable(resource, "the acquire script", e);
         }
         if (token == 0) {
             return Optional.empty();
         }
-        return Optional.of(new RedisLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, options.ttl()));
+        RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, options.ttl());
+        if (waitReplicas > 0) {
+            awaitReplicas(lease);
+        }
+        return Optional.of(lease);
     }
 
-    private String connectionDescription() {
-        return client.toString();
+    private void awaitReplicas(RedisLease lease) {
+        long acknowledged;
+        try {
+            acknowledged = backend.waitForReplicas(waitReplicas, waitTimeout);
+        } catch (RedisException e) {
+            lease.releaseQuietly();
+            throw unreachable(lease.resource(), "WAIT for replicas", e);
+        }
+        if (acknowledged < waitReplicas) {
+            lease.releaseQuietly();
+            throw LockUnavailableException.unreachable(lease.resource(), "only " + acknowledged + " of "
+                    + waitReplicas + " replicas acknowledged the lock within " + waitTimeout
+                    + "; the lock was released so a failover cannot grant it twice", null);
+        }
+    }
+
+    private LockUnavailableException unreachable(String resource, String what, RedisException e) {
+        return LockUnavailableException.unreachable(resource, "Redis at " + target + " did not answer " + what
+                + ": " + e.getMessage(), e);
     }
 
     @Override
     protected void doClose() {
         try {
-            subscription.close();
-            connection.close();
+            backend.close();
         } finally {
             asyncExecutor.shutdownNow();
-            if (ownsClient) {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            }
         }
     }
 
@@ -190,20 +246,39 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
         @Override
         protected boolean doRenew(Duration ttl) {
-            return RENEW.run(redis, new String[] {lockKey(resource()), tokenKey(resource())},
-                    ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
+            try {
+                return RENEW.run(redis, new String[] {lockKey(resource()), tokenKey(resource())},
+                        ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
+            } catch (RedisException e) {
+                throw unreachable(resource(), "the renew script", e);
+            }
         }
 
         @Override
         protected boolean doRelease() {
-            return RELEASE.run(redis, new String[] {lockKey(resource())}, ownerId(), releaseChannel, resource()) == 1;
+            try {
+                return RELEASE.run(redis, new String[] {lockKey(resource())}, ownerId(), releaseChannel,
+                        resource()) == 1;
+            } catch (RedisException e) {
+                throw unreachable(resource(), "the release script", e);
+            }
+        }
+
+        /** Gives the lock back before the lease was handed out (the caller never sees it). */
+        void releaseQuietly() {
+            try {
+                doRelease();
+            } catch (LockUnavailableException e) {
+                // the key expires with its TTL
+            }
         }
     }
 
     /** Configures a {@link RedisLockProvider}; every setting is optional. */
     public static final class Builder {
-        private final RedisClient client;
-        private final boolean ownsClient;
+        private final Function<Duration, RedisBackend> connector;
+        private final String target;
+        private final boolean waitSupported;
         private String keyPrefix = "fencing:";
         private FencingListener listener = FencingListener.NONE;
         private MonotonicClock clock = MonotonicClock.system();
@@ -211,10 +286,13 @@ public final class RedisLockProvider extends AbstractLockProvider {
         private boolean tokenSeeding = true;
         private Duration tokenIdleExpiry = Duration.ofDays(30);
         private Duration commandTimeout = Duration.ofSeconds(5);
+        private int waitReplicas;
+        private Duration waitTimeout = Duration.ZERO;
 
-        private Builder(RedisClient client, boolean ownsClient) {
-            this.client = client;
-            this.ownsClient = ownsClient;
+        private Builder(Function<Duration, RedisBackend> connector, String target, boolean waitSupported) {
+            this.connector = connector;
+            this.target = target;
+            this.waitSupported = waitSupported;
         }
 
         /** The prefix of every key and channel; default {@code fencing:}. Letters, digits and {@code :_-.} only. */
@@ -284,6 +362,37 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
 
         /**
+         * After each grant, run {@code WAIT replicas timeout} and hand out the lease only if at
+         * least {@code replicas} replicas acknowledged the lock key; otherwise release it and
+         * throw {@link LockUnavailableException}. Default off ({@code replicas = 0}).
+         *
+         * <p>What it buys, and what not (article §9): it narrows the window in which a failover
+         * to a replica that never saw the lock grants it twice, but Redis replication stays
+         * asynchronous — a replica that acknowledged can still lose the key if it restarts
+         * without persistence, and {@code WAIT} does not make Redis a consensus system. It costs
+         * one more round trip, and because {@code WAIT} must run on the connection that wrote,
+         * it holds up the shared connection for up to {@code timeout}. Only on a standalone or
+         * Sentinel-managed master; a Cluster provider refuses it.
+         *
+         * @param replicas 1 to 32 replicas, or 0 to turn it off
+         * @param timeout 1 ms to 10 s
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            if (replicas < 0 || replicas > 32) {
+                throw new IllegalArgumentException("replicas must be between 0 (off) and 32, got " + replicas);
+            }
+            if (replicas > 0 && !waitSupported) {
+                throw new IllegalArgumentException("waitForReplicas is not available on a Redis Cluster: WAIT must run"
+                        + " on the connection to the key's master that wrote the lock; use a standalone or Sentinel"
+                        + " provider, or rely on the store's token check");
+            }
+            this.waitTimeout = replicas == 0 ? Duration.ZERO
+                    : Checks.requireBetween("timeout", timeout, Duration.ofMillis(1), Duration.ofSeconds(10));
+            this.waitReplicas = replicas;
+            return this;
+        }
+
+        /**
          * Connects and subscribes to release notices.
          *
          * @throws IllegalArgumentException if the settings contradict each other
@@ -294,13 +403,14 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 throw new IllegalArgumentException("tokenIdleExpiry needs tokenSeeding: without seeding an expired"
                         + " counter would restart at 1 and tokens would go backwards; set tokenIdleExpiry(Duration.ZERO)");
             }
-            if (ownsClient) {
-                client.setOptions(ClientOptions.builder()
-                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .timeoutOptions(io.lettuce.core.TimeoutOptions.enabled(commandTimeout))
-                        .build());
+            RedisBackend backend;
+            try {
+                backend = connector.apply(commandTimeout);
+            } catch (RedisException e) {
+                throw LockUnavailableException.unreachable("*", "cannot connect to Redis at " + target + ": "
+                        + e.getMessage(), e);
             }
-            return new RedisLockProvider(this, newAsyncExecutor("fencing-redis-async"));
+            return new RedisLockProvider(this, backend, newAsyncExecutor("fencing-redis-async"));
         }
     }
 }

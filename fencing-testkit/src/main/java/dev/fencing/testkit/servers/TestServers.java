@@ -18,6 +18,8 @@ import java.util.function.Supplier;
  *   <tr><td>{@code FENCING_PG_URL}</td><td>JDBC URL with credentials</td><td>embedded PostgreSQL 17</td></tr>
  *   <tr><td>{@code FENCING_REDIS_URI}</td><td>{@code redis://host:port}, comma-separated for several</td>
  *       <td>{@code redis-server} child processes</td></tr>
+ *   <tr><td>{@code FENCING_REDIS_CLUSTER_URI}</td><td>seed nodes, comma-separated</td>
+ *       <td>3 {@code redis-server} child processes in cluster mode</td></tr>
  *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td></tr>
  *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
  * </table>
@@ -26,6 +28,7 @@ public final class TestServers {
 
     private static PostgresTestServer postgres;
     private static final List<RedisTestServer> REDIS = new ArrayList<>();
+    private static RedisClusterTestServer redisCluster;
     private static S3TestServer s3;
     private static DynamoDbTestServer dynamoDb;
 
@@ -67,6 +70,19 @@ public final class TestServers {
             REDIS.add(RedisTestServer.launch());
         }
         return List.copyOf(REDIS.subList(0, count));
+    }
+
+    /**
+     * The shared 3-master Redis Cluster, or the cluster whose seed nodes
+     * {@code FENCING_REDIS_CLUSTER_URI} lists (comma-separated {@code redis://host:port}).
+     */
+    public static synchronized RedisClusterTestServer redisCluster() {
+        if (redisCluster == null) {
+            redisCluster = fromEnv("FENCING_REDIS_CLUSTER_URI",
+                    uris -> RedisClusterTestServer.external(Arrays.stream(uris.split(",")).map(String::trim).toList()),
+                    () -> RedisClusterTestServer.launch(3));
+        }
+        return redisCluster;
     }
 
     /** The shared S3-compatible server. */
