@@ -41,6 +41,17 @@ public interface LockProvider extends AutoCloseable {
     CompletableFuture<Lease> acquireAsync(String resource, LeaseOptions options);
 
     /**
+     * What the server holds for {@code resource} now — holder, remaining TTL, last token — for
+     * diagnosis ({@code fencing inspect}); never needed for correctness.
+     *
+     * @return the state, or empty if this provider cannot tell
+     * @throws LockUnavailableException if the provider's server could not be asked
+     */
+    default Optional<LockState> inspect(String resource) {
+        return Optional.empty();
+    }
+
+    /**
      * Stops the provider and frees its connections and threads. Leases still held are not
      * released by the provider; they expire on their TTL. Further calls throw
      * {@link IllegalStateException}.

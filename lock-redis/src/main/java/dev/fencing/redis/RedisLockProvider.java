@@ -3,6 +3,7 @@ package dev.fencing.redis;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
@@ -22,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -179,6 +181,22 @@ public final class RedisLockProvider extends AbstractLockProvider {
     /** How many release notices found a waiting thread in this provider and woke it. */
     public long wakeUps() {
         return releaseSignals().wakeUps();
+    }
+
+    /** Reads the lock key, its TTL and the token counter of {@code resource}. */
+    @Override
+    public Optional<LockState> inspect(String resource) {
+        Checks.requireName("resource", resource);
+        checkResource(resource);
+        try {
+            String holder = backend.keys().get(lockKey(resource));
+            long ttlMillis = holder == null ? 0 : Math.max(0, backend.keys().pttl(lockKey(resource)));
+            String token = backend.keys().get(tokenKey(resource));
+            return Optional.of(new LockState(resource, Optional.ofNullable(holder), Duration.ofMillis(ttlMillis),
+                    token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token))));
+        } catch (RedisException e) {
+            throw unreachable(resource, "GET/PTTL", e);
+        }
     }
 
     @Override

@@ -116,6 +116,27 @@ class RedisLockProviderIT extends LockProviderContract {
     }
 
     @Test
+    void inspectShowsTheHolderItsRemainingTtlAndTheLastToken() {
+        String resource = resource("r");
+        assertThat(provider.inspect(resource)).hasValueSatisfying(state -> {
+            assertThat(state.isHeld()).isFalse();
+            assertThat(state.lastToken()).isEmpty();
+        });
+        long token;
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow()) {
+            token = lease.token().value();
+            var state = provider.inspect(resource).orElseThrow();
+            assertThat(state.holder()).contains(lease.ownerId());
+            assertThat(state.remaining()).isBetween(Duration.ofSeconds(20), Duration.ofSeconds(30));
+            assertThat(state.lastToken()).hasValue(token);
+        }
+        var released = provider.inspect(resource).orElseThrow();
+        assertThat(released.holder()).isEmpty();
+        assertThat(released.remaining()).isZero();
+        assertThat(released.lastToken()).hasValue(token);
+    }
+
+    @Test
     void resourcesThatWouldBreakTheHashTagAreRefused() {
         assertThatThrownBy(() -> provider.tryAcquire("a{b", LeaseOptions.ofDefaults()))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -10,6 +10,7 @@ import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 
@@ -93,6 +94,9 @@ public abstract class RedisBackend implements AutoCloseable {
     /** Script commands on the shared connection. */
     public abstract RedisScriptingCommands<String, String> scripting();
 
+    /** Plain key commands on the shared connection (routed by key in a cluster). */
+    public abstract RedisClusterCommands<String, String> keys();
+
     /** The shared pub/sub connection (in a cluster, messages published on any node reach it). */
     public final StatefulRedisPubSubConnection<String, String> pubSub() {
         return pubSub;
@@ -138,6 +142,11 @@ public abstract class RedisBackend implements AutoCloseable {
         }
 
         @Override
+        public RedisClusterCommands<String, String> keys() {
+            return connection.sync();
+        }
+
+        @Override
         public boolean supportsWait() {
             return true;
         }
@@ -164,6 +173,11 @@ public abstract class RedisBackend implements AutoCloseable {
 
         @Override
         public RedisScriptingCommands<String, String> scripting() {
+            return connection.sync();
+        }
+
+        @Override
+        public RedisClusterCommands<String, String> keys() {
             return connection.sync();
         }
 

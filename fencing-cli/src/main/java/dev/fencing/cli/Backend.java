@@ -1,0 +1,181 @@
+package dev.fencing.cli;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.Policy;
+import dev.fencing.redis.RedisFencedStore;
+import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.testkit.servers.RedisTestServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The lock provider and store one command runs against, with the embedded servers it started
+ * for them; closing it closes the clients and stops those servers.
+ *
+ * <p>With no connection options the CLI starts its own servers — for a Redis lock and a Redis
+ * store two separate {@code redis-server} processes, so a fault injected into the lock's server
+ * (a restart that loses every key) never touches the data the store keeps.
+ */
+final class Backend implements AutoCloseable {
+
+    static final String STORE_PREFIX = "fencing-cli:";
+
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final List<Fault> faults = new ArrayList<>();
+    private boolean embeddedStore;
+    private LockProvider locks;
+    private String lockDescription;
+    private StatefulRedisConnection<String, String> storeConnection;
+    private String storeDescription;
+
+    private Backend() {}
+
+    /**
+     * Starts or connects to the servers for {@code lock} and {@code store}.
+     *
+     * @throws CliException with {@link ExitCode#USAGE} for a kind not built into this version, or
+     *     {@link ExitCode#UNREACHABLE} when a server cannot be reached
+     */
+    static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections) {
+        requireAvailable(lock, store);
+        Backend backend = new Backend();
+        try {
+            backend.openRedisLock(connections);
+            backend.openRedisStore(connections);
+            return backend;
+        } catch (RuntimeException e) {
+            backend.close();
+            throw e;
+        }
+    }
+
+    private static void requireAvailable(LockKind lock, StoreKind store) {
+        if (!lock.available()) {
+            throw new CliException(ExitCode.USAGE, "--lock " + lock.cliName() + " is not built into this version yet;"
+                    + " available: " + LockKind.availableNames());
+        }
+        if (!store.available()) {
+            throw new CliException(ExitCode.USAGE, "--store " + store.cliName() + " is not built into this version yet;"
+                    + " available: " + StoreKind.availableNames());
+        }
+    }
+
+    private void openRedisLock(ConnectionOptions connections) {
+        List<String> uris = connections.redisLockUris();
+        String uri;
+        if (uris.isEmpty()) {
+            RedisTestServer server = started(RedisTestServer.launch());
+            uri = server.uri();
+            lockDescription = "redis lock on an embedded redis-server at " + server.host() + ":" + server.port();
+            faults.add(new Fault("restart-lock-server", "kill the lock's redis-server and start it empty (data loss)",
+                    server::restartEmpty));
+        } else {
+            uri = uris.get(0);
+            lockDescription = "redis lock on " + uri;
+        }
+        try {
+            locks = RedisLockProvider.builder(uri).commandTimeout(Duration.ofSeconds(2)).build();
+        } catch (RuntimeException e) {
+            throw unreachable("Redis for the lock at " + uri, "--redis-uri or FENCING_REDIS_URI", e);
+        }
+        resources.push(locks);
+    }
+
+    private void openRedisStore(ConnectionOptions connections) {
+        Optional<String> configured = connections.redisStoreUri().or(() -> connections.redisLockUris().stream().findFirst());
+        String uri;
+        if (configured.isEmpty()) {
+            RedisTestServer server = started(RedisTestServer.launch());
+            uri = server.uri();
+            storeDescription = "redis store on its own embedded redis-server at " + server.host() + ":" + server.port();
+            embeddedStore = true;
+        } else {
+            uri = configured.get();
+            storeDescription = "redis store on " + uri;
+        }
+        RedisClient client = RedisClient.create(uri);
+        resources.push(client::shutdown);
+        try {
+            storeConnection = client.connect();
+        } catch (RedisException e) {
+            throw unreachable("Redis for the store at " + uri, "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
+        }
+        resources.push(storeConnection);
+    }
+
+    private RedisTestServer started(RedisTestServer server) {
+        resources.push(server::stop);
+        return server;
+    }
+
+    private static CliException unreachable(String what, String howToPoint, RuntimeException cause) {
+        return new CliException(ExitCode.UNREACHABLE, what + " could not be reached (" + cause.getMessage()
+                + "). Start it, or point the CLI at another with " + howToPoint + ".");
+    }
+
+    /** The lock provider. */
+    LockProvider locks() {
+        return locks;
+    }
+
+    /** A fenced store under {@code policy}. */
+    FencedStore store(Policy policy) {
+        return RedisFencedStore.create(storeConnection, STORE_PREFIX, policy, FencingListener.NONE);
+    }
+
+    /** The same storage, unfenced. */
+    PlainStore plainStore() {
+        var redis = storeConnection.sync();
+        return new PlainStore() {
+            @Override
+            public Optional<String> read(String key) {
+                return Optional.ofNullable(redis.get(STORE_PREFIX + "plain:" + key));
+            }
+
+            @Override
+            public void write(String key, String value) {
+                redis.set(STORE_PREFIX + "plain:" + key, value);
+            }
+        };
+    }
+
+    /** Where the lock lives, in words. */
+    String lockDescription() {
+        return lockDescription;
+    }
+
+    /** Where the store lives, in words. */
+    String storeDescription() {
+        return storeDescription;
+    }
+
+    /** Whether the store lives on a server this backend started (and so holds nothing from before). */
+    boolean embeddedStore() {
+        return embeddedStore;
+    }
+
+    /** The faults that can be injected: only into servers this backend started. */
+    List<Fault> faults() {
+        return List.copyOf(faults);
+    }
+
+    @Override
+    public void close() {
+        while (!resources.isEmpty()) {
+            try {
+                resources.pop().close();
+            } catch (Exception ignored) {
+                // closing the rest matters more
+            }
+        }
+    }
+}

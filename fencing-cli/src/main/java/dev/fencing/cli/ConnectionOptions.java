@@ -1,0 +1,41 @@
+package dev.fencing.cli;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
+ * testkit reads; without either, the CLI starts an embedded server itself. Options for the
+ * PostgreSQL, S3 and DynamoDB servers arrive with their providers and stores.
+ */
+final class ConnectionOptions {
+
+    @Option(names = "--redis-uri", paramLabel = "URI",
+            description = "Redis to use (redis://host:port); repeat for Redlock. Env: FENCING_REDIS_URI (comma-separated).")
+    List<String> redisUris = new ArrayList<>();
+
+    @Option(names = "--redis-store-uri", paramLabel = "URI",
+            description = "Redis for the redis store, if not the lock's (redis://host:port). Env: FENCING_REDIS_STORE_URI.")
+    String redisStoreUri;
+
+    /** The lock's Redis servers, from the option or the environment; empty means start one. */
+    List<String> redisLockUris() {
+        if (!redisUris.isEmpty()) {
+            return redisUris;
+        }
+        return env("FENCING_REDIS_URI").map(v -> Arrays.stream(v.split(",")).map(String::trim).toList())
+                .orElse(List.of());
+    }
+
+    /** The store's Redis server, from the option or the environment; empty means the lock's, or start one. */
+    Optional<String> redisStoreUri() {
+        return Optional.ofNullable(redisStoreUri).or(() -> env("FENCING_REDIS_STORE_URI"));
+    }
+
+    private static Optional<String> env(String name) {
+        return Optional.ofNullable(System.getenv(name)).filter(v -> !v.isBlank());
+    }
+}

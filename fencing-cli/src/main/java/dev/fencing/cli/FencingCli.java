@@ -1,0 +1,82 @@
+package dev.fencing.cli;
+
+import dev.fencing.core.LockUnavailableException;
+import io.lettuce.core.RedisException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.HelpCommand;
+
+/**
+ * The {@code fencing} command line: {@code demo}, {@code worker}, {@code torture} and
+ * {@code inspect}. Exit codes: 0 ok, 1 an invariant was violated, 2 bad usage, 3 a server could
+ * not be reached, 4 an unexpected error (a bug: please report it with the stack trace).
+ */
+@Command(name = "fencing", mixinStandardHelpOptions = true, version = "fencing toolkit 0.1.0-SNAPSHOT",
+        subcommands = {DemoCommand.class, WorkerCommand.class, TortureCommand.class, InspectCommand.class,
+                HelpCommand.class},
+        description = {"Fencing tokens for distributed locks: see a zombie writer refused, run fenced workers, torture"
+                + " a lock and store pair with pauses and faults, inspect what a store holds."},
+        footer = {"", "Exit codes: 0 ok, 1 invariant violated, 2 bad usage, 3 server unreachable, 4 unexpected error."})
+public final class FencingCli implements Runnable {
+
+    /** Exit code of an error the CLI did not expect. */
+    static final int UNEXPECTED = 4;
+
+    @picocli.CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: demo, worker, torture,"
+                + " inspect (or --help)");
+    }
+
+    /** Runs the CLI and exits with its exit code. */
+    public static void main(String[] args) {
+        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+                System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "error"));
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs the CLI with the given streams; returns the exit code. */
+    static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new FencingCli());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            commandLine.getErr().println("fencing " + commandLine.getCommandName() + ": " + describe(e));
+            if (exitCodeOf(e) == UNEXPECTED) {
+                e.printStackTrace(commandLine.getErr());
+            }
+            commandLine.getErr().flush();
+            return exitCodeOf(e);
+        });
+        cli.setParameterExceptionHandler((e, params) -> {
+            CommandLine commandLine = e.getCommandLine();
+            commandLine.getErr().println("fencing " + commandLine.getCommandName() + ": " + e.getMessage());
+            commandLine.getErr().println("Run 'fencing " + (commandLine.getParent() == null ? "" : commandLine.getCommandName() + " ")
+                    + "--help' for the options.");
+            commandLine.getErr().flush();
+            return ExitCode.USAGE;
+        });
+        return cli.execute(args);
+    }
+
+    private static String describe(Exception e) {
+        return e.getMessage() == null ? e.toString() : e.getMessage();
+    }
+
+    private static int exitCodeOf(Exception e) {
+        if (e instanceof CliException cli) {
+            return cli.exitCode();
+        }
+        if (e instanceof LockUnavailableException || e instanceof RedisException) {
+            return ExitCode.UNREACHABLE;
+        }
+        if (e instanceof IllegalArgumentException) {
+            return ExitCode.USAGE;
+        }
+        return UNEXPECTED;
+    }
+}

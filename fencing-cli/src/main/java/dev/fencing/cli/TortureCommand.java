@@ -1,0 +1,279 @@
+package dev.fencing.cli;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingException;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Many in-process workers increment counters through the fenced store while some of them pause
+ * past their TTL (a simulated GC) and, on servers the CLI started itself, faults are injected.
+ * At the end it checks: no lost update (each counter equals its accepted increments), no token
+ * regression accepted (by counter value, the tokens never go down), every refusal really stale.
+ */
+@Command(name = "torture", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Fenced workers under GC-like pauses and injected faults; checks every invariant.",
+                "No lost update, no accepted token regression, every refusal really stale: exit 0 only if all held."})
+final class TortureCommand extends FencingCommand {
+
+    @Mixin
+    LockStoreOptions kinds;
+
+    @Option(names = "--workers", paramLabel = "W", defaultValue = "8", description = "Worker threads, 1 to 64 (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--duration", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to run (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--resources", paramLabel = "N", defaultValue = "2", description = "Counters the workers share, 1 to 1000 (default: ${DEFAULT-VALUE}).")
+    int resources;
+
+    @Option(names = "--ttl", paramLabel = "D", defaultValue = "200ms", converter = DurationConverter.class,
+            description = "Lease TTL; a paused worker sleeps 1.5 times this (default: ${DEFAULT-VALUE}).")
+    Duration ttl;
+
+    @Option(names = "--pause-probability", paramLabel = "P", defaultValue = "0.1",
+            description = "Chance that a worker pauses past its TTL inside the critical section, 0 to 1 (default: ${DEFAULT-VALUE}).")
+    double pauseProbability;
+
+    @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
+            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server)"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<String> faultNames;
+
+    @Option(names = "--fault-interval", paramLabel = "D", converter = DurationConverter.class,
+            description = "Time between injected faults (default: a quarter of --duration).")
+    Duration faultInterval;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        validate();
+        PrintWriter out = out();
+        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
+            List<Fault> faults = chooseFaults(backend.faults());
+            FencedStore store = backend.store(Policy.MONOTONIC);
+            String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < resources; i++) {
+                keys.add("torture-" + runId + "-" + i);
+            }
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites = new ConcurrentHashMap<>();
+            keys.forEach(k -> acceptedWrites.put(k, new ConcurrentLinkedQueue<>()));
+            Outcomes outcomes = new Outcomes();
+            AtomicLong pauses = new AtomicLong();
+            AtomicLong injected = new AtomicLong();
+            long deadline = System.nanoTime() + duration.toNanos();
+            LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
+
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                Thread worker = new Thread(() -> work(backend, store, keys, options, deadline, acceptedWrites, outcomes,
+                        pauses), "torture-worker-" + w);
+                worker.start();
+                threads.add(worker);
+            }
+            Thread faulter = new Thread(() -> injectFaults(faults, deadline, injected), "torture-faults");
+            faulter.setDaemon(true);
+            faulter.start();
+            boolean progress = !json && System.console() != null;
+            while (threads.stream().anyMatch(Thread::isAlive)) {
+                for (Thread thread : threads) {
+                    thread.join(500);
+                }
+                if (progress) {
+                    err().printf("\r  %d accepted, %d stale-rejected, %d failed, %d pauses, %d faults ",
+                            outcomes.accepted(), outcomes.rejectedStale(), outcomes.failedCount(), pauses.get(), injected.get());
+                    err().flush();
+                }
+            }
+            faulter.interrupt();
+            faulter.join();
+            if (progress) {
+                err().println();
+            }
+            checkInvariants(store, acceptedWrites, outcomes);
+            report(out, backend, faults, outcomes, pauses.get(), injected.get());
+            return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
+        }
+    }
+
+    private void validate() {
+        if (workers < 1 || workers > 64) {
+            throw new CliException(ExitCode.USAGE, "--workers must be between 1 and 64, got " + workers);
+        }
+        if (resources < 1 || resources > 1000) {
+            throw new CliException(ExitCode.USAGE, "--resources must be between 1 and 1000, got " + resources);
+        }
+        if (pauseProbability < 0 || pauseProbability > 1 || Double.isNaN(pauseProbability)) {
+            throw new CliException(ExitCode.USAGE, "--pause-probability must be between 0 and 1, got " + pauseProbability);
+        }
+        if (duration.compareTo(Duration.ofMillis(100)) < 0 || duration.compareTo(Duration.ofHours(24)) > 0) {
+            throw new CliException(ExitCode.USAGE, "--duration must be between 100ms and 24h, got " + duration.toMillis() + " ms");
+        }
+        if (faultInterval == null) {
+            faultInterval = duration.dividedBy(4);
+        }
+        if (faultInterval.compareTo(Duration.ofMillis(50)) < 0) {
+            throw new CliException(ExitCode.USAGE, "--fault-interval must be at least 50ms, got " + faultInterval.toMillis() + " ms");
+        }
+    }
+
+    private List<Fault> chooseFaults(List<Fault> available) {
+        if (faultNames.equals(List.of("none"))) {
+            return List.of();
+        }
+        if (faultNames.equals(List.of("all"))) {
+            return available;
+        }
+        List<Fault> chosen = new ArrayList<>();
+        for (String name : faultNames) {
+            chosen.add(available.stream().filter(f -> f.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new CliException(ExitCode.USAGE, "--faults: '" + name + "' is not available here;"
+                            + " available: " + (available.isEmpty() ? "none (faults need servers the CLI started itself)"
+                                    : String.join(", ", available.stream().map(Fault::name).toList())))));
+        }
+        return chosen;
+    }
+
+    private void work(Backend backend, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        while (System.nanoTime() < deadline) {
+            String key = keys.get(random.nextInt(keys.size()));
+            Lease lease;
+            try {
+                lease = backend.locks().acquire(key, options);
+            } catch (LockUnavailableException e) {
+                outcomes.failed(e);
+                try {
+                    Thread.sleep(WorkerCommand.UNREACHABLE_PAUSE_MILLIS); // the server may be down: do not spin
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+                continue;
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                if (random.nextDouble() < pauseProbability) {
+                    pauses.incrementAndGet();
+                    Thread.sleep(ttl.toMillis() * 3 / 2); // the simulated GC pause: the lease expires meanwhile
+                }
+                StoredValue written = store.update(key, lease.token(), Counter::increment);
+                acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), lease.token().value()});
+                outcomes.accepted(lease.token().value());
+            } catch (StaleTokenException e) {
+                outcomes.rejected(e);
+            } catch (FencingException e) {
+                outcomes.failed(e);
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                WorkerCommand.release(lease, outcomes);
+            }
+        }
+    }
+
+    private void injectFaults(List<Fault> faults, long deadline, AtomicLong injected) {
+        if (faults.isEmpty()) {
+            return;
+        }
+        int next = 0;
+        try {
+            while (true) {
+                Thread.sleep(faultInterval.toMillis());
+                if (System.nanoTime() >= deadline) {
+                    return;
+                }
+                faults.get(next++ % faults.size()).action().run();
+                injected.incrementAndGet();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void checkInvariants(FencedStore store, Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites,
+            Outcomes outcomes) {
+        acceptedWrites.forEach((key, writes) -> {
+            List<long[]> byValue = new ArrayList<>(writes);
+            byValue.sort(Comparator.comparingLong(w -> w[0]));
+            long stored = store.read(key).map(v -> Long.parseLong(v.value())).orElse(0L);
+            if (stored != byValue.size()) {
+                outcomes.violation("lost update on '" + key + "': the counter is " + stored + " after " + byValue.size()
+                        + " accepted increments");
+            }
+            for (int i = 0; i < byValue.size(); i++) {
+                if (byValue.get(i)[0] != i + 1) {
+                    outcomes.violation("on '" + key + "' accepted increment #" + (i + 1) + " wrote " + byValue.get(i)[0]);
+                    break;
+                }
+                if (i > 0 && byValue.get(i)[1] < byValue.get(i - 1)[1]) {
+                    outcomes.violation("token regression accepted on '" + key + "': value " + byValue.get(i)[0]
+                            + " written with token " + byValue.get(i)[1] + " after token " + byValue.get(i - 1)[1]);
+                    break;
+                }
+            }
+        });
+    }
+
+    private void report(PrintWriter out, Backend backend, List<Fault> faults, Outcomes outcomes, long pauses, long injected) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("lock", backend.lockDescription());
+        report.put("store", backend.storeDescription());
+        report.put("workers", workers);
+        report.put("resources", resources);
+        report.put("durationMillis", duration.toMillis());
+        report.put("ttlMillis", ttl.toMillis());
+        report.put("pauseProbability", pauseProbability);
+        report.put("faults", faults.stream().map(Fault::name).toList());
+        report.put("faultsInjected", injected);
+        report.put("pauses", pauses);
+        Map<String, Object> counts = outcomes.toMap();
+        long operations = outcomes.accepted() + outcomes.rejectedStale() + outcomes.failedCount();
+        report.put("operations", operations);
+        report.putAll(counts);
+        report.put("ok", outcomes.violations().isEmpty());
+        if (json) {
+            Json.print(out, report);
+            return;
+        }
+        out.println("torture: " + workers + " workers on " + resources + " counters for " + duration.toMillis() + " ms, TTL "
+                + ttl.toMillis() + " ms, pause probability " + pauseProbability);
+        out.println("  lock:   " + backend.lockDescription());
+        out.println("  store:  " + backend.storeDescription());
+        out.println("  faults: " + (faults.isEmpty() ? "none" : injected + " injected ("
+                + String.join(", ", faults.stream().map(Fault::name).toList()) + ")"));
+        out.printf("  %d operations: %d accepted, %d rejected as stale, %d failed; %d pauses past the TTL, %d leases"
+                        + " lost%n", operations, outcomes.accepted(), outcomes.rejectedStale(), outcomes.failedCount(),
+                pauses, counts.get("leasesLost"));
+        if (outcomes.failedCount() > 0) {
+            out.println("  failures by cause: " + counts.get("failures"));
+        }
+        if (outcomes.violations().isEmpty()) {
+            out.println("  invariants held: no lost update, no accepted token regression, every refusal really stale");
+        } else {
+            outcomes.violations().forEach(v -> out.println("  INVARIANT VIOLATED: " + v));
+        }
+        out.flush();
+    }
+}

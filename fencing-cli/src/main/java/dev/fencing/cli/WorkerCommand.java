@@ -1,0 +1,142 @@
+package dev.fencing.cli;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingException;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * A fenced read-modify-write loop: acquire, add one to the counter stored under the resource
+ * with the lease's token (the store's fenced {@code update}), release — K times. Several workers,
+ * in as many processes as you like, end with the counter equal to the sum of their accepted
+ * increments, whatever happens to any of them.
+ */
+@Command(name = "worker", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Fenced increments of a stored counter: acquire, update with the token, release; K times.",
+                "Run several on one resource (in several processes) and add up their 'accepted' counts."})
+final class WorkerCommand extends FencingCommand {
+
+    /** How long a worker waits after a failed acquire before the next one, so an outage is not a busy loop. */
+    static final long UNREACHABLE_PAUSE_MILLIS = 50;
+
+    @Mixin
+    LockStoreOptions kinds;
+
+    @Option(names = "--resource", paramLabel = "R", required = true, description = "The resource (and store key) to increment.")
+    String resource;
+
+    @Option(names = "--increments", paramLabel = "K", required = true, description = "How many increments to attempt (1 to 1000000).")
+    int increments;
+
+    @Option(names = "--ttl", paramLabel = "D", defaultValue = "2s", converter = DurationConverter.class,
+            description = "Lease TTL (default: ${DEFAULT-VALUE}).")
+    Duration ttl;
+
+    @Option(names = "--hold", paramLabel = "D", defaultValue = "0ms", converter = DurationConverter.class,
+            description = "Time spent inside the critical section before writing; longer than --ttl makes a zombie"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Duration hold;
+
+    @Option(names = "--wait", paramLabel = "D", defaultValue = "30s", converter = DurationConverter.class,
+            description = "How long one acquire waits for the lock (default: ${DEFAULT-VALUE}).")
+    Duration wait;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (increments < 1 || increments > 1_000_000) {
+            throw new CliException(ExitCode.USAGE, "--increments must be between 1 and 1000000, got " + increments);
+        }
+        LeaseOptions options = leaseOptions(ttl, wait);
+        if (hold.isNegative()) {
+            throw new CliException(ExitCode.USAGE, "--hold must not be negative, got " + hold.toMillis() + " ms");
+        }
+        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
+            FencedStore store = backend.store(Policy.MONOTONIC);
+            Outcomes outcomes = new Outcomes();
+            long lastGranted = 0;
+            long lastWritten = Long.MIN_VALUE;
+            for (int i = 0; i < increments; i++) {
+                Lease lease;
+                try {
+                    lease = backend.locks().acquire(resource, options);
+                } catch (LockUnavailableException e) {
+                    outcomes.failed(e);
+                    Thread.sleep(UNREACHABLE_PAUSE_MILLIS); // the server may be down: do not spin
+                    continue;
+                }
+                long token = lease.token().value();
+                if (token <= lastGranted) {
+                    outcomes.violation("token " + token + " granted after token " + lastGranted + " on '" + resource + "'");
+                }
+                lastGranted = token;
+                try {
+                    if (!hold.isZero()) {
+                        Thread.sleep(hold.toMillis());
+                    }
+                    StoredValue written = store.update(resource, lease.token(), Counter::increment);
+                    long value = Long.parseLong(written.value());
+                    if (value <= lastWritten) {
+                        outcomes.violation("the counter went from " + lastWritten + " to " + value + " between two of"
+                                + " this worker's accepted increments");
+                    }
+                    lastWritten = value;
+                    outcomes.accepted(token);
+                } catch (StaleTokenException e) {
+                    outcomes.rejected(e);
+                } catch (FencingException e) {
+                    outcomes.failed(e);
+                } finally {
+                    release(lease, outcomes);
+                }
+            }
+            report(outcomes, store.read(resource).map(StoredValue::value).orElse("absent"));
+            return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
+        }
+    }
+
+    static LeaseOptions leaseOptions(Duration ttl, Duration wait) {
+        try {
+            return LeaseOptions.builder().ttl(ttl).waitTimeout(wait).build();
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCode.USAGE, "--ttl/--wait: " + e.getMessage());
+        }
+    }
+
+    static void release(Lease lease, Outcomes outcomes) {
+        try {
+            lease.release();
+        } catch (LeaseLostException e) {
+            outcomes.leaseLost();
+        } catch (LockUnavailableException e) {
+            outcomes.failed(e);
+        }
+    }
+
+    private void report(Outcomes outcomes, String counter) {
+        PrintWriter out = out();
+        Map<String, Object> report = outcomes.toMap();
+        report.put("resource", resource);
+        report.put("counter", counter);
+        if (json) {
+            Json.print(out, report);
+            return;
+        }
+        out.printf("worker on '%s': accepted %d, rejected as stale %d, failed %d, leases lost %d; tokens %d..%d;"
+                        + " counter now %s%n", resource, outcomes.accepted(), outcomes.rejectedStale(),
+                outcomes.failedCount(), report.get("leasesLost"), report.get("firstToken"), report.get("lastToken"),
+                counter);
+        outcomes.violations().forEach(v -> out.println("INVARIANT VIOLATED: " + v));
+        out.flush();
+    }
+}
