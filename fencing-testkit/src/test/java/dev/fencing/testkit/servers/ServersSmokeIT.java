@@ -29,6 +29,31 @@ class ServersSmokeIT {
     }
 
     @Test
+    void mariaDbAnswersAQuery() throws Exception {
+        try (Connection connection = TestServers.mariaDb().dataSource().getConnection();
+                Statement statement = connection.createStatement();
+                ResultSet result = statement.executeQuery("select version()")) {
+            assertThat(result.next()).isTrue();
+            assertThat(result.getString(1)).containsIgnoringCase("mariadb");
+        }
+    }
+
+    @Test
+    void eachFreshDatabaseIsEmptyAndSeparate() throws Exception {
+        for (SqlTestServer server : java.util.List.<SqlTestServer>of(TestServers.postgres(), TestServers.mariaDb())) {
+            javax.sql.DataSource first = server.freshDatabase();
+            javax.sql.DataSource second = server.freshDatabase();
+            try (Connection a = first.getConnection(); Statement statement = a.createStatement()) {
+                statement.execute("create table only_here (id int)");
+            }
+            try (Connection b = second.getConnection();
+                    ResultSet tables = b.getMetaData().getTables(b.getCatalog(), null, "only_here", null)) {
+                assertThat(tables.next()).as("table visible in another fresh database of " + server.vendor()).isFalse();
+            }
+        }
+    }
+
+    @Test
     void redisAnswersPingAndStoresAKey() {
         RedisTestServer redis = TestServers.redis();
         assertThat(redis.command("PING")).isEqualTo("PONG");
