@@ -1,0 +1,135 @@
+package dev.fencing.migrations;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.testkit.servers.SqlTestServer;
+import dev.fencing.testkit.servers.TestServers;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The migrations on real PostgreSQL and MariaDB, each test in a fresh database. */
+class MigrationsIT {
+
+    static Stream<SqlTestServer> servers() {
+        return Stream.of(TestServers.postgres(), TestServers.mariaDb());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void theToolkitTablesAreAppliedOnceAndTheSecondRunChangesNothing(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isEqualTo(1);
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isZero();
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('a', 1)");
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('A', 2)"); // case-sensitive keys
+            statement.execute("INSERT INTO fencing_token_counter (resource, token) VALUES ('a', 1)");
+            statement.execute("INSERT INTO fencing_store (item_key, item_value, token, version) VALUES ('k', NULL, 3, 1)");
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence")).isEqualTo(2);
+            assertThat(count(statement, "SELECT COUNT(*) FROM " + FencingMigrations.HISTORY_TABLE)).isPositive();
+        }
+        assertThat(tableExists(db, "flyway_schema_history")).isFalse();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void aDatabaseWithApplicationTablesAndItsOwnHistoryKeepsBoth(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        Flyway app = Flyway.configure().dataSource(db).locations("classpath:db/app").load();
+        assertThat(app.migrate().migrationsExecuted).as("the application's V1 table and V2 token column").isEqualTo(2);
+        long appHistory = historyRows(db, "flyway_schema_history");
+
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isEqualTo(1);
+        assertThat(historyRows(db, "flyway_schema_history")).as("application history untouched").isEqualTo(appHistory);
+        assertThat(app.migrate().migrationsExecuted).isZero();
+        assertThat(app.validateWithResult().validationSuccessful).isTrue();
+
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO accounts (id, balance) VALUES (1, 100)");
+            assertThat(count(statement, "SELECT fencing_token FROM accounts WHERE id = 1")).as("existing rows get 0").isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void theLocationJoinsTheApplicationsOwnFlywayRun(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        Vendor vendor = FencingMigrations.vendorOf(db);
+        Flyway app = Flyway.configure().dataSource(db).locations("classpath:db/app", vendor.location()).load();
+        assertThat(app.migrate().migrationsExecuted).isEqualTo(3);
+        assertThat(tableExists(db, "fencing_fence")).isTrue();
+        assertThat(app.migrate().migrationsExecuted).isZero();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void aTokenColumnIsAddedOnceAndNamedAsAsked(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE invoices (id BIGINT PRIMARY KEY)");
+            assertThat(TokenColumns.add(connection, "invoices", "lock_token")).isTrue();
+            assertThat(TokenColumns.add(connection, "invoices", "lock_token")).isFalse();
+            assertThat(TokenColumns.add(connection, "invoices", "fencing_token")).isTrue();
+            statement.execute("INSERT INTO invoices (id) VALUES (1)");
+            assertThat(count(statement, "SELECT lock_token + fencing_token FROM invoices")).isZero();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void badIdentifiersAndMissingTablesAreRefusedBeforeAnyDdl(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        try (Connection connection = db.getConnection()) {
+            assertThatThrownBy(() -> TokenColumns.add(connection, "accounts; DROP TABLE x", "fencing_token"))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'accounts; DROP TABLE x'");
+            assertThatThrownBy(() -> TokenColumns.add(connection, "invoices", "token-1"))
+                    .hasMessageContaining("column must be an unquoted SQL name");
+            assertThatThrownBy(() -> TokenColumns.add(connection, "nowhere", "fencing_token"))
+                    .hasMessageContaining("table 'nowhere' does not exist");
+        }
+        assertThatThrownBy(V99__nothing::new).hasMessageContaining("at least one table");
+        assertThatThrownBy(V98__bad_column::new).hasMessageContaining("column must be an unquoted SQL name");
+    }
+
+    static class V99__nothing extends AddFencingTokenColumns {
+        V99__nothing() {
+            super(List.of());
+        }
+    }
+
+    static class V98__bad_column extends AddFencingTokenColumns {
+        V98__bad_column() {
+            super(List.of("accounts"), "fencing token");
+        }
+    }
+
+    private static long count(Statement statement, String sql) throws SQLException {
+        try (ResultSet result = statement.executeQuery(sql)) {
+            result.next();
+            return result.getLong(1);
+        }
+    }
+
+    private static long historyRows(DataSource db, String table) throws SQLException {
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            return count(statement, "SELECT COUNT(*) FROM " + table);
+        }
+    }
+
+    private static boolean tableExists(DataSource db, String table) throws SQLException {
+        try (Connection connection = db.getConnection();
+                ResultSet tables = connection.getMetaData().getTables(connection.getCatalog(), null, table, null)) {
+            return tables.next();
+        }
+    }
+}
