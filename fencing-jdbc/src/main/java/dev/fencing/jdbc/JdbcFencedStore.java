@@ -1,0 +1,158 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Policy;
+import dev.fencing.core.spi.Snapshot;
+import dev.fencing.core.spi.StorageAccessor;
+import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.WriteOutcome;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+
+/**
+ * The common {@link FencedStore} on a SQL key-value table — {@code fencing_store(item_key,
+ * item_value, token, version)} from the migrations module — for PostgreSQL and MySQL/MariaDB.
+ *
+ * <p>Every write is one conditional statement in auto-commit mode:
+ * <ul>
+ *   <li>write: {@code UPDATE ... SET item_value = ?, token = ?, version = version + 1 WHERE
+ *       item_key = ? AND token <= ?}; if no row matched and none exists, {@code INSERT} (a unique-key
+ *       violation means someone inserted first: try again);
+ *   <li>write-if-unchanged: the same {@code UPDATE} with {@code AND version = ?}, or an
+ *       {@code INSERT} when the item was absent;
+ *   <li>delete: a write of {@code item_value = NULL}, a tombstone that keeps the token.
+ * </ul>
+ * A refused write reads the row's token to report the mark. Thread-safe; each call borrows one
+ * connection from the data source.
+ */
+public final class JdbcFencedStore implements StorageAccessor<Long> {
+
+    /** The default table, created by the migrations module. */
+    public static final String DEFAULT_TABLE = "fencing_store";
+
+    private static final int WRITE_ROUNDS = 10;
+
+    private final DataSource dataSource;
+    private final String table;
+
+    private JdbcFencedStore(DataSource dataSource, String table) {
+        this.dataSource = dataSource;
+        this.table = table;
+    }
+
+    /** A store on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
+    public static FencedStore create(DataSource dataSource) {
+        return create(dataSource, DEFAULT_TABLE, Policy.MONOTONIC, FencingListener.NONE);
+    }
+
+    /** A store on {@code table} (the columns of {@value #DEFAULT_TABLE}) under {@code policy}. */
+    public static FencedStore create(DataSource dataSource, String table, Policy policy, FencingListener listener) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
+        }
+        return new StorageBasedFencedStore(new JdbcFencedStore(dataSource, Sql.requireTable(table)), policy, listener, 100);
+    }
+
+    @Override
+    public Optional<Snapshot<Long>> load(String key) {
+        return withConnection("reading '" + key + "'", connection -> {
+            try (PreparedStatement statement = Sql.prepare(connection, "SELECT item_value, token, version FROM " + table
+                    + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
+                if (!row.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), row.getLong(3)));
+            }
+        });
+    }
+
+    @Override
+    public WriteOutcome write(String key, String value, long token, Policy policy) {
+        return withConnection("writing '" + key + "'", connection -> {
+            for (int round = 0; round < WRITE_ROUNDS; round++) {
+                if (update(connection, key, value, token, policy, null) == 1) {
+                    return WriteOutcome.written();
+                }
+                OptionalLong mark = mark(connection, key);
+                if (mark.isPresent()) {
+                    if (!policy.accepts(token, mark.getAsLong())) {
+                        return WriteOutcome.stale(mark.getAsLong());
+                    }
+                    continue; // changed between the statements
+                }
+                if (insert(connection, key, value, token)) {
+                    return WriteOutcome.written();
+                }
+            }
+            throw new IllegalStateException("writing '" + key + "' kept racing with other writers for " + WRITE_ROUNDS
+                    + " rounds; retry it");
+        });
+    }
+
+    @Override
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
+        return withConnection("writing '" + key + "'", connection -> {
+            boolean written = expected == null
+                    ? insert(connection, key, value, token)
+                    : update(connection, key, value, token, policy, expected.version()) == 1;
+            if (written) {
+                return WriteOutcome.written();
+            }
+            OptionalLong mark = mark(connection, key);
+            return mark.isPresent() && !policy.accepts(token, mark.getAsLong())
+                    ? WriteOutcome.stale(mark.getAsLong())
+                    : WriteOutcome.conflict();
+        });
+    }
+
+    private int update(Connection connection, String key, String value, long token, Policy policy, Long version)
+            throws SQLException {
+        String sql = "UPDATE " + table + " SET item_value = ?, token = ?, version = version + 1, updated_at ="
+                + " CURRENT_TIMESTAMP WHERE item_key = ? AND token " + Sql.operator(policy) + " ?"
+                + (version == null ? "" : " AND version = ?");
+        List<Object> params = version == null
+                ? Arrays.asList(value, token, key, token)
+                : Arrays.asList(value, token, key, token, version);
+        return Sql.update(connection, sql, params);
+    }
+
+    private boolean insert(Connection connection, String key, String value, long token) throws SQLException {
+        try {
+            Sql.update(connection, "INSERT INTO " + table + " (item_key, item_value, token, version) VALUES (?, ?, ?, 1)",
+                    Arrays.asList(key, value, token));
+            return true;
+        } catch (SQLException e) {
+            if (SqlDialect.of(connection).isDuplicateKey(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private OptionalLong mark(Connection connection, String key) throws SQLException {
+        return Sql.queryLong(connection, "SELECT token FROM " + table + " WHERE item_key = ?", List.of(key));
+    }
+
+    private <T> T withConnection(String what, SqlFunction<T> work) {
+        try (Connection connection = dataSource.getConnection()) {
+            try {
+                if (!connection.getAutoCommit()) {
+                    connection.setAutoCommit(true);
+                }
+                return work.apply(connection);
+            } catch (SQLException e) {
+                throw SchemaProblems.check(SqlDialect.of(connection), e, table, null);
+            }
+        } catch (SQLException e) {
+            throw new UncheckedSqlException(what + " in " + table, e);
+        }
+    }
+}

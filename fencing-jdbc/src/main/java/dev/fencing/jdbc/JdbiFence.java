@@ -1,0 +1,116 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import java.sql.SQLException;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.HandleConsumer;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.extension.ExtensionCallback;
+import org.jdbi.v3.core.statement.UnableToExecuteStatementException;
+
+/**
+ * {@link JdbcFence} for Jdbi: runs a {@link Handle} callback or a SqlObject DAO in one transaction
+ * behind the fence row, so existing DAOs are fenced without changing them.
+ *
+ * <pre>{@code
+ * JdbiFence fence = JdbiFence.create(jdbi);
+ * try (Lease lease = locks.acquire("account-7", options)) {
+ *     fence.withExtension(lease.token(), AccountDao.class, dao -> dao.debit(7, 30));
+ * }
+ * }</pre>
+ *
+ * <p>A stale token throws {@link StaleTokenException} before the callback runs; Jdbi rolls the
+ * transaction back. See {@link JdbcFence} for why the fence is safe under concurrency. Needs
+ * {@code jdbi3-core} (and {@code jdbi3-sqlobject} for DAOs) on the class path. Thread-safe.
+ */
+public final class JdbiFence {
+
+    private final Jdbi jdbi;
+    private final String table;
+    private final Policy policy;
+
+    private JdbiFence(Jdbi jdbi, String table, Policy policy) {
+        this.jdbi = jdbi;
+        this.table = table;
+        this.policy = policy;
+    }
+
+    /** A fence on {@value JdbcFence#DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
+    public static JdbiFence create(Jdbi jdbi) {
+        return create(jdbi, JdbcFence.DEFAULT_TABLE, Policy.MONOTONIC);
+    }
+
+    /** A fence on {@code table} under {@code policy}. */
+    public static JdbiFence create(Jdbi jdbi, String table, Policy policy) {
+        if (jdbi == null || policy == null) {
+            throw new IllegalArgumentException("jdbi and policy must not be null");
+        }
+        return new JdbiFence(jdbi, Sql.requireTable(table), policy);
+    }
+
+    /**
+     * Advances the fence to {@code token}, then runs {@code callback}, in one transaction.
+     *
+     * @throws StaleTokenException if a newer token already passed the fence; nothing was written
+     */
+    public <R, X extends Exception> R inTransaction(FencingToken token, HandleCallback<R, X> callback) throws X {
+        requireNonNull(token, callback);
+        return jdbi.inTransaction(handle -> {
+            advance(handle, token);
+            return callback.withHandle(handle);
+        });
+    }
+
+    /** {@link #inTransaction} for a callback that returns nothing. */
+    public <X extends Exception> void useTransaction(FencingToken token, HandleConsumer<X> callback) throws X {
+        requireNonNull(token, callback);
+        jdbi.useTransaction(handle -> {
+            advance(handle, token);
+            callback.useHandle(handle);
+        });
+    }
+
+    /**
+     * Attaches the SqlObject (or other extension) {@code type} to a fenced transaction and runs
+     * {@code callback} with it: every DAO write inside commits only together with the fence.
+     */
+    public <R, E, X extends Exception> R withExtension(FencingToken token, Class<E> type,
+            ExtensionCallback<R, E, X> callback) throws X {
+        requireNonNull(token, callback);
+        if (type == null) {
+            throw new IllegalArgumentException("extension type must not be null");
+        }
+        return inTransaction(token, handle -> callback.withExtension(handle.attach(type)));
+    }
+
+    /**
+     * Advances the fence inside {@code handle}'s open transaction (call it first, then write).
+     *
+     * @throws IllegalStateException if the handle is not in a transaction
+     * @throws StaleTokenException if a newer token already passed the fence; roll back
+     */
+    public void advance(Handle handle, FencingToken token) {
+        if (handle == null || token == null) {
+            throw new IllegalArgumentException("handle and token must not be null");
+        }
+        if (!handle.isInTransaction()) {
+            throw new IllegalStateException("advance needs a transaction: call it inside jdbi.inTransaction(...) or"
+                    + " handle.begin(), so the fence and the writes commit together");
+        }
+        try {
+            FenceRows.advance(handle.getConnection(), table, token.resource(), token, policy);
+        } catch (SQLException e) {
+            throw new UnableToExecuteStatementException("advancing fence row '" + token.resource() + "' in " + table
+                    + " failed: " + e.getMessage(), e, null);
+        }
+    }
+
+    private static void requireNonNull(FencingToken token, Object callback) {
+        if (token == null || callback == null) {
+            throw new IllegalArgumentException("token and callback must not be null");
+        }
+    }
+}

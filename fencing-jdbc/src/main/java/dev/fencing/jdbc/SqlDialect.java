@@ -1,0 +1,102 @@
+package dev.fencing.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/**
+ * The SQL dialects the JDBC stores speak. Everything vendor-specific lives here: the fence-row
+ * upsert and the reading of error codes.
+ */
+public enum SqlDialect {
+
+    /** PostgreSQL 12 or newer. */
+    POSTGRESQL {
+        @Override
+        String advanceFence(String table, String operator) {
+            // one statement: insert, or update only while the stored token passes the policy;
+            // under READ COMMITTED a waiter on the row lock re-checks the WHERE on the newest row
+            return "INSERT INTO " + table + " (resource, token, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP)"
+                    + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP"
+                    + " WHERE " + table + ".token " + operator + " EXCLUDED.token";
+        }
+
+        @Override
+        String ensureFence(String table) {
+            return null;
+        }
+
+        @Override
+        boolean isUndefinedTable(SQLException e) {
+            return "42P01".equals(e.getSQLState());
+        }
+
+        @Override
+        boolean isUndefinedColumn(SQLException e) {
+            return "42703".equals(e.getSQLState());
+        }
+    },
+
+    /** MySQL 8 or MariaDB 10.6 or newer. */
+    MYSQL {
+        @Override
+        String advanceFence(String table, String operator) {
+            // after ensureFence: a conditional update counted by matched rows
+            return "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE resource = ? AND token "
+                    + operator + " ?";
+        }
+
+        @Override
+        String ensureFence(String table) {
+            // ON DUPLICATE KEY UPDATE's affected-row count cannot tell "kept" from "changed" on every
+            // driver setting, so the row is created first (token 0, below every real token)
+            return "INSERT INTO " + table + " (resource, token) VALUES (?, 0) ON DUPLICATE KEY UPDATE resource = resource";
+        }
+
+        @Override
+        boolean isUndefinedTable(SQLException e) {
+            return "42S02".equals(e.getSQLState()) || e.getErrorCode() == 1146;
+        }
+
+        @Override
+        boolean isUndefinedColumn(SQLException e) {
+            return "42S22".equals(e.getSQLState()) || e.getErrorCode() == 1054;
+        }
+    };
+
+    /**
+     * The dialect of {@code connection}'s database.
+     *
+     * @throws IllegalArgumentException for a database other than PostgreSQL or MySQL/MariaDB
+     */
+    public static SqlDialect of(Connection connection) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        String name = product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (name.contains("mysql") || name.contains("mariadb")) {
+            return MYSQL;
+        }
+        throw new IllegalArgumentException("unsupported database '" + product + "'; fencing-jdbc supports PostgreSQL and"
+                + " MySQL/MariaDB");
+    }
+
+    /**
+     * The statement that advances the fence row. PostgreSQL: parameters resource, token; MySQL:
+     * token, resource, token. One row counted means the token was accepted.
+     */
+    abstract String advanceFence(String table, String operator);
+
+    /** A statement run before {@link #advanceFence} to create a missing fence row (parameter: resource), or null. */
+    abstract String ensureFence(String table);
+
+    abstract boolean isUndefinedTable(SQLException e);
+
+    abstract boolean isUndefinedColumn(SQLException e);
+
+    /** Whether {@code e} is a unique-key violation (SQLState class 23). */
+    boolean isDuplicateKey(SQLException e) {
+        return e.getSQLState() != null && e.getSQLState().startsWith("23");
+    }
+}
