@@ -28,21 +28,25 @@ import java.util.StringJoiner;
  *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
  *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
  *       <td>reads the row's token: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
- *   <tr><td>{@link #upsert}</td><td>the guarded {@code UPDATE}; if the row is absent, a check of the
- *       deleted row's mark in the fence table ({@code SELECT ... FOR UPDATE}) and an {@code INSERT}</td>
+ *   <tr><td>{@link #upsert}</td><td>the row's fence entry, then the guarded {@code UPDATE}, or an
+ *       {@code INSERT} if the row is absent</td>
  *       <td>stale → {@link StaleTokenException}</td></tr>
- *   <tr><td>{@link #insert}</td><td>a check of the deleted row's mark, then {@code INSERT}</td>
- *       <td>row exists → {@code false}; stale mark → {@link StaleTokenException}</td></tr>
- *   <tr><td>{@link #delete}</td><td>a guarded {@code DELETE}, then the row's mark is kept in the fence
- *       table under {@code <table>:<key values>}, so a zombie cannot re-create the row</td>
+ *   <tr><td>{@link #insert}</td><td>the row's fence entry, then {@code INSERT}</td>
+ *       <td>row exists → {@code false}, nothing written; stale → {@link StaleTokenException}</td></tr>
+ *   <tr><td>{@link #delete}</td><td>the row's fence entry, then a guarded {@code DELETE}</td>
  *       <td>stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
  *   <tr><td>{@link #execute}</td><td>your statement, with {@code :fencing_token} bound to the token</td>
  *       <td>stale → {@link StaleTokenException}; otherwise 0</td></tr>
  * </table>
  *
- * <p>Upsert and delete need several statements: on a connection in auto-commit mode they run in
- * their own transaction; inside your transaction they join it (roll back on an exception). They
- * need the {@code fencing_fence} table. With Jdbi, pass {@code handle.getConnection()}.
+ * <p>The row's fence entry is a row of the fence table ({@code fencing_fence}) named
+ * {@code <table>:<key values>}, advanced to the token with the conditional upsert of
+ * {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
+ * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
+ * re-create a row a newer holder deleted. The fence table thus keeps one small row per row ever
+ * created or deleted through the guard. These operations need several statements: on a
+ * connection in auto-commit mode they run in their own transaction; inside your transaction they
+ * join it (roll back on an exception). With Jdbi, pass {@code handle.getConnection()}.
  * Identifiers are validated when the table is described; values are always bound. Immutable and
  * thread-safe.
  */
@@ -132,6 +136,9 @@ public final class FencedTable {
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
         inTransaction(connection, () -> {
+            // every writer that may create or delete this row passes its fence entry first: they
+            // serialize on that row lock, so a delete and a re-create can never interleave
+            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
             for (int attempt = 0; attempt < 3; attempt++) {
                 if (guardedUpdate(connection, token, key, keys, values, columns) > 0) {
                     return null;
@@ -141,9 +148,6 @@ public final class FencedTable {
                     refuseIfStale(token, key, mark);
                     continue; // the row changed between the two statements: try again
                 }
-                OptionalLong deleted = Sql.queryLong(connection, "SELECT token FROM " + fenceTable
-                        + " WHERE resource = ? FOR UPDATE", List.of(rowResource(key, keys)));
-                refuseIfStale(token, key, deleted);
                 if (insert(connection, token, key, keys, values, columns)) {
                     return null;
                 }
@@ -165,10 +169,14 @@ public final class FencedTable {
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
         return inTransaction(connection, () -> {
-            OptionalLong deleted = Sql.queryLong(connection, "SELECT token FROM " + fenceTable
-                    + " WHERE resource = ? FOR UPDATE", List.of(rowResource(key, keys)));
-            refuseIfStale(token, key, deleted);
-            return insert(connection, token, key, keys, values, columns);
+            Savepoint before = connection.setSavepoint();
+            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
+            if (insert(connection, token, key, keys, values, columns)) {
+                connection.releaseSavepoint(before);
+                return true;
+            }
+            connection.rollback(before); // the row exists: leave the fence entry as it was too
+            return false;
         });
     }
 
@@ -184,19 +192,15 @@ public final class FencedTable {
         checkToken(token);
         List<String> keys = keyColumns(key);
         return inTransaction(connection, () -> {
+            // the mark outlives the row (also for a row that was never there): a zombie cannot create it later
+            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
             List<Object> params = keyValues(key, keys);
             params.add(token.value());
             int deleted = Sql.update(connection, "DELETE FROM " + table + " WHERE " + keyCondition(keys) + " AND "
                     + tokenColumn + " " + Sql.operator(policy) + " ?", params);
             if (deleted == 0) {
-                OptionalLong row = rowToken(connection, key, keys);
-                refuseIfStale(token, key, row);
-                if (row.isPresent()) {
-                    throw new IllegalStateException("delete of " + describe(key) + " raced with another writer; retry it");
-                }
+                refuseIfStale(token, key, rowToken(connection, key, keys));
             }
-            // the mark outlives the row (also for a row that was never there): a zombie cannot create it later
-            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
             return deleted > 0;
         });
     }

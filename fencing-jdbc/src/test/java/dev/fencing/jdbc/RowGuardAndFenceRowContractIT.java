@@ -1,0 +1,53 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Policy;
+import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.testkit.FencedStoreContract;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The FencedStoreContract through the two native JDBC paths — the row guard ({@link FencedTable}
+ * on a table with a token column) and the fence row ({@link JdbcFence} around plain DAO
+ * statements) — on PostgreSQL and MariaDB.
+ */
+class RowGuardAndFenceRowContractIT {
+
+    @Nested
+    class RowGuardOnPostgres extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new RowGuardAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+        }
+    }
+
+    @Nested
+    class RowGuardOnMariaDb extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+        }
+    }
+
+    @Nested
+    class FenceRowOnPostgres extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new FenceRowAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+        }
+    }
+
+    @Nested
+    class FenceRowOnMariaDb extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+        }
+    }
+
+    static FencedStore store(dev.fencing.core.spi.StorageAccessor<?> accessor, Policy policy) {
+        return new StorageBasedFencedStore(accessor, policy, FencingListener.NONE, 100);
+    }
+
+}
