@@ -4,8 +4,11 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
+import dev.fencing.jdbc.JdbcFencedStore;
+import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
@@ -16,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * The lock provider and store one command runs against, with the embedded servers it started
@@ -34,7 +38,8 @@ final class Backend implements AutoCloseable {
     private boolean embeddedStore;
     private LockProvider locks;
     private String lockDescription;
-    private StatefulRedisConnection<String, String> storeConnection;
+    private StoreFactory stores;
+    private PlainStore plainStore;
     private String storeDescription;
 
     private Backend() {}
@@ -50,7 +55,11 @@ final class Backend implements AutoCloseable {
         Backend backend = new Backend();
         try {
             backend.openRedisLock(connections);
-            backend.openRedisStore(connections);
+            switch (store) {
+                case REDIS -> backend.openRedisStore(connections);
+                case JDBC -> backend.openJdbcStore(connections);
+                default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
+            }
             return backend;
         } catch (RuntimeException e) {
             backend.close();
@@ -104,17 +113,58 @@ final class Backend implements AutoCloseable {
         }
         RedisClient client = RedisClient.create(uri);
         resources.push(client::shutdown);
+        StatefulRedisConnection<String, String> connection;
         try {
-            storeConnection = client.connect();
+            connection = client.connect();
         } catch (RedisException e) {
             throw unreachable("Redis for the store at " + uri, "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
         }
-        resources.push(storeConnection);
+        resources.push(connection);
+        stores = policy -> RedisFencedStore.create(connection, STORE_PREFIX, policy, FencingListener.NONE);
+        var redis = connection.sync();
+        plainStore = new PlainStore() {
+            @Override
+            public Optional<String> read(String key) {
+                return Optional.ofNullable(redis.get(STORE_PREFIX + "plain:" + key));
+            }
+
+            @Override
+            public void write(String key, String value) {
+                redis.set(STORE_PREFIX + "plain:" + key, value);
+            }
+        };
+    }
+
+    private void openJdbcStore(ConnectionOptions connections) {
+        Optional<String> configured = connections.jdbcUrl();
+        DataSource dataSource;
+        if (configured.isEmpty()) {
+            PostgresTestServer server = PostgresTestServer.launch();
+            resources.push(server::stop);
+            dataSource = server.dataSource();
+            storeDescription = "jdbc store on an embedded PostgreSQL at " + UrlDataSource.redacted(server.jdbcUrl());
+            embeddedStore = true;
+        } else {
+            dataSource = new UrlDataSource(configured.get());
+            storeDescription = "jdbc store on " + UrlDataSource.redacted(configured.get());
+        }
+        try {
+            FencingMigrations.migrate(dataSource);
+            plainStore = SqlPlainStore.create(dataSource);
+        } catch (RuntimeException e) {
+            throw unreachable("the database for the jdbc store (" + storeDescription + ")", "--pg-url or FENCING_PG_URL", e);
+        }
+        stores = policy -> JdbcFencedStore.create(dataSource, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE);
     }
 
     private RedisTestServer started(RedisTestServer server) {
         resources.push(server::stop);
         return server;
+    }
+
+    @FunctionalInterface
+    private interface StoreFactory {
+        FencedStore create(Policy policy);
     }
 
     private static CliException unreachable(String what, String howToPoint, RuntimeException cause) {
@@ -129,23 +179,12 @@ final class Backend implements AutoCloseable {
 
     /** A fenced store under {@code policy}. */
     FencedStore store(Policy policy) {
-        return RedisFencedStore.create(storeConnection, STORE_PREFIX, policy, FencingListener.NONE);
+        return stores.create(policy);
     }
 
     /** The same storage, unfenced. */
     PlainStore plainStore() {
-        var redis = storeConnection.sync();
-        return new PlainStore() {
-            @Override
-            public Optional<String> read(String key) {
-                return Optional.ofNullable(redis.get(STORE_PREFIX + "plain:" + key));
-            }
-
-            @Override
-            public void write(String key, String value) {
-                redis.set(STORE_PREFIX + "plain:" + key, value);
-            }
-        };
+        return plainStore;
     }
 
     /** Where the lock lives, in words. */

@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
- * testkit reads; without either, the CLI starts an embedded server itself. Options for the
- * PostgreSQL, S3 and DynamoDB servers arrive with their providers and stores.
+ * testkit reads; without either, the CLI starts an embedded server itself. Options for the S3
+ * and DynamoDB servers arrive with their stores.
  */
 final class ConnectionOptions {
 
@@ -20,6 +20,16 @@ final class ConnectionOptions {
     @Option(names = "--redis-store-uri", paramLabel = "URI",
             description = "Redis for the redis store, if not the lock's (redis://host:port). Env: FENCING_REDIS_STORE_URI.")
     String redisStoreUri;
+
+    @Option(names = "--pg-url", paramLabel = "JDBC_URL",
+            description = "JDBC URL (with credentials) of the database for the jdbc store: PostgreSQL, or MariaDB/MySQL."
+                    + " Env: FENCING_PG_URL.")
+    String pgUrl;
+
+    /** The database for the jdbc store, from the option or the environment; empty means start one. */
+    Optional<String> jdbcUrl() {
+        return Optional.ofNullable(pgUrl).or(() -> env("FENCING_PG_URL"));
+    }
 
     /** The lock's Redis servers, from the option or the environment; empty means start one. */
     List<String> redisLockUris() {

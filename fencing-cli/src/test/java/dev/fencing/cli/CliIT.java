@@ -101,12 +101,20 @@ class CliIT {
                 + report.get("rejectedStale").asLong() + report.get("failed").asLong());
     }
 
-    @Test
-    void twoWorkerProcessesOnOneResourceSumToTheStoredCounter() throws Exception {
+    static Stream<Arguments> sharedServers() {
         RedisTestServer redis = TestServers.redis();
+        return Stream.of(
+                Arguments.of("redis", List.of("--redis-uri", redis.uri())),
+                Arguments.of("jdbc", List.of("--redis-uri", redis.uri(), "--pg-url", TestServers.postgres().jdbcUrl())));
+    }
+
+    @ParameterizedTest(name = "{0} store")
+    @MethodSource("sharedServers")
+    void twoWorkerProcessesOnOneResourceSumToTheStoredCounter(String store, List<String> servers) throws Exception {
         String resource = resource();
-        List<String> args = List.of("worker", "--redis-uri", redis.uri(), "--resource", resource, "--increments", "25",
-                "--hold", "5ms", "--json");
+        List<String> args = new ArrayList<>(List.of("worker", "--store", store, "--resource", resource, "--increments",
+                "25", "--hold", "5ms", "--json"));
+        args.addAll(servers);
         Process first = CliRun.inNewJvm(args);
         Process second = CliRun.inNewJvm(args);
         JsonNode a = finish(first);
@@ -114,8 +122,10 @@ class CliIT {
         long accepted = a.get("accepted").asLong() + b.get("accepted").asLong();
         assertThat(accepted).isPositive();
 
-        CliRun inspect = CliRun.of("inspect", "--redis-uri", redis.uri(), "--resource", resource, "--lock", "redis",
-                "--json");
+        List<String> inspectArgs = new ArrayList<>(List.of("inspect", "--store", store, "--resource", resource, "--lock",
+                "redis", "--json"));
+        inspectArgs.addAll(servers);
+        CliRun inspect = CliRun.of(inspectArgs.toArray(String[]::new));
         assertThat(inspect.exitCode()).as(inspect.toString()).isZero();
         JsonNode state = inspect.json();
         assertThat(state.get("value").asText()).isEqualTo(Long.toString(accepted));
@@ -180,7 +190,8 @@ class CliIT {
         }
         CliRun run = CliRun.of("demo", "--lock", missing.cliName());
         assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(run.err()).contains("--lock " + missing.cliName() + " is not built into this version yet; available: redis");
+        assertThat(run.err()).contains("--lock " + missing.cliName() + " is not built into this version yet; available: "
+                + LockKind.availableNames());
     }
 
     @Test
