@@ -1,0 +1,276 @@
+package dev.fencing.postgres;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.LeaseWatchdog;
+import dev.fencing.core.spi.OwnerIds;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import javax.sql.DataSource;
+
+/**
+ * PostgreSQL session advisory locks whose grants carry durable fencing tokens.
+ *
+ * <h2>Algorithm</h2>
+ * <ol>
+ *   <li>Each lease borrows a dedicated connection from the {@link DataSource} (HikariCP or any
+ *       pool) and keeps it until release.
+ *   <li>Acquire is one statement, one round trip: {@code pg_try_advisory_lock(key)} and, only if
+ *       it was taken, {@code set_config('idle_session_timeout', ttl)} and the upsert
+ *       {@code INSERT INTO fencing_token_counter ... ON CONFLICT (resource) DO UPDATE SET token =
+ *       token + 1 RETURNING token}. The key is {@link AdvisoryKeys#of(String)}.
+ *   <li>The TTL is enforced by the server: {@code idle_session_timeout} ends a session that sends
+ *       nothing for a TTL, which releases its locks. A holder that pauses, is partitioned or dies
+ *       loses the lock one TTL after its last renewal; the watchdog's renewal (every TTL/3, which
+ *       also checks {@code pg_locks} that the session still holds the key) keeps a live one.
+ *   <li>A waiting {@code acquire} retries with the core backoff, woken early by releases in this
+ *       JVM. Try-and-back-off was chosen over a blocking {@code pg_advisory_lock} under
+ *       {@code lock_timeout}: a waiter holds no connection and no server backend between tries,
+ *       and honours interruption and the wait timeout exactly.
+ *   <li>Release runs {@code pg_advisory_unlock(key)}, lifts the idle bound and returns the connection.
+ * </ol>
+ *
+ * <h2>What the tokens guarantee</h2>
+ * The counter row is advanced in the same statement that observed the lock taken, and committed
+ * before the lease is handed out: tokens are strictly increasing per resource, and durable across
+ * server restarts and failovers to a synchronous replica. An asynchronous replica that loses
+ * the last commits can hand out a token again; the store's check is then what keeps data safe.
+ *
+ * <h2>Limits</h2>
+ * Session locks need a session per lease: behind PgBouncer in transaction pooling mode they leak
+ * to other clients of the server connection — use {@link TransactionLocks} there. Needs
+ * PostgreSQL 14 or newer ({@code idle_session_timeout}) and the {@code fencing_token_counter}
+ * table from the migrations module. Thread-safe; not reentrant (a second acquire from the same
+ * provider waits like any other).
+ */
+public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
+
+    private final DataSource dataSource;
+    private final String counterTable;
+    private final String trySessionLock;
+    private final ExecutorService asyncExecutor;
+
+    private PostgresAdvisoryLockProvider(Builder builder, ExecutorService asyncExecutor) {
+        super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
+        this.dataSource = builder.dataSource;
+        this.counterTable = builder.counterTable;
+        this.trySessionLock = CounterSql.trySessionLock(counterTable);
+        this.asyncExecutor = asyncExecutor;
+    }
+
+    /** A builder over {@code dataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Checks.requireNonNull("dataSource", dataSource));
+    }
+
+    /** A provider with the defaults over {@code dataSource}. */
+    public static PostgresAdvisoryLockProvider create(DataSource dataSource) {
+        return builder(dataSource).build();
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        long key = AdvisoryKeys.of(resource);
+        Connection connection = borrow(resource);
+        try {
+            if (!connection.getAutoCommit()) {
+                connection.setAutoCommit(true);
+            }
+            OptionalLong token;
+            try (PreparedStatement statement = connection.prepareStatement(trySessionLock)) {
+                statement.setLong(1, key);
+                statement.setString(2, Long.toString(options.ttl().toMillis()));
+                statement.setString(3, resource);
+                try (ResultSet row = statement.executeQuery()) {
+                    token = row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+                }
+            }
+            if (token.isEmpty()) {
+                connection.close();
+                return Optional.empty();
+            }
+            return Optional.of(new SessionLease(FencingToken.of(resource, token.getAsLong()), requestedAtNanos,
+                    options.ttl(), connection, key));
+        } catch (SQLException e) {
+            abandon(connection);
+            throw unavailable(resource, "the acquire statement", e);
+        }
+    }
+
+    /** The holder's backend pid and the last token of {@code resource}. */
+    @Override
+    public Optional<LockState> inspect(String resource) {
+        Checks.requireName("resource", resource);
+        long key = AdvisoryKeys.of(resource);
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement statement = connection.prepareStatement(CounterSql.inspect(counterTable))) {
+            statement.setLong(1, CounterSql.high(key));
+            statement.setLong(2, CounterSql.low(key));
+            statement.setString(3, resource);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                long pid = row.getLong(1);
+                Optional<String> holder = row.wasNull() ? Optional.empty() : Optional.of("backend pid " + pid);
+                long token = row.getLong(2);
+                OptionalLong lastToken = row.wasNull() ? OptionalLong.empty() : OptionalLong.of(token);
+                // the server knows no TTL of its own: the idle bound restarts with every statement of the holder
+                return Optional.of(new LockState(resource, holder, Duration.ZERO, lastToken));
+            }
+        } catch (SQLException e) {
+            throw unavailable(resource, "pg_locks", e);
+        }
+    }
+
+    private Connection borrow(String resource) {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLException e) {
+            throw unavailable(resource, "a connection request", e);
+        }
+    }
+
+    private static void abandon(Connection connection) {
+        try (connection; PreparedStatement unlock = connection.prepareStatement(CounterSql.UNLOCK_ALL)) {
+            unlock.execute();
+        } catch (SQLException | RuntimeException ignored) {
+            // a dead connection holds no locks
+        }
+    }
+
+    private LockUnavailableException unavailable(String resource, String what, SQLException e) {
+        if ("42P01".equals(e.getSQLState())) {
+            throw new IllegalStateException("table '" + counterTable + "' does not exist: run"
+                    + " FencingMigrations.migrate(dataSource) from the 'migrations' module", e);
+        }
+        return LockUnavailableException.unreachable(resource, "PostgreSQL did not answer " + what + ": "
+                + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+    }
+
+    @Override
+    protected void doClose() {
+        asyncExecutor.shutdownNow();
+    }
+
+    /** A session lock: the lease owns its connection until release. */
+    private final class SessionLease extends AbstractLease {
+        private final Connection connection;
+        private final long key;
+
+        SessionLease(FencingToken token, long requestedAtNanos, Duration ttl, Connection connection, long key) {
+            super(token, OwnerIds.random(), requestedAtNanos, ttl, clock(), listener());
+            this.connection = connection;
+            this.key = key;
+        }
+
+        @Override
+        protected boolean doRenew(Duration ttl) {
+            synchronized (connection) {
+                try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
+                    statement.setString(1, Long.toString(ttl.toMillis()));
+                    statement.setLong(2, CounterSql.high(key));
+                    statement.setLong(3, CounterSql.low(key));
+                    try (ResultSet row = statement.executeQuery()) {
+                        return row.next() && row.getBoolean(2);
+                    }
+                } catch (SQLException e) {
+                    // the session is gone (terminated backend, dropped connection, idle timeout): so is the lock
+                    return false;
+                }
+            }
+        }
+
+        @Override
+        protected boolean doRelease() {
+            synchronized (connection) {
+                try (connection; PreparedStatement statement = connection.prepareStatement(CounterSql.RELEASE)) {
+                    statement.setLong(1, key);
+                    try (ResultSet row = statement.executeQuery()) {
+                        return row.next() && row.getBoolean(1);
+                    }
+                } catch (SQLException e) {
+                    return false;
+                } finally {
+                    releaseSignals().signal(resource());
+                }
+            }
+        }
+    }
+
+    /** Configures a {@link PostgresAdvisoryLockProvider}; every setting but the data source is optional. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String counterTable = "fencing_token_counter";
+        private FencingListener listener = FencingListener.NONE;
+        private MonotonicClock clock = MonotonicClock.system();
+        private LeaseWatchdog watchdog = LeaseWatchdog.shared();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /** The token counter table (columns as {@code fencing_token_counter}); default {@code fencing_token_counter}. */
+        public Builder counterTable(String counterTable) {
+            this.counterTable = CounterSql.requireTable(counterTable);
+            return this;
+        }
+
+        /** Lease events go here; default none. */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /** The monotonic clock for lease validity; default {@link MonotonicClock#system()}. */
+        public Builder clock(MonotonicClock clock) {
+            this.clock = Checks.requireNonNull("clock", clock);
+            return this;
+        }
+
+        /** The watchdog that renews auto-renewing leases; default {@link LeaseWatchdog#shared()}. */
+        public Builder watchdog(LeaseWatchdog watchdog) {
+            this.watchdog = Checks.requireNonNull("watchdog", watchdog);
+            return this;
+        }
+
+        /**
+         * Checks the server (PostgreSQL 14 or newer) and the counter table, then builds.
+         *
+         * @throws IllegalStateException if the server is too old or the counter table is missing
+         * @throws LockUnavailableException if the database cannot be reached
+         */
+        public PostgresAdvisoryLockProvider build() {
+            try (Connection connection = dataSource.getConnection();
+                    PreparedStatement statement = connection.prepareStatement(CounterSql.PREFLIGHT)) {
+                statement.setString(1, counterTable);
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    int version = row.getInt(1);
+                    if (version < 140000) {
+                        throw new IllegalStateException("PostgreSQL " + version / 10000 + " is too old: leases rely on"
+                                + " idle_session_timeout, which needs PostgreSQL 14 or newer");
+                    }
+                    if (!row.getBoolean(2)) {
+                        throw new IllegalStateException("table '" + counterTable + "' does not exist: run"
+                                + " FencingMigrations.migrate(dataSource) from the 'migrations' module first");
+                    }
+                }
+            } catch (SQLException e) {
+                throw LockUnavailableException.unreachable("*", "cannot reach PostgreSQL: " + e.getMessage(), e);
+            }
+            return new PostgresAdvisoryLockProvider(this, newAsyncExecutor("fencing-postgres-async"));
+        }
+    }
+}
