@@ -1,11 +1,14 @@
 package dev.fencing.cli;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.testkit.servers.PostgresTestServer;
@@ -13,6 +16,9 @@ import dev.fencing.testkit.servers.RedisTestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -36,6 +42,7 @@ final class Backend implements AutoCloseable {
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Fault> faults = new ArrayList<>();
     private boolean embeddedStore;
+    private Database database;
     private LockProvider locks;
     private String lockDescription;
     private StoreFactory stores;
@@ -54,7 +61,11 @@ final class Backend implements AutoCloseable {
         requireAvailable(lock, store);
         Backend backend = new Backend();
         try {
-            backend.openRedisLock(connections);
+            switch (lock) {
+                case REDIS -> backend.openRedisLock(connections);
+                case POSTGRES -> backend.openPostgresLock(connections);
+                default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
+            }
             switch (store) {
                 case REDIS -> backend.openRedisStore(connections);
                 case JDBC -> backend.openJdbcStore(connections);
@@ -99,6 +110,68 @@ final class Backend implements AutoCloseable {
         resources.push(locks);
     }
 
+    private void openPostgresLock(ConnectionOptions connections) {
+        Database database = database(connections);
+        lockDescription = "postgres advisory lock on " + database.description();
+        try {
+            locks = PostgresAdvisoryLockProvider.create(database.dataSource());
+        } catch (RuntimeException e) {
+            throw unreachable("PostgreSQL for the lock (" + database.description() + ")", "--pg-url or FENCING_PG_URL", e);
+        }
+        resources.push(locks);
+        if (database.embedded()) {
+            faults.add(new Fault("terminate-lock-backends", "terminate the PostgreSQL backends holding advisory locks",
+                    () -> terminateAdvisoryHolders(database.dataSource())));
+        }
+    }
+
+    private static void terminateAdvisoryHolders(DataSource dataSource) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                    + " AND pid <> pg_backend_pid()");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot terminate the advisory lock holders: " + e.getMessage(), e);
+        }
+    }
+
+    /** The SQL database of this run: from --pg-url, or one embedded PostgreSQL shared by lock and store, migrated. */
+    private Database database(ConnectionOptions connections) {
+        if (database != null) {
+            return database;
+        }
+        Optional<String> configured = connections.jdbcUrl();
+        if (configured.isEmpty()) {
+            PostgresTestServer server = PostgresTestServer.launch();
+            resources.push(server::stop);
+            database = new Database(pooled(server.dataSource()), "an embedded PostgreSQL at "
+                    + UrlDataSource.redacted(server.jdbcUrl()), true);
+        } else {
+            database = new Database(pooled(new UrlDataSource(configured.get())), UrlDataSource.redacted(configured.get()),
+                    false);
+        }
+        try {
+            FencingMigrations.migrate(database.dataSource());
+        } catch (RuntimeException e) {
+            throw unreachable("the database at " + database.description(), "--pg-url or FENCING_PG_URL", e);
+        }
+        return database;
+    }
+
+    /** A HikariCP pool: a lease keeps a connection, so allow one per worker and some to spare. */
+    private DataSource pooled(DataSource target) {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(target);
+        config.setMaximumPoolSize(80);
+        config.setMinimumIdle(0);
+        config.setPoolName("fencing-cli");
+        config.setInitializationFailTimeout(-1); // connection failures surface at first use, with our message
+        HikariDataSource pool = new HikariDataSource(config);
+        resources.push(pool::close);
+        return pool;
+    }
+
+    private record Database(DataSource dataSource, String description, boolean embedded) {}
+
     private void openRedisStore(ConnectionOptions connections) {
         Optional<String> configured = connections.redisStoreUri().or(() -> connections.redisLockUris().stream().findFirst());
         String uri;
@@ -136,25 +209,16 @@ final class Backend implements AutoCloseable {
     }
 
     private void openJdbcStore(ConnectionOptions connections) {
-        Optional<String> configured = connections.jdbcUrl();
-        DataSource dataSource;
-        if (configured.isEmpty()) {
-            PostgresTestServer server = PostgresTestServer.launch();
-            resources.push(server::stop);
-            dataSource = server.dataSource();
-            storeDescription = "jdbc store on an embedded PostgreSQL at " + UrlDataSource.redacted(server.jdbcUrl());
-            embeddedStore = true;
-        } else {
-            dataSource = new UrlDataSource(configured.get());
-            storeDescription = "jdbc store on " + UrlDataSource.redacted(configured.get());
-        }
+        Database db = database(connections);
+        storeDescription = "jdbc store on " + db.description();
+        embeddedStore = db.embedded();
         try {
-            FencingMigrations.migrate(dataSource);
-            plainStore = SqlPlainStore.create(dataSource);
+            plainStore = SqlPlainStore.create(db.dataSource());
         } catch (RuntimeException e) {
-            throw unreachable("the database for the jdbc store (" + storeDescription + ")", "--pg-url or FENCING_PG_URL", e);
+            throw unreachable("the database for the jdbc store (" + db.description() + ")", "--pg-url or FENCING_PG_URL", e);
         }
-        stores = policy -> JdbcFencedStore.create(dataSource, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE);
+        stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
+                FencingListener.NONE);
     }
 
     private RedisTestServer started(RedisTestServer server) {
@@ -190,6 +254,13 @@ final class Backend implements AutoCloseable {
     /** Where the lock lives, in words. */
     String lockDescription() {
         return lockDescription;
+    }
+
+    /** What the tokens of this run's lock are, in words. */
+    String tokenNote() {
+        return lockDescription.startsWith("redis")
+                ? "each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds"
+                : "the fencing_token_counter row +1 per grant, committed before the lease is handed out";
     }
 
     /** Where the store lives, in words. */

@@ -54,7 +54,7 @@ final class DemoCommand extends FencingCommand {
                 out.println("Zombie-writer demo (Kleppmann, \"How to do distributed locking\")");
                 out.println("  lock:  " + backend.lockDescription());
                 out.println("  store: " + backend.storeDescription());
-                out.println("  tokens: each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds");
+                out.println("  tokens: " + backend.tokenNote());
                 out.println("  account '" + account + "' opens at " + OPENING_BALANCE + "; client-2 deposits " + DEPOSIT
                         + ", client-1 withdraws " + WITHDRAWAL + "; lease TTL " + ttl.toMillis() + " ms");
                 out.println();

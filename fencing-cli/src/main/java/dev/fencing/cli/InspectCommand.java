@@ -81,8 +81,8 @@ final class InspectCommand extends FencingCommand {
 
     private static String describe(LockState state) {
         String last = state.lastToken().isPresent() ? "last token " + state.lastToken().getAsLong() : "no token issued yet";
-        return state.holder().map(h -> "held by owner " + h + " for " + state.remaining().toMillis() + " ms more; " + last)
-                .orElse("free; " + last);
+        String remaining = state.remaining().isZero() ? "" : " for " + state.remaining().toMillis() + " ms more";
+        return state.holder().map(h -> "held by " + h + remaining + "; " + last).orElse("free; " + last);
     }
 
     private static String quoted(String value) {

@@ -56,7 +56,8 @@ final class TortureCommand extends FencingCommand {
     double pauseProbability;
 
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
-            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server)"
+            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server for redis,"
+                    + " terminate-lock-backends for postgres)"
                     + " (default: ${DEFAULT-VALUE}).")
     List<String> faultNames;
 
