@@ -57,7 +57,10 @@ public final class PostgresTestServer implements SqlTestServer {
                 .setCleanDataDirectory(false)
                 .setRegisterShutdownHook(false)
                 .setPGStartupWait(Duration.ofSeconds(30))
-                .setServerConfig("max_connections", "200");
+                .setServerConfig("max_connections", "200")
+                // tests provoke errors on purpose (duplicate keys, missing tables): keep them out of the build log
+                .setServerConfig("log_min_messages", "fatal")
+                .setServerConfig("log_min_error_statement", "panic");
         return port > 0 ? builder.setPort(port) : builder;
     }
 
