@@ -1,0 +1,146 @@
+package dev.fencing.dynamodb;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.Snapshot;
+import dev.fencing.core.spi.StorageAccessor;
+import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.WriteOutcome;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * The common {@link FencedStore} on a DynamoDB table with a string partition key, built on
+ * {@link FencedDynamoDb}. Item layout: the key, {@code v} (the value; absent in a tombstone),
+ * {@code version} (a counter that never restarts, tombstones included) and {@code fencing_token}
+ * (the mark). Every write is one conditional {@code UpdateItem}; a read-modify-write adds
+ * {@code version = :read} (or {@code attribute_not_exists(key)}) to the condition. Thread-safe.
+ */
+public final class DynamoDbFencedStore implements StorageAccessor<Long> {
+
+    private static final String VALUE = "v";
+    private static final String VERSION = "version";
+
+    private final DynamoDbClient client;
+    private final FencedDynamoDb fenced;
+    private final String table;
+    private final String keyAttribute;
+
+    private DynamoDbFencedStore(DynamoDbClient client, FencedDynamoDb fenced, String table, String keyAttribute) {
+        this.client = client;
+        this.fenced = fenced;
+        this.table = table;
+        this.keyAttribute = keyAttribute;
+    }
+
+    /** A store on {@code table} keyed by string attribute {@code pk}, under {@link Policy#MONOTONIC}. */
+    public static FencedStore create(DynamoDbClient client, String table) {
+        return create(client, table, "pk", Policy.MONOTONIC, FencingListener.NONE);
+    }
+
+    /** A store on {@code table} keyed by string attribute {@code keyAttribute}. */
+    public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
+            FencingListener listener) {
+        Checks.requireNonNull("client", client);
+        Checks.requireName("table", table);
+        Attributes.requireName("keyAttribute", keyAttribute);
+        if (keyAttribute.equals(VALUE) || keyAttribute.equals(VERSION) || keyAttribute.startsWith("fencing_")) {
+            throw new IllegalArgumentException("keyAttribute '" + keyAttribute + "' is one of the store's own attributes");
+        }
+        FencedDynamoDb fenced = FencedDynamoDb.builder(client).policy(policy).build();
+        return new StorageBasedFencedStore(new DynamoDbFencedStore(client, fenced, table, keyAttribute), policy, listener,
+                100);
+    }
+
+    /** Creates {@code table} (on-demand billing, string partition key {@code keyAttribute}) unless it exists. */
+    public static void createTable(DynamoDbClient client, String table, String keyAttribute) {
+        try {
+            client.createTable(request -> request.tableName(table)
+                    .keySchema(KeySchemaElement.builder().attributeName(keyAttribute).keyType(KeyType.HASH).build())
+                    .attributeDefinitions(AttributeDefinition.builder().attributeName(keyAttribute)
+                            .attributeType(ScalarAttributeType.S).build())
+                    .billingMode(BillingMode.PAY_PER_REQUEST));
+            client.waiter().waitUntilTableExists(request -> request.tableName(table));
+        } catch (ResourceInUseException exists) {
+            // already there
+        }
+    }
+
+    @Override
+    public Optional<Snapshot<Long>> load(String key) {
+        GetItemResponse response = client.getItem(request -> request.tableName(table).key(key(key)).consistentRead(true));
+        if (!response.hasItem() || response.item().isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, AttributeValue> item = response.item();
+        String value = item.containsKey(VALUE) ? item.get(VALUE).s() : null;
+        long token = fenced.tokenOf(item).orElse(0);
+        long version = item.containsKey(VERSION) ? Long.parseLong(item.get(VERSION).n()) : 0;
+        return Optional.of(new Snapshot<>(value, token, version));
+    }
+
+    @Override
+    public WriteOutcome write(String key, String value, long token, Policy policy) {
+        return run(key, token, request(key, value, null, null));
+    }
+
+    @Override
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
+        return expected == null
+                ? run(key, token, request(key, value, "attribute_not_exists(#key)", null))
+                : run(key, token, request(key, value, "#version = :expected", expected.version()));
+    }
+
+    private UpdateItemRequest request(String key, String value, String condition, Long expectedVersion) {
+        Map<String, String> names = new HashMap<>(Map.of("#version", VERSION));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":zero", AttributeValue.fromN("0"),
+                ":one", AttributeValue.fromN("1")));
+        String update;
+        if (value == null) {
+            update = "REMOVE #value SET #version = if_not_exists(#version, :zero) + :one";
+        } else {
+            update = "SET #value = :value, #version = if_not_exists(#version, :zero) + :one";
+            values.put(":value", AttributeValue.fromS(value));
+        }
+        names.put("#value", VALUE);
+        if (condition != null && condition.contains("#key")) {
+            names.put("#key", keyAttribute);
+        }
+        if (expectedVersion != null) {
+            values.put(":expected", AttributeValue.fromN(Long.toString(expectedVersion)));
+        }
+        return UpdateItemRequest.builder().tableName(table).key(key(key)).updateExpression(update)
+                .conditionExpression(condition).expressionAttributeNames(names).expressionAttributeValues(values).build();
+    }
+
+    private WriteOutcome run(String key, long token, UpdateItemRequest request) {
+        try {
+            fenced.updateItem(FencingToken.of(key, token), request);
+            return WriteOutcome.written();
+        } catch (StaleTokenException e) {
+            return WriteOutcome.stale(e.highWaterMark());
+        } catch (ConditionalCheckFailedException e) {
+            return WriteOutcome.conflict(); // the version moved on since the read
+        }
+    }
+
+    private Map<String, AttributeValue> key(String key) {
+        return Map.of(keyAttribute, AttributeValue.fromS(key));
+    }
+}

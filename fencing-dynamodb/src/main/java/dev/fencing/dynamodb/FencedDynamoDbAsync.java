@@ -1,0 +1,119 @@
+package dev.fencing.dynamodb;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.internal.Checks;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
+
+/**
+ * {@link FencedDynamoDb} for the {@link DynamoDbAsyncClient}: the same requests and conditions;
+ * the futures complete exceptionally with {@link dev.fencing.core.StaleTokenException} or the
+ * SDK's {@code ConditionalCheckFailedException} (wrapped in a {@link CompletionException}, as
+ * the SDK's own futures do). Bad input fails the future with {@link IllegalArgumentException}.
+ * Thread-safe.
+ */
+public final class FencedDynamoDbAsync {
+
+    private final DynamoDbAsyncClient client;
+    private final RequestFencer fencer;
+    private final KeySchemas keySchemas;
+
+    private FencedDynamoDbAsync(DynamoDbAsyncClient client, RequestFencer fencer) {
+        this.client = client;
+        this.fencer = fencer;
+        this.keySchemas = new KeySchemas(table -> client.describeTable(request -> request.tableName(table)));
+    }
+
+    /** Fencing with attribute {@code fencing_token}, tombstone marker {@code fencing_deleted}, {@link Policy#MONOTONIC}. */
+    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client) {
+        return create(client, "fencing_token", "fencing_deleted", Policy.MONOTONIC);
+    }
+
+    /** Fencing with the given attributes and policy. */
+    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
+            Policy policy) {
+        Checks.requireNonNull("client", client);
+        Attributes.requireName("tokenAttribute", tokenAttribute);
+        Attributes.requireName("tombstoneAttribute", tombstoneAttribute);
+        return new FencedDynamoDbAsync(client, new RequestFencer(tokenAttribute, tombstoneAttribute,
+                Checks.requireNonNull("policy", policy)));
+    }
+
+    /** See {@link FencedDynamoDb#putItem}. */
+    public CompletableFuture<PutItemResponse> putItem(FencingToken token, PutItemRequest request) {
+        return withKeys(token, request == null ? null : request.tableName(), keys -> {
+            PutItemRequest fenced = fencer.fence(token, request, keys);
+            return translate(client.putItem(fenced), token, request.tableName(), RequestFencer.keyOf(request.item(), keys));
+        });
+    }
+
+    /** See {@link FencedDynamoDb#updateItem}. */
+    public CompletableFuture<UpdateItemResponse> updateItem(FencingToken token, UpdateItemRequest request) {
+        return withKeys(token, request == null ? null : request.tableName(), keys -> {
+            UpdateItemRequest fenced = fencer.fence(token, request, keys);
+            return translate(client.updateItem(fenced), token, request.tableName(), request.key());
+        });
+    }
+
+    /** See {@link FencedDynamoDb#deleteItem}: a tombstone that keeps the key and the token. */
+    public CompletableFuture<DeleteItemResponse> deleteItem(FencingToken token, DeleteItemRequest request) {
+        return withKeys(token, request == null ? null : request.tableName(), keys -> {
+            PutItemRequest tombstone = fencer.tombstone(token, request, keys);
+            return translate(client.putItem(tombstone), token, request.tableName(), request.key())
+                    .thenApply(response -> {
+                        DeleteItemResponse.Builder deleted = DeleteItemResponse.builder()
+                                .consumedCapacity(response.consumedCapacity());
+                        if (response.hasAttributes() && !fencer.isTombstone(response.attributes())) {
+                            deleted.attributes(response.attributes());
+                        }
+                        return deleted.build();
+                    });
+        });
+    }
+
+    /** {@code GetItem}, with a tombstone reported as no item. */
+    public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
+        return client.getItem(Checks.requireNonNull("request", request)).thenApply(response ->
+                response.hasItem() && fencer.isTombstone(response.item()) ? response.toBuilder().item(null).build() : response);
+    }
+
+    private <T> CompletableFuture<T> withKeys(FencingToken token, String table,
+            Function<List<String>, CompletableFuture<T>> call) {
+        if (token == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("token must not be null"));
+        }
+        return keySchemas.of(table).thenCompose(call);
+    }
+
+    private <T> CompletableFuture<T> translate(CompletableFuture<T> call, FencingToken token, String table,
+            Map<String, AttributeValue> key) {
+        return call.handle((response, failure) -> {
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            if (cause instanceof ConditionalCheckFailedException e) {
+                CompletableFuture<Map<String, AttributeValue>> stored = e.hasItem()
+                        ? CompletableFuture.completedFuture(e.item())
+                        : client.getItem(r -> r.tableName(table).key(key).consistentRead(true))
+                                .thenApply(r -> r.hasItem() ? r.item() : Map.<String, AttributeValue>of());
+                return stored.<T>thenApply(item -> {
+                    throw new CompletionException(fencer.staleOr(e, item, token, table, key));
+                });
+            }
+            return failure == null ? CompletableFuture.completedFuture(response) : CompletableFuture.<T>failedFuture(cause);
+        }).thenCompose(Function.identity());
+    }
+}

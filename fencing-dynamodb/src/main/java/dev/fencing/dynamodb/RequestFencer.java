@@ -1,0 +1,260 @@
+package dev.fencing.dynamodb;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.Update;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+/**
+ * Turns a caller's request into its fenced form, and a failed condition into the right
+ * exception. Pure request shaping, shared by the sync and async wrappers.
+ *
+ * <p>The condition added is {@code attribute_not_exists(#t) OR #t <= :t} ({@code <} under
+ * STRICT), AND-ed in parentheses with the caller's own; {@code #t}/{@code :t} are placeholders
+ * chosen not to collide with the caller's ({@link Placeholders}).
+ */
+final class RequestFencer {
+
+    private final String tokenAttribute;
+    private final String tombstoneAttribute;
+    private final Policy policy;
+
+    RequestFencer(String tokenAttribute, String tombstoneAttribute, Policy policy) {
+        this.tokenAttribute = tokenAttribute;
+        this.tombstoneAttribute = tombstoneAttribute;
+        this.policy = policy;
+    }
+
+    String tokenAttribute() {
+        return tokenAttribute;
+    }
+
+    String tombstoneAttribute() {
+        return tombstoneAttribute;
+    }
+
+    Policy policy() {
+        return policy;
+    }
+
+    PutItemRequest fence(FencingToken token, PutItemRequest request, List<String> keyAttributes) {
+        refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
+                "PutItem");
+        requireKey(request.tableName(), request.item(), keyAttributes, "item");
+        if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)) {
+            throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "' or '"
+                    + tombstoneAttribute + "': the fenced put writes them itself");
+        }
+        Map<String, AttributeValue> item = new HashMap<>(request.item());
+        item.put(tokenAttribute, number(token.value()));
+        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
+                values(request.expressionAttributeValues()), List.of());
+        return request.toBuilder()
+                .item(item)
+                .conditionExpression(condition.expression())
+                .expressionAttributeNames(condition.names())
+                .expressionAttributeValues(condition.values())
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    UpdateItemRequest fence(FencingToken token, UpdateItemRequest request, List<String> keyAttributes) {
+        refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
+                "UpdateItem");
+        if (request.hasAttributeUpdates() && !request.attributeUpdates().isEmpty()) {
+            throw legacy("UpdateItem", "AttributeUpdates");
+        }
+        requireKey(request.tableName(), request.key(), keyAttributes, "key");
+        Map<String, String> names = names(request.expressionAttributeNames());
+        refuseWritesTo(request.updateExpression(), names);
+        Condition condition = condition(token, request.conditionExpression(), names,
+                values(request.expressionAttributeValues()), List.of(Objects.toString(request.updateExpression(), "")));
+        String tombstone = Placeholders.free("#fencing_deleted", condition.names(),
+                List.of(condition.expression(), Objects.toString(request.updateExpression(), "")));
+        Map<String, String> allNames = new HashMap<>(condition.names());
+        allNames.put(tombstone, tombstoneAttribute);
+        String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = " + condition.valueRef());
+        update = UpdateExpressions.addRemove(update, tombstone); // writing to a tombstone brings the item back
+        return request.toBuilder()
+                .updateExpression(update)
+                .conditionExpression(condition.expression())
+                .expressionAttributeNames(allNames)
+                .expressionAttributeValues(condition.values())
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    /** A fenced delete: a put of a tombstone that keeps the key and the token, nothing else. */
+    PutItemRequest tombstone(FencingToken token, DeleteItemRequest request, List<String> keyAttributes) {
+        refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
+                "DeleteItem");
+        requireKey(request.tableName(), request.key(), keyAttributes, "key");
+        Map<String, AttributeValue> item = new HashMap<>(request.key());
+        item.put(tokenAttribute, number(token.value()));
+        item.put(tombstoneAttribute, AttributeValue.fromBool(true));
+        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
+                values(request.expressionAttributeValues()), List.of());
+        PutItemRequest.Builder put = PutItemRequest.builder()
+                .tableName(request.tableName())
+                .item(item)
+                .conditionExpression(condition.expression())
+                .expressionAttributeNames(condition.names())
+                .expressionAttributeValues(condition.values())
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+        if (request.returnValues() != null) {
+            put.returnValues(request.returnValuesAsString());
+        }
+        return put.build();
+    }
+
+    /** The fence item's part of a transaction: raise its token if the policy accepts it. */
+    Update fenceUpdate(FencingToken token, FenceItem fence) {
+        Condition condition = condition(token, null, Map.of(), Map.of(), List.of());
+        return Update.builder()
+                .tableName(fence.tableName())
+                .key(fence.key())
+                .updateExpression("SET " + condition.nameRef() + " = " + condition.valueRef())
+                .conditionExpression(condition.expression())
+                .expressionAttributeNames(condition.names())
+                .expressionAttributeValues(condition.values())
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                .build();
+    }
+
+    Condition condition(FencingToken token, String callerCondition, Map<String, String> callerNames,
+            Map<String, AttributeValue> callerValues, List<String> otherExpressions) {
+        List<String> expressions = new ArrayList<>(otherExpressions);
+        expressions.add(Objects.toString(callerCondition, ""));
+        String nameRef = Placeholders.free("#fencing_token", callerNames, expressions);
+        String valueRef = Placeholders.free(":fencing_token", callerValues, expressions);
+        String guard = "attribute_not_exists(" + nameRef + ") OR " + nameRef + (policy == Policy.STRICT ? " < " : " <= ")
+                + valueRef;
+        String expression = callerCondition == null || callerCondition.isBlank()
+                ? guard
+                : "(" + callerCondition + ") AND (" + guard + ")";
+        Map<String, String> names = new HashMap<>(callerNames);
+        names.put(nameRef, tokenAttribute);
+        Map<String, AttributeValue> values = new HashMap<>(callerValues);
+        values.put(valueRef, number(token.value()));
+        return new Condition(expression, names, values, nameRef, valueRef);
+    }
+
+    /**
+     * The exception for a failed condition: {@link StaleTokenException} if the stored token is one
+     * the policy refuses, otherwise the SDK's own exception (the caller's condition failed).
+     */
+    RuntimeException staleOr(ConditionalCheckFailedException failure, Map<String, AttributeValue> stored,
+            FencingToken token, String table, Map<String, AttributeValue> key) {
+        OptionalLong mark = tokenOf(stored);
+        if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
+            return StaleTokenException.of(describe(table, key), token, mark.getAsLong(), policy);
+        }
+        return failure;
+    }
+
+    OptionalLong tokenOf(Map<String, AttributeValue> item) {
+        if (item == null || !item.containsKey(tokenAttribute) || item.get(tokenAttribute).n() == null) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(Long.parseLong(item.get(tokenAttribute).n()));
+    }
+
+    boolean isTombstone(Map<String, AttributeValue> item) {
+        AttributeValue marker = item == null ? null : item.get(tombstoneAttribute);
+        return marker != null && Boolean.TRUE.equals(marker.bool());
+    }
+
+    static Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item, List<String> keyAttributes) {
+        Map<String, AttributeValue> key = new HashMap<>();
+        keyAttributes.forEach(name -> key.put(name, item.get(name)));
+        return key;
+    }
+
+    static String describe(String table, Map<String, AttributeValue> key) {
+        StringBuilder text = new StringBuilder(table).append('{');
+        key.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+            if (text.charAt(text.length() - 1) != '{') {
+                text.append(", ");
+            }
+            AttributeValue v = e.getValue();
+            text.append(e.getKey()).append('=').append(v.s() != null ? v.s() : v.n() != null ? v.n() : String.valueOf(v));
+        });
+        return text.append('}').toString();
+    }
+
+    private void refuseWritesTo(String updateExpression, Map<String, String> names) {
+        if (updateExpression == null) {
+            return;
+        }
+        for (Map.Entry<String, String> name : names.entrySet()) {
+            boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute);
+            if (reserved && Placeholders.mentions(updateExpression, name.getKey())) {
+                throw new IllegalArgumentException("the update expression must not write '" + name.getValue()
+                        + "' (through " + name.getKey() + "): the fenced update writes it itself");
+            }
+        }
+        if (Placeholders.mentions(" " + updateExpression, " " + tokenAttribute)) {
+            throw new IllegalArgumentException("the update expression must not write '" + tokenAttribute
+                    + "': the fenced update writes it itself");
+        }
+    }
+
+    private void requireKey(String table, Map<String, AttributeValue> item, List<String> keyAttributes, String what) {
+        if (keyAttributes.contains(tokenAttribute) || keyAttributes.contains(tombstoneAttribute)) {
+            throw new IllegalArgumentException("the token attribute '" + tokenAttribute + "' and the tombstone attribute '"
+                    + tombstoneAttribute + "' must not be key attributes of table '" + table + "' (its key is "
+                    + keyAttributes + ")");
+        }
+        if (table == null || table.isBlank()) {
+            throw new IllegalArgumentException("the request needs a tableName");
+        }
+        List<String> missing = keyAttributes.stream().filter(name -> item == null || !item.containsKey(name)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("the " + what + " of table '" + table + "' lacks key attribute(s) " + missing
+                    + "; its key is " + keyAttributes);
+        }
+    }
+
+    private static void refuseLegacy(boolean expected, boolean conditionalOperator, String operation) {
+        if (expected) {
+            throw legacy(operation, "Expected");
+        }
+        if (conditionalOperator) {
+            throw legacy(operation, "ConditionalOperator");
+        }
+    }
+
+    private static IllegalArgumentException legacy(String operation, String parameter) {
+        return new IllegalArgumentException(operation + " with the legacy '" + parameter + "' parameter cannot be fenced:"
+                + " DynamoDB refuses to mix it with the ConditionExpression the token check needs. Write the condition"
+                + " as a ConditionExpression (and UpdateExpression) instead");
+    }
+
+    private static Map<String, String> names(Map<String, String> names) {
+        return names == null ? Map.of() : names;
+    }
+
+    private static Map<String, AttributeValue> values(Map<String, AttributeValue> values) {
+        return values == null ? Map.of() : values;
+    }
+
+    static AttributeValue number(long value) {
+        return AttributeValue.fromN(Long.toString(value));
+    }
+
+    /** A merged condition with the placeholders chosen for the token. */
+    record Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
+            String valueRef) {}
+}
