@@ -6,16 +6,19 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
+import dev.fencing.dynamodb.DynamoDbFencedStore;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,8 +27,16 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProviderChain;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The lock provider and store one command runs against, with the embedded servers it started
@@ -38,6 +49,7 @@ import javax.sql.DataSource;
 final class Backend implements AutoCloseable {
 
     static final String STORE_PREFIX = "fencing-cli:";
+    static final String DYNAMODB_TABLE = "fencing-cli";
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Fault> faults = new ArrayList<>();
@@ -69,6 +81,7 @@ final class Backend implements AutoCloseable {
             switch (store) {
                 case REDIS -> backend.openRedisStore(connections);
                 case JDBC -> backend.openJdbcStore(connections);
+                case DYNAMODB -> backend.openDynamoDbStore(connections);
                 default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
             }
             return backend;
@@ -219,6 +232,49 @@ final class Backend implements AutoCloseable {
         }
         stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
                 FencingListener.NONE);
+    }
+
+    private void openDynamoDbStore(ConnectionOptions connections) {
+        Optional<String> configured = connections.dynamoDbEndpoint();
+        String endpoint;
+        if (configured.isEmpty()) {
+            DynamoDbTestServer server = DynamoDbTestServer.launch();
+            resources.push(server::stop);
+            endpoint = server.endpoint();
+            storeDescription = "dynamodb store on an embedded dynalite at " + endpoint;
+            embeddedStore = true;
+        } else {
+            endpoint = configured.get();
+            storeDescription = "dynamodb store on " + endpoint;
+        }
+        DynamoDbClient client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.of(System.getenv().getOrDefault("AWS_REGION", DynamoDbTestServer.REGION)))
+                // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
+                .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
+                .build();
+        resources.push(client::close);
+        try {
+            DynamoDbFencedStore.createTable(client, Backend.DYNAMODB_TABLE, "pk");
+        } catch (RuntimeException e) {
+            throw unreachable("DynamoDB at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
+        }
+        stores = policy -> DynamoDbFencedStore.create(client, DYNAMODB_TABLE, "pk", policy, FencingListener.NONE);
+        plainStore = new PlainStore() {
+            @Override
+            public Optional<String> read(String key) {
+                var item = client.getItem(r -> r.tableName(DYNAMODB_TABLE).consistentRead(true)
+                        .key(Map.of("pk", AttributeValue.fromS("plain:" + key)))).item();
+                return item == null || !item.containsKey("v") ? Optional.empty() : Optional.of(item.get("v").s());
+            }
+
+            @Override
+            public void write(String key, String value) {
+                client.putItem(r -> r.tableName(DYNAMODB_TABLE).item(Map.of("pk", AttributeValue.fromS("plain:" + key),
+                        "v", AttributeValue.fromS(value))));
+            }
+        };
     }
 
     private RedisTestServer started(RedisTestServer server) {

@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 
 /**
  * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
- * testkit reads; without either, the CLI starts an embedded server itself. Options for the S3
- * and DynamoDB servers arrive with their stores.
+ * testkit reads; without either, the CLI starts an embedded server itself. The S3 option arrives
+ * with its store.
  */
 final class ConnectionOptions {
 
@@ -29,6 +29,17 @@ final class ConnectionOptions {
     /** The database for the jdbc store, from the option or the environment; empty means start one. */
     Optional<String> jdbcUrl() {
         return Optional.ofNullable(pgUrl).or(() -> env("FENCING_PG_URL"));
+    }
+
+    @Option(names = "--dynamodb-endpoint", paramLabel = "URL",
+            description = "DynamoDB endpoint for the dynamodb store (credentials from the AWS default chain, else dummy keys"
+                    + " for emulators)."
+                    + " Env: FENCING_DYNAMODB_ENDPOINT.")
+    String dynamoDbEndpoint;
+
+    /** The DynamoDB endpoint, from the option or the environment; empty means start dynalite. */
+    Optional<String> dynamoDbEndpoint() {
+        return Optional.ofNullable(dynamoDbEndpoint).or(() -> env("FENCING_DYNAMODB_ENDPOINT"));
     }
 
     /** The lock's Redis servers, from the option or the environment; empty means start one. */

@@ -105,7 +105,9 @@ class CliIT {
         RedisTestServer redis = TestServers.redis();
         return Stream.of(
                 Arguments.of("redis", List.of("--redis-uri", redis.uri())),
-                Arguments.of("jdbc", List.of("--redis-uri", redis.uri(), "--pg-url", TestServers.postgres().jdbcUrl())));
+                Arguments.of("jdbc", List.of("--redis-uri", redis.uri(), "--pg-url", TestServers.postgres().jdbcUrl())),
+                Arguments.of("dynamodb", List.of("--redis-uri", redis.uri(), "--dynamodb-endpoint",
+                        TestServers.dynamoDb().endpoint())));
     }
 
     @ParameterizedTest(name = "{0} store")
