@@ -3,6 +3,7 @@ package dev.fencing.testkit.servers;
 import dev.fencing.testkit.internal.ChildProcess;
 import dev.fencing.testkit.internal.MavenArtifacts;
 import dev.fencing.testkit.internal.Ports;
+import dev.fencing.testkit.internal.SerializingProxy;
 import dev.fencing.testkit.internal.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,7 +19,8 @@ import java.util.List;
  * <p>Caveat, measured: S3Mock answers conditional puts ({@code If-Match}, {@code If-None-Match})
  * correctly one request at a time but does <em>not</em> arbitrate concurrent conditional puts
  * atomically. Race tests must serialize conditional requests per key in front of it, or run
- * against an atomic server given by {@code FENCING_S3_ENDPOINT}.
+ * against an atomic server given by {@code FENCING_S3_ENDPOINT}. Also measured: S3Mock 5.2's
+ * {@code AbortMultipartUpload} deletes the object already stored at the key (real S3 does not).
  */
 public final class S3TestServer implements TestServer {
 
@@ -27,10 +29,26 @@ public final class S3TestServer implements TestServer {
 
     private final String endpoint;
     private final ChildProcess process;
+    private SerializingProxy atomic;
 
     private S3TestServer(String endpoint, ChildProcess process) {
         this.endpoint = endpoint;
         this.process = process;
+    }
+
+    /**
+     * An endpoint whose conditional writes are atomic: for S3Mock, a {@link SerializingProxy} in
+     * front of it that lets one conditional request per object through at a time (started on
+     * first use); for an external server, its own endpoint, which is assumed atomic like real S3.
+     */
+    public synchronized String atomicEndpoint() {
+        if (process == null) {
+            return endpoint;
+        }
+        if (atomic == null) {
+            atomic = SerializingProxy.start(endpoint);
+        }
+        return atomic.endpoint();
     }
 
     /** Starts S3Mock on a free port. */

@@ -1,0 +1,135 @@
+package dev.fencing.testkit.internal;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An HTTP proxy on a loopback port that forwards everything to {@code target} and lets only one
+ * conditional request ({@code If-Match} / {@code If-None-Match}) per path through at a time: an
+ * atomic arbiter of conditional writes in front of a server that does not arbitrate them itself
+ * (S3Mock). Other requests pass through concurrently.
+ */
+public final class SerializingProxy implements AutoCloseable {
+
+    private static final Set<String> NOT_FORWARDED = Set.of("host", "content-length", "connection", "expect", "upgrade",
+            "transfer-encoding", "keep-alive");
+
+    private final HttpServer server;
+    private final ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
+        Thread thread = new Thread(runnable, "fencing-serializing-proxy");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
+            .version(HttpClient.Version.HTTP_1_1).build();
+    private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
+    private final AtomicLong serialized = new AtomicLong();
+    private final String target;
+
+    private SerializingProxy(String target) throws IOException {
+        this.target = target;
+        this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.createContext("/", this::forward);
+        server.setExecutor(executor);
+        server.start();
+    }
+
+    /** Starts a proxy in front of {@code target} ({@code http://host:port}). */
+    public static SerializingProxy start(String target) {
+        try {
+            return new SerializingProxy(target);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the serializing proxy", e);
+        }
+    }
+
+    /** {@code http://127.0.0.1:port} of the proxy. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** How many conditional requests went through one at a time. */
+    public long serializedRequests() {
+        return serialized.get();
+    }
+
+    private void forward(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String method = exchange.getRequestMethod();
+            URI uri = exchange.getRequestURI();
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(target + uri.getRawPath()
+                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())))
+                    .timeout(Duration.ofSeconds(60))
+                    .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofByteArray(body));
+            boolean conditional = false;
+            for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
+                String name = header.getKey().toLowerCase(Locale.ROOT);
+                conditional |= name.equals("if-match") || name.equals("if-none-match");
+                if (!NOT_FORWARDED.contains(name)) {
+                    header.getValue().forEach(value -> request.header(header.getKey(), value));
+                }
+            }
+            conditional &= !method.equals("GET") && !method.equals("HEAD");
+            HttpResponse<byte[]> response = conditional ? serialized(uri.getRawPath(), request.build()) : send(request.build());
+            response.headers().map().forEach((name, values) -> {
+                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
+                    exchange.getResponseHeaders().put(name, values);
+                }
+            });
+            byte[] responseBody = response.body();
+            boolean noBody = method.equals("HEAD") || responseBody.length == 0;
+            exchange.sendResponseHeaders(response.statusCode(), noBody ? -1 : responseBody.length);
+            if (!noBody) {
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(responseBody);
+                }
+            }
+        }
+    }
+
+    private HttpResponse<byte[]> serialized(String path, HttpRequest request) throws IOException {
+        ReentrantLock lock = locks.computeIfAbsent(path, p -> new ReentrantLock());
+        lock.lock();
+        try {
+            serialized.incrementAndGet();
+            return send(request);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private HttpResponse<byte[]> send(HttpRequest request) throws IOException {
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while forwarding", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}
