@@ -11,10 +11,12 @@ import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisFencedStore;
+import dev.fencing.s3.S3FencedStore;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.S3TestServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -37,6 +39,11 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
  * The lock provider and store one command runs against, with the embedded servers it started
@@ -50,6 +57,7 @@ final class Backend implements AutoCloseable {
 
     static final String STORE_PREFIX = "fencing-cli:";
     static final String DYNAMODB_TABLE = "fencing-cli";
+    static final String S3_BUCKET = "fencing-cli";
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Fault> faults = new ArrayList<>();
@@ -82,6 +90,7 @@ final class Backend implements AutoCloseable {
                 case REDIS -> backend.openRedisStore(connections);
                 case JDBC -> backend.openJdbcStore(connections);
                 case DYNAMODB -> backend.openDynamoDbStore(connections);
+                case S3 -> backend.openS3Store(connections);
                 default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
             }
             return backend;
@@ -273,6 +282,53 @@ final class Backend implements AutoCloseable {
             public void write(String key, String value) {
                 client.putItem(r -> r.tableName(DYNAMODB_TABLE).item(Map.of("pk", AttributeValue.fromS("plain:" + key),
                         "v", AttributeValue.fromS(value))));
+            }
+        };
+    }
+
+    private void openS3Store(ConnectionOptions connections) {
+        Optional<String> configured = connections.s3Endpoint();
+        String endpoint;
+        if (configured.isEmpty()) {
+            S3TestServer server = S3TestServer.launch();
+            resources.push(server::stop);
+            // S3Mock does not arbitrate racing conditional puts; the testkit's proxy in front of it does
+            endpoint = server.atomicEndpoint();
+            storeDescription = "s3 store on an embedded S3Mock behind the testkit's serializing proxy at " + endpoint;
+            embeddedStore = true;
+        } else {
+            endpoint = configured.get();
+            storeDescription = "s3 store on " + endpoint;
+        }
+        S3Client client = S3Client.builder()
+                .endpointOverride(URI.create(endpoint))
+                .forcePathStyle(true)
+                .region(Region.of(System.getenv().getOrDefault("AWS_REGION", S3TestServer.REGION)))
+                .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
+                .build();
+        resources.push(client::close);
+        try {
+            client.createBucket(r -> r.bucket(S3_BUCKET));
+        } catch (BucketAlreadyOwnedByYouException | BucketAlreadyExistsException exists) {
+            // another worker made it first
+        } catch (RuntimeException e) {
+            throw unreachable("S3 at " + endpoint, "--s3-endpoint or FENCING_S3_ENDPOINT", e);
+        }
+        stores = policy -> S3FencedStore.create(client, S3_BUCKET, "fenced/", policy, FencingListener.NONE);
+        plainStore = new PlainStore() {
+            @Override
+            public Optional<String> read(String key) {
+                try {
+                    return Optional.of(client.getObjectAsBytes(r -> r.bucket(S3_BUCKET).key("plain/" + key)).asUtf8String());
+                } catch (NoSuchKeyException e) {
+                    return Optional.empty();
+                }
+            }
+
+            @Override
+            public void write(String key, String value) {
+                client.putObject(r -> r.bucket(S3_BUCKET).key("plain/" + key), RequestBody.fromString(value));
             }
         };
     }

@@ -8,8 +8,7 @@ import picocli.CommandLine.Option;
 
 /**
  * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
- * testkit reads; without either, the CLI starts an embedded server itself. The S3 option arrives
- * with its store.
+ * testkit reads; without either, the CLI starts an embedded server itself.
  */
 final class ConnectionOptions {
 
@@ -40,6 +39,16 @@ final class ConnectionOptions {
     /** The DynamoDB endpoint, from the option or the environment; empty means start dynalite. */
     Optional<String> dynamoDbEndpoint() {
         return Optional.ofNullable(dynamoDbEndpoint).or(() -> env("FENCING_DYNAMODB_ENDPOINT"));
+    }
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for the s3 store, which must arbitrate conditional puts atomically (credentials from"
+                    + " the AWS default chain, else dummy keys for emulators). Env: FENCING_S3_ENDPOINT.")
+    String s3Endpoint;
+
+    /** The S3 endpoint, from the option or the environment; empty means start S3Mock. */
+    Optional<String> s3Endpoint() {
+        return Optional.ofNullable(s3Endpoint).or(() -> env("FENCING_S3_ENDPOINT"));
     }
 
     /** The lock's Redis servers, from the option or the environment; empty means start one. */

@@ -2,7 +2,7 @@ package dev.fencing.cli;
 
 /** The fenced stores the CLI can run; {@link #available()} says which are built into this version. */
 enum StoreKind {
-    REDIS(true), JDBC(true), DYNAMODB(true), S3(false);
+    REDIS(true), JDBC(true), DYNAMODB(true), S3(true);
 
     private final boolean available;
 

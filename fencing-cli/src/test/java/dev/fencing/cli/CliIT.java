@@ -30,6 +30,23 @@ class CliIT {
                 .map(store -> Arguments.of(lock.cliName(), store.cliName())));
     }
 
+    /** Connection options pointing the store at the testkit's shared server (the lock stays embedded). */
+    private static List<String> sharedStore(String store) {
+        return switch (store) {
+            case "redis" -> List.of("--redis-store-uri", TestServers.redis().uri());
+            case "jdbc" -> List.of();
+            case "dynamodb" -> List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint());
+            case "s3" -> List.of("--s3-endpoint", TestServers.s3().atomicEndpoint());
+            default -> throw new IllegalArgumentException(store);
+        };
+    }
+
+    private static String[] args(List<String> first, List<String> more) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(more);
+        return all.toArray(String[]::new);
+    }
+
     private static String resource() {
         return "cli-" + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -49,7 +66,8 @@ class CliIT {
     @ParameterizedTest(name = "{0} lock, {1} store")
     @MethodSource("pairs")
     void theDemoReportsInJson(String lock, String store) {
-        CliRun run = CliRun.of("demo", "--lock", lock, "--store", store, "--ttl", "200ms", "--json");
+        CliRun run = CliRun.of(args(List.of("demo", "--lock", lock, "--store", store, "--ttl", "200ms", "--json"),
+                sharedStore(store)));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         JsonNode fenced = report.get("runs").get(0);
@@ -74,8 +92,8 @@ class CliIT {
     @MethodSource("pairs")
     void aWorkerCountsItsAcceptedIncrementsIntoTheStore(String lock, String store) {
         String resource = resource();
-        CliRun run = CliRun.of("worker", "--lock", lock, "--store", store, "--resource", resource, "--increments", "20",
-                "--json");
+        CliRun run = CliRun.of(args(List.of("worker", "--lock", lock, "--store", store, "--resource", resource,
+                "--increments", "20", "--json"), sharedStore(store)));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         assertThat(report.get("accepted").asLong()).isEqualTo(20);
@@ -107,7 +125,8 @@ class CliIT {
                 Arguments.of("redis", List.of("--redis-uri", redis.uri())),
                 Arguments.of("jdbc", List.of("--redis-uri", redis.uri(), "--pg-url", TestServers.postgres().jdbcUrl())),
                 Arguments.of("dynamodb", List.of("--redis-uri", redis.uri(), "--dynamodb-endpoint",
-                        TestServers.dynamoDb().endpoint())));
+                        TestServers.dynamoDb().endpoint())),
+                Arguments.of("s3", List.of("--redis-uri", redis.uri(), "--s3-endpoint", TestServers.s3().atomicEndpoint())));
     }
 
     @ParameterizedTest(name = "{0} store")
