@@ -178,6 +178,11 @@ public final class RedisLockProvider extends AbstractLockProvider {
         return releaseNotices.get();
     }
 
+    /** How many threads of this provider are waiting to acquire {@code resource} now (a diagnostic). */
+    public int waitersFor(String resource) {
+        return releaseSignals().waiters(resource);
+    }
+
     /** How many release notices found a waiting thread in this provider and woke it. */
     public long wakeUps() {
         return releaseSignals().wakeUps();

@@ -66,17 +66,13 @@ class RedisClusterLockProviderIT extends LockProviderContract {
                     return lease.token().value();
                 });
         // the waiter parks for a 50 s backoff: only the release notice can wake it in time
-        await().atMost(Duration.ofSeconds(10)).until(RedisClusterLockProviderIT::anAsyncWaiterIsParked);
+        await().atMost(Duration.ofSeconds(10)).until(() -> redisProvider().waitersFor(resource) == 1);
         long wakeUpsBefore = redisProvider().wakeUps();
         first.release();
         assertThat(next.get(20, TimeUnit.SECONDS)).isEqualTo(first.token().value() + 1);
         assertThat(redisProvider().wakeUps()).isGreaterThan(wakeUpsBefore);
     }
 
-    private static boolean anAsyncWaiterIsParked() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.getName().startsWith("fencing-redis-async") && t.getState() == Thread.State.TIMED_WAITING);
-    }
 
     @Test
     void waitForReplicasIsRefusedOnACluster() {

@@ -95,7 +95,8 @@ class RedisLockProviderIT extends LockProviderContract {
                     }
                 }));
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> allWaiting(pool, waiters));
+            // every waiter registered before the first release: each release then finds one to wake
+            await().atMost(Duration.ofSeconds(10)).until(() -> redisProvider().waitersFor(resource) == waiters);
             first.release();
             List<Long> tokens = new ArrayList<>();
             for (Future<Long> each : done) {
@@ -108,12 +109,6 @@ class RedisLockProviderIT extends LockProviderContract {
         }
     }
 
-    private static boolean allWaiting(ExecutorService pool, int count) {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("pool-"))
-                .filter(t -> t.getState() == Thread.State.TIMED_WAITING)
-                .count() >= count;
-    }
 
     @Test
     void inspectShowsTheHolderItsRemainingTtlAndTheLastToken() {

@@ -88,6 +88,12 @@ public final class ReleaseSignals {
         return signals.containsKey(resource);
     }
 
+    /** How many threads are registered for releases of {@code resource} right now. */
+    public int waiters(String resource) {
+        Signal signal = signals.get(resource);
+        return signal == null ? 0 : signal.waiters;
+    }
+
     /** How many signals found a waiter since this object was created: a measure of the mechanism. */
     public long wakeUps() {
         return wakeUps.get();
