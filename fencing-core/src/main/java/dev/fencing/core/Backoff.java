@@ -43,6 +43,21 @@ public interface Backoff {
         return new ExponentialBackoff(base, cap, jitter, Checks.requireNonNull("random", random));
     }
 
+    /**
+     * "Full jitter": {@code uniform(0, min(cap, base * 2^attempt))}. The whole delay is random, which
+     * spreads clients that failed together (a Redlock split vote) the most.
+     *
+     * @param base the ceiling of the first delay, more than 0
+     * @param cap the largest ceiling, at least {@code base}
+     */
+    static Backoff fullJitter(Duration base, Duration cap) {
+        Checks.requireBetween("full-jitter base", base, Duration.ofNanos(1), Duration.ofDays(1));
+        Checks.requireBetween("full-jitter cap", cap, base, Duration.ofDays(1));
+        Backoff ceiling = exponential(base, cap, Duration.ZERO);
+        return attempt -> Duration.ofNanos(java.util.concurrent.ThreadLocalRandom.current()
+                .nextLong(ceiling.delay(attempt).toNanos() + 1));
+    }
+
     /** Exponential from 5 ms, capped at 250 ms, with up to 25 ms of jitter. */
     static Backoff ofDefaults() {
         return exponential(Duration.ofMillis(5), Duration.ofMillis(250), Duration.ofMillis(25));

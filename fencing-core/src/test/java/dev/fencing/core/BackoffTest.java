@@ -23,6 +23,24 @@ class BackoffTest {
     }
 
     @Test
+    void fullJitterStaysUnderTheExponentialCeilingAndSpreadsOut() {
+        Backoff backoff = Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(80));
+        java.util.Set<Duration> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            Duration first = backoff.delay(0);
+            Duration late = backoff.delay(30);
+            assertThat(first).isBetween(Duration.ZERO, Duration.ofMillis(10));
+            assertThat(late).isBetween(Duration.ZERO, Duration.ofMillis(80));
+            seen.add(late);
+        }
+        assertThat(seen).as("distinct delays among 200 draws").hasSizeGreaterThan(100);
+        assertThatThrownBy(() -> Backoff.fullJitter(Duration.ZERO, Duration.ofMillis(1)))
+                .hasMessageContaining("full-jitter base");
+        assertThatThrownBy(() -> Backoff.fullJitter(Duration.ofMillis(5), Duration.ofMillis(1)))
+                .hasMessageContaining("full-jitter cap");
+    }
+
+    @Test
     void fixedIsFixed() {
         assertThat(Backoff.fixed(Duration.ofMillis(7)).delay(30)).isEqualTo(Duration.ofMillis(7));
     }

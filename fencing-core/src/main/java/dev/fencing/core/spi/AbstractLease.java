@@ -52,6 +52,14 @@ public abstract class AbstractLease implements Lease {
     }
 
     /**
+     * How long a renewal to {@code ttl} keeps the lease valid, counted from before the renew
+     * request; {@code ttl} itself unless the algorithm subtracts a margin (Redlock's clock drift).
+     */
+    protected Duration validityOf(Duration ttl) {
+        return ttl;
+    }
+
+    /**
      * Extends the lock on the server to {@code ttl}, only if {@link #ownerId()} still holds it.
      *
      * @return false if another owner (or nobody) holds it
@@ -201,7 +209,7 @@ public abstract class AbstractLease implements Lease {
         if (!doRenew(ttl)) {
             return false;
         }
-        deadlineNanos = requestedAt + ttl.toNanos();
+        deadlineNanos = requestedAt + validityOf(ttl).toNanos();
         listener.onRenewed(this);
         return true;
     }

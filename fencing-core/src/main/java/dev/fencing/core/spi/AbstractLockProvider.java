@@ -1,5 +1,6 @@
 package dev.fencing.core.spi;
 
+import dev.fencing.core.Backoff;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
@@ -57,6 +58,14 @@ public abstract class AbstractLockProvider implements LockProvider {
      */
     protected abstract Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos);
 
+    /**
+     * The backoff between the attempts of a waiting acquire: {@link LeaseOptions#backoff()} unless
+     * a provider's algorithm needs its own (Redlock retries with full jitter).
+     */
+    protected Backoff backoffFor(LeaseOptions options) {
+        return options.backoff();
+    }
+
     @Override
     public final Optional<Lease> tryAcquire(String resource, LeaseOptions options) {
         checkArguments(resource, options);
@@ -108,7 +117,7 @@ public abstract class AbstractLockProvider implements LockProvider {
                 if (left <= 0) {
                     throw LockUnavailableException.timedOut(resource, options.waitTimeout());
                 }
-                long delay = Math.min(left, options.backoff().delay(attempt).toNanos());
+                long delay = Math.min(left, backoffFor(options).delay(attempt).toNanos());
                 registration.await(delay);
             }
         }

@@ -54,6 +54,22 @@ public final class LuaScript {
         return reply;
     }
 
+    /** Runs the script without blocking; a {@code NOSCRIPT} reply is retried with {@code EVAL}. */
+    public java.util.concurrent.CompletableFuture<Long> runAsync(
+            io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
+        return redis.<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
+                .handle((reply, failure) -> {
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause()
+                            : failure;
+                    if (cause instanceof RedisNoScriptException) {
+                        return redis.<Long>eval(source, ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
+                    }
+                    return failure == null ? java.util.concurrent.CompletableFuture.completedFuture(reply)
+                            : java.util.concurrent.CompletableFuture.<Long>failedFuture(cause);
+                })
+                .thenCompose(java.util.function.Function.identity());
+    }
+
     private static String sha1(String source) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));

@@ -1,0 +1,119 @@
+package dev.fencing.testkit.servers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A TCP proxy on a loopback port in front of a server whose replies can be held back: requests
+ * go through at once and are executed, replies arrive {@link #lagReplies late}. That is how a
+ * test makes a client give up on a node that did the work — "the SET was applied but the reply
+ * was lost". Each connection is pumped by two daemon threads.
+ */
+public final class LaggingProxy implements AutoCloseable {
+
+    private final ServerSocket listener;
+    private final String targetHost;
+    private final int targetPort;
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile long replyLagMillis;
+
+    private LaggingProxy(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::accept, "fencing-lagging-proxy-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** A proxy in front of {@code host:port}. */
+    public static LaggingProxy start(String host, int port) {
+        try {
+            return new LaggingProxy(host, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a proxy in front of " + host + ":" + port, e);
+        }
+    }
+
+    /** The port clients connect to. */
+    public int port() {
+        return listener.getLocalPort();
+    }
+
+    /** {@code redis://127.0.0.1:port}, for a Redis behind the proxy. */
+    public String redisUri() {
+        return "redis://127.0.0.1:" + port();
+    }
+
+    /** Holds every reply from now on back for {@code lag} (zero: pass replies at once). */
+    public void lagReplies(Duration lag) {
+        this.replyLagMillis = lag.toMillis();
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(targetHost, targetPort);
+                client.setTcpNoDelay(true);
+                server.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(server);
+                pump(client, server, false);
+                pump(server, client, true);
+            } catch (IOException e) {
+                return; // closed
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to, boolean replies) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    long lag = replyLagMillis;
+                    if (replies && lag > 0) {
+                        Thread.sleep(lag); // the injected fault: this reply arrives late
+                    }
+                    out.write(buffer, 0, read);
+                    out.flush();
+                }
+            } catch (IOException | InterruptedException e) {
+                // connection closed
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "fencing-lagging-proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        sockets.forEach(LaggingProxy::closeQuietly);
+    }
+}

@@ -1,0 +1,407 @@
+package dev.fencing.redis;
+
+import dev.fencing.core.Backoff;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.LeaseWatchdog;
+import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.redis.internal.LuaScript;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * Redlock: a lock held by a majority of N independent Redis masters, with fencing tokens.
+ *
+ * <h2>Algorithm (article §10)</h2>
+ * <ol>
+ *   <li>Read the monotonic clock.
+ *   <li>On all N nodes in parallel, the single-instance acquire script ({@code SET lock owner NX
+ *       PX ttl}, then {@code INCR} of the node's counter), each answer awaited at most the per-node
+ *       timeout (default 100 ms, never more than a third of the TTL).
+ *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
+ *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
+ *   <li>The token is the largest counter value among the nodes that took it; it is written back
+ *       ({@code raise-token.lua}: the counter goes up to it, never down) and the grant stands only
+ *       if a majority confirmed the write-back before the validity ran out.
+ *   <li>Otherwise the lock is released on <em>all</em> nodes — also those that timed out or
+ *       failed, which may have applied the {@code SET} without the reply arriving.
+ * </ol>
+ * A waiting acquire retries with full-jitter exponential backoff ({@link Builder#retryBackoff},
+ * which replaces {@link LeaseOptions#backoff()} here) so that clients that split the vote do not
+ * collide again in lock-step. Renewal needs a majority of successful renewals, else the lease is
+ * lost; release runs on all nodes.
+ *
+ * <h2>What the tokens guarantee, and how it breaks</h2>
+ * Every grant's token is at least one more than the counter of every node in its majority, and
+ * that majority's counters are raised to it before the lease is handed out. Any later grant needs a
+ * majority too, which shares a node with this one, whose counter is already at the token: the next
+ * token is larger. So tokens strictly increase <b>while no node loses its counter</b>. A node that
+ * restarts without persistence comes back empty: its lock keys are gone (the lock can be granted
+ * twice — restart a crashed node only after the longest TTL has passed, the delayed-restart rule)
+ * and, with seeding off, its counter restarts at 1 and tokens can repeat. With seeding on (the
+ * default) an empty counter restarts from that node's clock in microseconds, which keeps tokens
+ * increasing as long as the node's clock is not behind the others' by more than the grants made
+ * in between. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
+ * can still grant the lock twice. The store's check of the token is what keeps data safe.
+ */
+public final class RedlockProvider extends AbstractLockProvider {
+
+    private static final LuaScript ACQUIRE = LuaScript.load("acquire");
+    private static final LuaScript RENEW = LuaScript.load("renew");
+    private static final LuaScript RELEASE = LuaScript.load("release");
+    private static final LuaScript RAISE = LuaScript.load("raise-token");
+
+    private final List<Node> nodes;
+    private final int quorum;
+    private final String prefix;
+    private final String releaseChannel;
+    private final boolean seedTokens;
+    private final String tokenIdleExpiryMillis;
+    private final Duration nodeTimeout;
+    private final double driftFactor;
+    private final Backoff retryBackoff;
+    private final ExecutorService asyncExecutor;
+
+    private RedlockProvider(Builder builder, List<Node> nodes, ExecutorService asyncExecutor) {
+        super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
+        this.nodes = nodes;
+        this.quorum = nodes.size() / 2 + 1;
+        this.prefix = builder.keyPrefix;
+        this.releaseChannel = prefix + "released";
+        this.seedTokens = builder.tokenSeeding;
+        this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
+        this.nodeTimeout = builder.nodeTimeout;
+        this.driftFactor = builder.driftFactor;
+        this.retryBackoff = builder.retryBackoff;
+        this.asyncExecutor = asyncExecutor;
+    }
+
+    /** A builder over the independent masters at {@code uris} ({@code redis://host:port}; an odd number, 3 to 15). */
+    public static Builder builder(List<String> uris) {
+        if (uris == null || uris.size() < 3 || uris.size() > 15 || uris.size() % 2 == 0) {
+            throw new IllegalArgumentException("Redlock needs an odd number of independent Redis masters, 3 to 15 (5 is"
+                    + " usual), got " + (uris == null ? "none" : uris.size() + ": " + uris));
+        }
+        uris.forEach(uri -> Checks.requireName("Redis URI", uri));
+        return new Builder(List.copyOf(uris));
+    }
+
+    /** How many nodes must agree: {@code N/2+1}. */
+    public int quorum() {
+        return quorum;
+    }
+
+    /** The lock key of {@code resource} on every node. */
+    public String lockKey(String resource) {
+        return prefix + "{" + resource + "}:lock";
+    }
+
+    /** The token counter key of {@code resource} on every node. */
+    public String tokenKey(String resource) {
+        return prefix + "{" + resource + "}:token";
+    }
+
+    @Override
+    protected Backoff backoffFor(LeaseOptions options) {
+        return retryBackoff;
+    }
+
+    @Override
+    protected void checkResource(String resource) {
+        if (resource.indexOf('{') >= 0 || resource.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("resource must not contain '{' or '}' (they delimit the hash tag of its"
+                    + " keys), got '" + resource + "'");
+        }
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        Duration ttl = options.ttl();
+        long perNode = perNodeTimeoutMillis(ttl);
+        String ownerId = OwnerIds.random();
+        String[] keys = {lockKey(resource), tokenKey(resource)};
+        List<Long> replies = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
+                Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis));
+        long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
+        long taken = replies.stream().filter(r -> r != null && r > 0).count();
+        Duration drift = drift(ttl);
+        if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
+            // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
+            // a waiting acquire retries until its wait timeout
+            releaseEverywhere(resource, ownerId);
+            return Optional.empty();
+        }
+        List<Long> raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
+                Long.toString(token), tokenIdleExpiryMillis));
+        if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
+                || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
+            releaseEverywhere(resource, ownerId);
+            return Optional.empty();
+        }
+        return Optional.of(new RedlockLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, ttl.minus(drift)));
+    }
+
+    private long validityLeft(long requestedAtNanos, Duration ttl, Duration drift) {
+        return ttl.minus(drift).toNanos() - (clock().nanoTime() - requestedAtNanos);
+    }
+
+    private Duration drift(Duration ttl) {
+        return Duration.ofNanos((long) (ttl.toNanos() * driftFactor)).plusMillis(2);
+    }
+
+    private long perNodeTimeoutMillis(Duration ttl) {
+        return Math.max(1, Math.min(nodeTimeout.toMillis(), ttl.toMillis() / 3));
+    }
+
+    /**
+     * Runs {@code call} on every node at once and waits for the answers until one shared
+     * deadline; a node that failed or did not answer in time gives {@code null}.
+     */
+    private List<Long> onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call) {
+        List<CompletableFuture<Long>> calls = new ArrayList<>();
+        for (Node node : nodes) {
+            try {
+                calls.add(call.apply(node));
+            } catch (RuntimeException e) {
+                calls.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        List<Long> answers = new ArrayList<>();
+        for (CompletableFuture<Long> each : calls) {
+            try {
+                answers.add(each.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                answers.add(null);
+            } catch (Exception e) {
+                answers.add(null);
+            }
+        }
+        return answers;
+    }
+
+    private long releaseEverywhere(String resource, String ownerId) {
+        List<Long> released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
+                new String[] {lockKey(resource)}, ownerId, releaseChannel, resource));
+        releaseSignals().signal(resource);
+        return released.stream().filter(r -> r != null && r == 1).count();
+    }
+
+    @Override
+    protected void doClose() {
+        try {
+            nodes.forEach(Node::close);
+        } finally {
+            asyncExecutor.shutdownNow();
+        }
+    }
+
+    private final class RedlockLease extends AbstractLease {
+        RedlockLease(FencingToken token, String ownerId, long requestedAtNanos, Duration validity) {
+            super(token, ownerId, requestedAtNanos, validity, clock(), listener());
+        }
+
+        @Override
+        protected boolean doRenew(Duration ttl) {
+            String[] keys = {lockKey(resource()), tokenKey(resource())};
+            List<Long> renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
+                    Long.toString(ttl.toMillis()), tokenIdleExpiryMillis));
+            return renewed.stream().filter(r -> r != null && r == 1).count() >= quorum;
+        }
+
+        @Override
+        protected Duration validityOf(Duration ttl) {
+            return ttl.minus(drift(ttl));
+        }
+
+        @Override
+        protected boolean doRelease() {
+            return releaseEverywhere(resource(), ownerId()) >= quorum;
+        }
+    }
+
+    /**
+     * One independent master: its own client and one connection, opened without blocking and
+     * reopened on use if it could not be opened (a node that was down when the provider started).
+     * Once open, Lettuce reconnects it and rejects commands while it is down.
+     */
+    private static final class Node {
+        private final RedisClient client;
+        private final RedisURI uri;
+        private volatile CompletableFuture<StatefulRedisConnection<String, String>> connection;
+
+        Node(RedisClient client, RedisURI uri) {
+            this.client = client;
+            this.uri = uri;
+            this.connection = connect();
+        }
+
+        private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
+            return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        }
+
+        CompletableFuture<Long> run(LuaScript script, String[] keys, String... args) {
+            CompletableFuture<StatefulRedisConnection<String, String>> current = connection;
+            if (current.isCompletedExceptionally()) {
+                synchronized (this) {
+                    if (connection == current) {
+                        connection = connect();
+                    }
+                    current = connection;
+                }
+            }
+            return current.thenCompose(open -> script.runAsync(open.async(), keys, args));
+        }
+
+
+        void close() {
+            try {
+                connection.thenAccept(StatefulRedisConnection::close).getNow(null);
+            } catch (RuntimeException ignored) {
+                // never opened
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    /** Configures a {@link RedlockProvider}; every setting but the nodes is optional. */
+    public static final class Builder {
+        private final List<String> uris;
+        private String keyPrefix = "fencing:";
+        private FencingListener listener = FencingListener.NONE;
+        private MonotonicClock clock = MonotonicClock.system();
+        private LeaseWatchdog watchdog = LeaseWatchdog.shared();
+        private boolean tokenSeeding = true;
+        private Duration tokenIdleExpiry = Duration.ofDays(30);
+        private Duration nodeTimeout = Duration.ofMillis(100);
+        private double driftFactor = 0.01;
+        private Backoff retryBackoff = Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(400));
+
+        private Builder(List<String> uris) {
+            this.uris = uris;
+        }
+
+        /** The prefix of every key; default {@code fencing:}. Letters, digits and {@code :_-.} only. */
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null || !keyPrefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
+                throw new IllegalArgumentException("keyPrefix must be up to 64 letters, digits or ':_-.', got '"
+                        + keyPrefix + "'");
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Lease events go here; default none. */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /** The monotonic clock; default {@link MonotonicClock#system()}. */
+        public Builder clock(MonotonicClock clock) {
+            this.clock = Checks.requireNonNull("clock", clock);
+            return this;
+        }
+
+        /** The watchdog for auto-renewing leases; default {@link LeaseWatchdog#shared()}. */
+        public Builder watchdog(LeaseWatchdog watchdog) {
+            this.watchdog = Checks.requireNonNull("watchdog", watchdog);
+            return this;
+        }
+
+        /** Whether an empty node counter restarts from the node's clock in microseconds (default) or from 1. */
+        public Builder tokenSeeding(boolean tokenSeeding) {
+            this.tokenSeeding = tokenSeeding;
+            return this;
+        }
+
+        /** How long an unused counter survives; default 30 days, zero for never; at least 8 days; needs seeding. */
+        public Builder tokenIdleExpiry(Duration tokenIdleExpiry) {
+            Checks.requireNonNull("tokenIdleExpiry", tokenIdleExpiry);
+            if (!tokenIdleExpiry.isZero() && tokenIdleExpiry.compareTo(Duration.ofDays(8)) < 0) {
+                throw new IllegalArgumentException("tokenIdleExpiry must be zero (never) or at least 8 days, got "
+                        + tokenIdleExpiry);
+            }
+            this.tokenIdleExpiry = tokenIdleExpiry;
+            return this;
+        }
+
+        /**
+         * How long one node's answer is awaited; default 100 ms, 1 ms to 5 s. Keep it far below the
+         * TTL: each attempt uses at most a third of the TTL per round of requests.
+         */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = Checks.requireBetween("nodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(5));
+            return this;
+        }
+
+        /** The clock-drift allowance as a fraction of the TTL, 0 to 0.5; default 0.01 (plus 2 ms). */
+        public Builder driftFactor(double driftFactor) {
+            if (!(driftFactor >= 0 && driftFactor <= 0.5)) {
+                throw new IllegalArgumentException("driftFactor must be between 0 and 0.5, got " + driftFactor);
+            }
+            this.driftFactor = driftFactor;
+            return this;
+        }
+
+        /** The backoff between the attempts of a waiting acquire; default full jitter from 10 ms, capped at 400 ms. */
+        public Builder retryBackoff(Backoff retryBackoff) {
+            this.retryBackoff = Checks.requireNonNull("retryBackoff", retryBackoff);
+            return this;
+        }
+
+        /**
+         * Connects to every node.
+         *
+         * @throws LockUnavailableException if fewer than a majority of the nodes can be reached
+         */
+        public RedlockProvider build() {
+            if (!tokenSeeding && !tokenIdleExpiry.isZero()) {
+                throw new IllegalArgumentException("tokenIdleExpiry needs tokenSeeding; set tokenIdleExpiry(Duration.ZERO)");
+            }
+            List<Node> nodes = new ArrayList<>();
+            for (String uri : uris) {
+                RedisClient client = RedisClient.create();
+                client.setOptions(ClientOptions.builder()
+                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                        .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
+                        .build());
+                nodes.add(new Node(client, RedisURI.create(uri)));
+            }
+            long reachable = nodes.stream().filter(node -> {
+                try {
+                    node.connection.get(5, TimeUnit.SECONDS);
+                    return true;
+                } catch (Exception e) {
+                    return false;
+                }
+            }).count();
+            if (reachable < uris.size() / 2 + 1) {
+                nodes.forEach(Node::close);
+                throw LockUnavailableException.unreachable("*", "only " + reachable + " of " + uris.size()
+                        + " Redis nodes answered; Redlock needs a majority", null);
+            }
+            return new RedlockProvider(this, List.copyOf(nodes), newAsyncExecutor("fencing-redlock-async"));
+        }
+    }
+}

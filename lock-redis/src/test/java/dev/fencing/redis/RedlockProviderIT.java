@@ -1,0 +1,51 @@
+package dev.fencing.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockProvider;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestServers;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Redlock over five independent redis-server processes from the testkit. */
+class RedlockProviderIT extends LockProviderContract {
+
+    private final List<RedisTestServer> nodes = TestServers.redisNodes(5);
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList()).listener(listener).build();
+    }
+
+    @Test
+    void aGrantHoldsTheLockOnEveryNodeAndRaisesEveryCounterToItsToken() {
+        RedlockProvider redlock = (RedlockProvider) provider;
+        String resource = resource("r");
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            for (RedisTestServer node : nodes) {
+                assertThat(node.command("GET", redlock.lockKey(resource))).isEqualTo(lease.ownerId());
+                assertThat(Long.parseLong((String) node.command("GET", redlock.tokenKey(resource))))
+                        .isEqualTo(lease.token().value());
+            }
+        }
+        assertThat(redlock.quorum()).isEqualTo(3);
+    }
+
+    @Test
+    void theNodeCountMustBeOddAndAtLeastThree() {
+        List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
+        assertThatThrownBy(() -> RedlockProvider.builder(uris.subList(0, 4)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("an odd number of independent Redis masters, 3 to 15");
+        assertThatThrownBy(() -> RedlockProvider.builder(uris.subList(0, 1))).hasMessageContaining("got 1");
+        assertThatThrownBy(() -> RedlockProvider.builder(uris).driftFactor(0.9)).hasMessageContaining("driftFactor");
+        assertThatThrownBy(() -> RedlockProvider.builder(uris).nodeTimeout(java.time.Duration.ZERO))
+                .hasMessageContaining("nodeTimeout");
+    }
+}
