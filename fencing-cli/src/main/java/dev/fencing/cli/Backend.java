@@ -13,6 +13,7 @@ import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.s3.S3FencedStore;
 import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.redis.RedlockProvider;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -84,6 +85,7 @@ final class Backend implements AutoCloseable {
             switch (lock) {
                 case REDIS -> backend.openRedisLock(connections);
                 case POSTGRES -> backend.openPostgresLock(connections);
+                case REDLOCK -> backend.openRedlock(connections);
                 default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
             }
             switch (store) {
@@ -128,6 +130,32 @@ final class Backend implements AutoCloseable {
             locks = RedisLockProvider.builder(uri).commandTimeout(Duration.ofSeconds(2)).build();
         } catch (RuntimeException e) {
             throw unreachable("Redis for the lock at " + uri, "--redis-uri or FENCING_REDIS_URI", e);
+        }
+        resources.push(locks);
+    }
+
+    private void openRedlock(ConnectionOptions connections) {
+        List<String> uris = connections.redisLockUris();
+        if (uris.isEmpty()) {
+            List<RedisTestServer> servers = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                servers.add(started(RedisTestServer.launch()));
+            }
+            uris = servers.stream().map(RedisTestServer::uri).toList();
+            lockDescription = "redlock on 5 embedded redis-servers (ports "
+                    + String.join(", ", servers.stream().map(server -> Integer.toString(server.port())).toList()) + ")";
+            java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+            faults.add(new Fault("restart-redlock-node", "kill one Redlock node and start it empty (data loss), in turn",
+                    () -> servers.get(next.getAndIncrement() % servers.size()).restartEmpty()));
+        } else {
+            lockDescription = "redlock on " + String.join(", ", uris);
+        }
+        try {
+            locks = RedlockProvider.builder(uris).build();
+        } catch (IllegalArgumentException e) {
+            throw new CliException(ExitCode.USAGE, "--redis-uri: " + e.getMessage());
+        } catch (RuntimeException e) {
+            throw unreachable("the Redlock nodes " + uris, "--redis-uri (repeat it for each node) or FENCING_REDIS_URI", e);
         }
         resources.push(locks);
     }
@@ -370,6 +398,9 @@ final class Backend implements AutoCloseable {
 
     /** What the tokens of this run's lock are, in words. */
     String tokenNote() {
+        if (lockDescription.startsWith("redlock")) {
+            return "the largest counter of the majority, written back to a majority before the lease is handed out";
+        }
         return lockDescription.startsWith("redis")
                 ? "each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds"
                 : "the fencing_token_counter row +1 per grant, committed before the lease is handed out";

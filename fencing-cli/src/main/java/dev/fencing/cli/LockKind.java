@@ -2,7 +2,7 @@ package dev.fencing.cli;
 
 /** The lock providers the CLI can run; {@link #available()} says which are built into this version. */
 enum LockKind {
-    REDIS(true), POSTGRES(true), REDLOCK(false);
+    REDIS(true), POSTGRES(true), REDLOCK(true);
 
     private final boolean available;
 

@@ -57,7 +57,7 @@ final class TortureCommand extends FencingCommand {
 
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
             description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server for redis,"
-                    + " terminate-lock-backends for postgres)"
+                    + " terminate-lock-backends for postgres, restart-redlock-node for redlock)"
                     + " (default: ${DEFAULT-VALUE}).")
     List<String> faultNames;
 
