@@ -14,7 +14,7 @@ import picocli.CommandLine.HelpCommand;
  */
 @Command(name = "fencing", mixinStandardHelpOptions = true, version = "fencing toolkit 0.1.0-SNAPSHOT",
         subcommands = {DemoCommand.class, WorkerCommand.class, TortureCommand.class, InspectCommand.class,
-                HelpCommand.class},
+                BenchCommand.class, HelpCommand.class},
         description = {"Fencing tokens for distributed locks: see a zombie writer refused, run fenced workers, torture"
                 + " a lock and store pair with pauses and faults, inspect what a store holds."},
         footer = {"", "Exit codes: 0 ok, 1 invariant violated, 2 bad usage, 3 server unreachable, 4 unexpected error."})

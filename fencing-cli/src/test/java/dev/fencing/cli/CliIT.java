@@ -210,6 +210,28 @@ class CliIT {
         assertThat(run.err()).contains("127.0.0.1:1").contains("--redis-uri or FENCING_REDIS_URI");
     }
 
+    /** The harness, not the speed: every comparison reports rows, baselines are 1.0, no key is left behind. */
+    @Test
+    void benchQuickReportsEveryComparison() {
+        CliRun run = CliRun.of("bench", "--quick", "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        List<Integer> comparisons = new ArrayList<>();
+        report.get("results").forEach(result -> {
+            comparisons.add(result.get("comparison").asInt());
+            assertThat(result.get("rows")).as(result.get("title").asText()).isNotEmpty();
+            JsonNode first = result.get("rows").get(0);
+            if (first.has("ratioToBaseline")) {
+                assertThat(first.get("ratioToBaseline").asDouble()).isEqualTo(1.0);
+                result.get("rows").forEach(row -> assertThat(row.get("opsPerSecond").asLong()).isPositive());
+            }
+        });
+        assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8);
+        JsonNode leftovers = report.get("results").get(report.get("results").size() - 1).get("rows").get(0);
+        assertThat(leftovers.get("keysLeft").asLong()).as("token counters only").isEqualTo(10);
+        assertThat(report.get("machine").get("cores").asInt()).isPositive();
+    }
+
     @Test
     void helpListsEveryCommandAndOption() {
         CliRun top = CliRun.of("--help");

@@ -38,9 +38,10 @@ import java.util.function.Function;
  *       timeout (default 100 ms, never more than a third of the TTL).
  *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
  *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
- *   <li>The token is the largest counter value among the nodes that took it; it is written back
- *       ({@code raise-token.lua}: the counter goes up to it, never down) and the grant stands only
- *       if a majority confirmed the write-back before the validity ran out.
+ *   <li>The token is the largest counter value among the nodes that took it. Unless a majority
+ *       already answered exactly that value (their counters hold it — the usual case, which costs
+ *       no extra round), it is written back ({@code raise-token.lua}: the counter goes up to it,
+ *       never down) and the grant stands only if a majority confirmed before the validity ran out.
  *   <li>Otherwise the lock is released on <em>all</em> nodes — also those that timed out or
  *       failed, which may have applied the {@code SET} without the reply arriving.
  * </ol>
@@ -140,7 +141,7 @@ public final class RedlockProvider extends AbstractLockProvider {
         String[] keys = {lockKey(resource), tokenKey(resource)};
         List<Long> replies = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
                 Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis));
-        long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
+        final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
         long taken = replies.stream().filter(r -> r != null && r > 0).count();
         Duration drift = drift(ttl);
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
@@ -149,12 +150,17 @@ public final class RedlockProvider extends AbstractLockProvider {
             releaseEverywhere(resource, ownerId);
             return Optional.empty();
         }
-        List<Long> raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
-                Long.toString(token), tokenIdleExpiryMillis));
-        if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
-                || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
-            releaseEverywhere(resource, ownerId);
-            return Optional.empty();
+        // a node that answered the maximum already holds it as its counter: when a majority did (the
+        // usual case, counters in step), the write-back round is not needed
+        boolean majorityAtToken = replies.stream().filter(r -> r != null && r == token).count() >= quorum;
+        if (!majorityAtToken) {
+            List<Long> raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
+                    Long.toString(token), tokenIdleExpiryMillis));
+            if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
+                    || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
+                releaseEverywhere(resource, ownerId);
+                return Optional.empty();
+            }
         }
         return Optional.of(new RedlockLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, ttl.minus(drift)));
     }

@@ -38,6 +38,30 @@ class RedlockProviderIT extends LockProviderContract {
     }
 
     @Test
+    void countersOutOfStepAreRaisedToTheMaximumSoTheNextTokenIsAboveIt() {
+        RedlockProvider redlock = (RedlockProvider) provider;
+        String resource = resource("r");
+        long first;
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            first = lease.token().value();
+        }
+        // two nodes ahead of the rest (a minority saw grants the others missed)
+        nodes.get(0).command("SET", redlock.tokenKey(resource), Long.toString(first + 1000));
+        nodes.get(1).command("SET", redlock.tokenKey(resource), Long.toString(first + 1000));
+        long raised;
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            raised = lease.token().value();
+        }
+        assertThat(raised).isEqualTo(first + 1001);
+        for (RedisTestServer node : nodes) {
+            assertThat(Long.parseLong((String) node.command("GET", redlock.tokenKey(resource)))).isGreaterThanOrEqualTo(raised);
+        }
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            assertThat(lease.token().value()).isGreaterThan(raised);
+        }
+    }
+
+    @Test
     void theNodeCountMustBeOddAndAtLeastThree() {
         List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
         assertThatThrownBy(() -> RedlockProvider.builder(uris.subList(0, 4)))

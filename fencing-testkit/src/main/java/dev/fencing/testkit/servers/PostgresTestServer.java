@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -21,24 +22,37 @@ public final class PostgresTestServer implements SqlTestServer {
     private final String jdbcUrl;
     private final Path dataDirectory;
     private final int port;
+    private final Map<String, String> settings;
     private EmbeddedPostgres embedded;
 
-    private PostgresTestServer(String jdbcUrl, Path dataDirectory, int port, EmbeddedPostgres embedded) {
+    private PostgresTestServer(String jdbcUrl, Path dataDirectory, int port, EmbeddedPostgres embedded,
+            Map<String, String> settings) {
         this.jdbcUrl = jdbcUrl;
         this.dataDirectory = dataDirectory;
         this.port = port;
         this.embedded = embedded;
+        this.settings = Map.copyOf(settings);
     }
 
     /** Starts an embedded server on a free port with a fresh data directory. */
     public static PostgresTestServer launch() {
+        return launch(Map.of());
+    }
+
+    /**
+     * As {@link #launch()}, with extra server settings (for example {@code fsync=on} and
+     * {@code synchronous_commit=on} for durable commits; the embedded default turns both off).
+     */
+    public static PostgresTestServer launch(Map<String, String> settings) {
         try {
             Path data = Files.createTempDirectory("fencing-pg-");
             Files.delete(data); // initdb wants to create it
-            EmbeddedPostgres embedded = builder(data, 0).start();
+            EmbeddedPostgres.Builder builder = builder(data, 0);
+            settings.forEach(builder::setServerConfig);
+            EmbeddedPostgres embedded = builder.start();
             int port = embedded.getPort();
             String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres";
-            PostgresTestServer server = new PostgresTestServer(url, data, port, embedded);
+            PostgresTestServer server = new PostgresTestServer(url, data, port, embedded, settings);
             Runtime.getRuntime().addShutdownHook(new Thread(server::stopAndDelete, "fencing-testkit-stop-postgres"));
             return server;
         } catch (IOException e) {
@@ -48,7 +62,7 @@ public final class PostgresTestServer implements SqlTestServer {
 
     /** An external server at {@code jdbcUrl} (credentials as URL parameters). */
     public static PostgresTestServer external(String jdbcUrl) {
-        return new PostgresTestServer(jdbcUrl, null, -1, null);
+        return new PostgresTestServer(jdbcUrl, null, -1, null, Map.of());
     }
 
     private static EmbeddedPostgres.Builder builder(Path data, int port) {
@@ -161,7 +175,9 @@ public final class PostgresTestServer implements SqlTestServer {
         requireManaged("start");
         if (embedded == null) {
             try {
-                embedded = builder(dataDirectory, port).start();
+                EmbeddedPostgres.Builder builder = builder(dataDirectory, port);
+                settings.forEach(builder::setServerConfig);
+                embedded = builder.start();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot restart " + describe(), e);
             }

@@ -1,0 +1,521 @@
+package dev.fencing.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.dynamodb.DynamoDbFencedStore;
+import dev.fencing.dynamodb.FencedDynamoDb;
+import dev.fencing.jdbc.FencedTable;
+import dev.fencing.jdbc.JdbcFence;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.postgres.PostgresAdvisoryLockProvider;
+import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.redis.RedlockProvider;
+import dev.fencing.s3.FencedS3;
+import dev.fencing.testkit.servers.DynamoDbTestServer;
+import dev.fencing.testkit.servers.PostgresTestServer;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.S3TestServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.redisson.Redisson;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+/**
+ * Benchmarks every provider and store against the best alternative and the physical floor, side
+ * by side in one process, interleaved, after warm-up, on servers it starts itself. A CLI command
+ * rather than JMH: every comparison needs real servers and several client libraries in one JVM
+ * with interleaved rounds, which is this harness's whole job; JMH would add a forked JVM per
+ * benchmark and no way to interleave contenders.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Benchmarks: each provider and store against the best alternative and the raw floor.",
+                "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline."})
+final class BenchCommand extends FencingCommand {
+
+    @Option(names = "--quick", description = "Small counts (well under 3 minutes): checks the harness, not for quoting.")
+    boolean quick;
+
+    @Option(names = "--only", split = ",", paramLabel = "N",
+            description = "Run only these comparisons (1-8); default all.")
+    List<Integer> only;
+
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final List<Map<String, Object>> results = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        int warmup = quick ? 1 : 3;
+        int rounds = quick ? 2 : 6;
+        int ops = quick ? 100 : 1500;
+        BenchRunner runner = new BenchRunner(warmup, rounds, ops);
+        BenchRunner threaded = new BenchRunner(warmup, rounds, quick ? 50 : 500);
+        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 20 : 200);
+        try {
+            RedisTestServer redis = closeLater(RedisTestServer.launch());
+            if (selected(1) || selected(2)) {
+                redisComparisons(redis, runner, threaded);
+            }
+            if (selected(3)) {
+                contended(redis, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(10));
+            }
+            if (selected(4) || selected(5)) {
+                sqlComparisons(slow, false);
+                sqlComparisons(slow, true);
+            }
+            if (selected(6)) {
+                awsComparisons(slow);
+            }
+            if (selected(7)) {
+                redlockComparison(redis, slow);
+            }
+            if (selected(8)) {
+                leftoverKeys(quick ? 200 : 2000);
+            }
+            report();
+            return ExitCode.OK;
+        } finally {
+            while (!resources.isEmpty()) {
+                try {
+                    resources.pop().close();
+                } catch (Exception ignored) {
+                    // keep closing
+                }
+            }
+        }
+    }
+
+    private boolean selected(int comparison) {
+        return only == null || only.contains(comparison);
+    }
+
+    private RedisTestServer closeLater(RedisTestServer server) {
+        resources.push(server::stop);
+        return server;
+    }
+
+    // ---- 1, 2: Redis cycle, single thread and 16 threads ----
+
+    private void redisComparisons(RedisTestServer redis, BenchRunner runner, BenchRunner threaded) throws Exception {
+        RedisClient lettuce = RedisClient.create(redis.uri());
+        resources.push(lettuce::shutdown);
+        StatefulRedisConnection<String, String> raw = lettuce.connect();
+        resources.push(raw);
+        RedisCommands<String, String> cmd = raw.sync();
+        String unlock = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+        String unlockSha = cmd.scriptLoad(unlock);
+        RedisLockProvider ours = RedisLockProvider.create(redis.uri());
+        resources.push(ours);
+        RedissonClient redisson = redisson(redis.uri());
+        LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
+
+        List<BenchRunner.Contender> contenders = List.of(
+                new BenchRunner.Contender("raw Lettuce SET NX PX + owner-checked DEL script (floor)", (w, i) -> {
+                    String key = "raw:" + w;
+                    cmd.set(key, "owner-" + w, SetArgs.Builder.nx().px(30_000));
+                    cmd.evalsha(unlockSha, ScriptOutputType.INTEGER, new String[] {key}, "owner-" + w);
+                }),
+                new BenchRunner.Contender("fencing RedisLockProvider tryAcquire + release", (w, i) ->
+                        ours.tryAcquire("ours-" + w, lease).orElseThrow().release()),
+                new BenchRunner.Contender("Redisson RLock lock + unlock", (w, i) -> {
+                    RLock lock = redisson.getLock("rlock-" + w);
+                    lock.lock(30, TimeUnit.SECONDS);
+                    lock.unlock();
+                }),
+                new BenchRunner.Contender("Redisson RFencedLock lockAndGetTokenAsync + unlock", (w, i) -> {
+                    RFencedLock lock = redisson.getFencedLock("rfenced-" + w);
+                    lock.lockAndGetTokenAsync(30, TimeUnit.SECONDS).toCompletableFuture().join();
+                    lock.unlock();
+                }));
+        if (selected(1)) {
+            add(1, "Redis lock acquire+release, one thread, uncontended", runner.latency(contenders), Map.of());
+        }
+        if (selected(2)) {
+            add(2, "Redis lock acquire+release, 16 threads on 16 resources (throughput)", threaded.throughput(contenders, 16),
+                    Map.of());
+        }
+        long allocated = allocatedPerCycle(() -> ours.tryAcquire("alloc", lease).orElseThrow().release(), 2000);
+        results.get(results.size() - 1).put("oursAllocatedBytesPerCycle", allocated);
+    }
+
+    private RedissonClient redisson(String uri) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(uri).setConnectionMinimumIdleSize(4).setConnectionPoolSize(32);
+        RedissonClient client = Redisson.create(config);
+        resources.push(client::shutdown);
+        return client;
+    }
+
+    private static long allocatedPerCycle(Runnable cycle, int cycles) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (int i = 0; i < cycles; i++) {
+            cycle.run(); // warm up
+        }
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < cycles; i++) {
+            cycle.run();
+        }
+        return (threads.getCurrentThreadAllocatedBytes() - before) / cycles;
+    }
+
+    // ---- 3: contended hand-off ----
+
+    private void contended(RedisTestServer redis, Duration duration) throws Exception {
+        RedisLockProvider ours = RedisLockProvider.create(redis.uri());
+        resources.push(ours);
+        RedissonClient redisson = redisson(redis.uri());
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            rows.add(handOff("fencing RedisLockProvider acquire + release", duration, (w, stop) -> {
+                Lease lease = ours.acquire("contended-ours", LeaseOptions.builder().ttl(Duration.ofSeconds(30))
+                        .waitTimeout(Duration.ofSeconds(30)).build());
+                return lease::release;
+            }));
+            rows.add(handOff("Redisson RLock lock + unlock", duration, (w, stop) -> {
+                RLock lock = redisson.getLock("contended-redisson");
+                lock.lock(30, TimeUnit.SECONDS);
+                return lock::unlock;
+            }));
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("comparison", 3);
+        result.put("title", "Contended hand-off: 8 workers on one resource, " + duration.toSeconds()
+                + " s per contender per round, 2 interleaved rounds");
+        result.put("rows", rows);
+        results.add(result);
+    }
+
+    @FunctionalInterface
+    private interface Acquirer {
+        Runnable acquire(int worker, AtomicReference<Boolean> stop) throws Exception;
+    }
+
+    private static Map<String, Object> handOff(String name, Duration duration, Acquirer acquirer) throws Exception {
+        int workers = 8;
+        AtomicLong lastRelease = new AtomicLong();
+        AtomicInteger lastHolder = new AtomicInteger(-1);
+        List<Long> handOffs = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger toOther = new AtomicInteger();
+        AtomicInteger total = new AtomicInteger();
+        int[] perWorker = new int[workers];
+        long end = System.nanoTime() + duration.toNanos();
+        AtomicReference<Boolean> stop = new AtomicReference<>(false);
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            int worker = w;
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() < end) {
+                        Runnable release = acquirer.acquire(worker, stop);
+                        long acquired = System.nanoTime();
+                        int previous = lastHolder.getAndSet(worker);
+                        if (previous >= 0 && previous != worker) {
+                            handOffs.add(acquired - lastRelease.get());
+                            toOther.incrementAndGet();
+                        }
+                        total.incrementAndGet();
+                        perWorker[worker]++;
+                        lastRelease.set(System.nanoTime());
+                        release.run();
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            thread.start();
+            threads.add(thread);
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        long[] sorted = handOffs.stream().mapToLong(Long::longValue).sorted().toArray();
+        int min = java.util.Arrays.stream(perWorker).min().orElse(0);
+        int max = java.util.Arrays.stream(perWorker).max().orElse(1);
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("contender", name);
+        row.put("acquisitions", total.get());
+        row.put("opsPerSecond", Math.round(total.get() / (duration.toNanos() / 1e9)));
+        row.put("handOffP50Micros", BenchRunner.round(BenchRunner.percentile(sorted, 0.5) / 1e3));
+        row.put("handOffP99Micros", BenchRunner.round(BenchRunner.percentile(sorted, 0.99) / 1e3));
+        row.put("handedToAnotherThread", BenchRunner.round((double) toOther.get() / Math.max(1, total.get())));
+        row.put("leastToMostServed", BenchRunner.round((double) min / Math.max(1, max)));
+        return row;
+    }
+
+    // ---- 4, 5: Postgres advisory and JDBC, with and without durable commits ----
+
+    private void sqlComparisons(BenchRunner runner, boolean durable) throws Exception {
+        PostgresTestServer server = durable
+                ? PostgresTestServer.launch(Map.of("fsync", "on", "synchronous_commit", "on", "full_page_writes", "on"))
+                : PostgresTestServer.launch();
+        resources.push(server::stop);
+        String settings = durable ? "fsync=on, synchronous_commit=on (durable)" : "fsync=off, synchronous_commit=off"
+                + " (embedded default)";
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(server.dataSource());
+        config.setMaximumPoolSize(20);
+        HikariDataSource pool = new HikariDataSource(config);
+        resources.push(pool);
+        FencingMigrations.migrate(pool);
+        try (Connection setup = pool.getConnection(); Statement statement = setup.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS bench_accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL,"
+                    + " fencing_token BIGINT NOT NULL DEFAULT 0)");
+            statement.execute("INSERT INTO bench_accounts (id, balance) VALUES (1, 0) ON CONFLICT DO NOTHING");
+        }
+        if (selected(4)) {
+            PostgresAdvisoryLockProvider ours = PostgresAdvisoryLockProvider.create(pool);
+            resources.push(ours);
+            Connection bare = pool.getConnection();
+            resources.push(bare);
+            PreparedStatement lock = bare.prepareStatement("SELECT pg_advisory_lock(42)");
+            PreparedStatement unlock = bare.prepareStatement("SELECT pg_advisory_unlock(42)");
+            PreparedStatement token = bare.prepareStatement("INSERT INTO fencing_token_counter (resource, token)"
+                    + " VALUES ('bench-pair', 1) ON CONFLICT (resource) DO UPDATE SET token = fencing_token_counter.token + 1"
+                    + " RETURNING token");
+            LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
+            add(4, "Postgres advisory lock: acquire + token + release (" + settings + ")", runner.latency(List.of(
+                    new BenchRunner.Contender("bare pg_advisory_lock + pg_advisory_unlock (floor)", (w, i) -> {
+                        lock.executeQuery().close();
+                        unlock.executeQuery().close();
+                    }),
+                    new BenchRunner.Contender("pair + a separate counter statement", (w, i) -> {
+                        lock.executeQuery().close();
+                        token.executeQuery().close();
+                        unlock.executeQuery().close();
+                    }),
+                    new BenchRunner.Contender("fencing PostgresAdvisoryLockProvider tryAcquire + release", (w, i) ->
+                            ours.tryAcquire("bench", lease).orElseThrow().release()))), Map.of("postgres", settings));
+        }
+        if (selected(5)) {
+            Connection connection = pool.getConnection();
+            resources.push(connection);
+            PreparedStatement plainUpdate = connection.prepareStatement("UPDATE bench_accounts SET balance = ? WHERE id = 1");
+            FencedTable accounts = FencedTable.of("bench_accounts", "id");
+            AtomicLong tokens = new AtomicLong(1);
+            JdbcFence fence = JdbcFence.create(pool);
+            add(5, "JDBC: fenced UPDATE vs plain; fence-row transaction vs plain transaction (" + settings + ")",
+                    runner.latency(List.of(
+                            new BenchRunner.Contender("plain UPDATE (autocommit)", (w, i) -> {
+                                plainUpdate.setLong(1, i);
+                                plainUpdate.executeUpdate();
+                            }),
+                            new BenchRunner.Contender("plain UPDATE prepared per call, as a DAO does", (w, i) -> {
+                                try (PreparedStatement update = connection.prepareStatement(
+                                        "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                                    update.setLong(1, i);
+                                    update.executeUpdate();
+                                }
+                            }),
+                            new BenchRunner.Contender("FencedTable.update (autocommit)", (w, i) ->
+                                    accounts.update(connection, FencingToken.of("bench", tokens.incrementAndGet()),
+                                            Map.of("id", 1L), Map.of("balance", i))),
+                            new BenchRunner.Contender("plain transaction: BEGIN, UPDATE, COMMIT", (w, i) -> {
+                                try (Connection tx = pool.getConnection()) {
+                                    tx.setAutoCommit(false);
+                                    try (PreparedStatement update = tx.prepareStatement(
+                                            "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                                        update.setLong(1, i);
+                                        update.executeUpdate();
+                                    }
+                                    tx.commit();
+                                    tx.setAutoCommit(true);
+                                }
+                            }),
+                            new BenchRunner.Contender("JdbcFence transaction: fence row, UPDATE, COMMIT", (w, i) ->
+                                    fence.inTransaction(FencingToken.of("bench-fence", tokens.incrementAndGet()), tx -> {
+                                        try (PreparedStatement update = tx.prepareStatement(
+                                                "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                                            update.setLong(1, i);
+                                            return update.executeUpdate();
+                                        }
+                                    })))), Map.of("postgres", settings));
+        }
+    }
+
+    // ---- 6: DynamoDB and S3 ----
+
+    private void awsComparisons(BenchRunner runner) throws Exception {
+        DynamoDbTestServer dynalite = DynamoDbTestServer.launch();
+        resources.push(dynalite::stop);
+        DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(dynalite.endpoint()))
+                .region(Region.of(DynamoDbTestServer.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
+        resources.push(dynamo);
+        DynamoDbFencedStore.createTable(dynamo, "bench", "pk");
+        FencedDynamoDb fencedDynamo = FencedDynamoDb.create(dynamo);
+        AtomicLong tokens = new AtomicLong(1);
+        add(6, "DynamoDB (dynalite): fenced PutItem / UpdateItem vs plain", runner.latency(List.of(
+                new BenchRunner.Contender("plain PutItem", (w, i) -> dynamo.putItem(put("plain", i))),
+                new BenchRunner.Contender("FencedDynamoDb.putItem", (w, i) ->
+                        fencedDynamo.putItem(FencingToken.of("f", tokens.incrementAndGet()), put("fenced", i))),
+                new BenchRunner.Contender("plain UpdateItem", (w, i) -> dynamo.updateItem(update("plain-u", i))),
+                new BenchRunner.Contender("FencedDynamoDb.updateItem", (w, i) ->
+                        fencedDynamo.updateItem(FencingToken.of("f", tokens.incrementAndGet()), update("fenced-u", i))))),
+                Map.of("server", "dynalite 4.0 (Node.js), same machine"));
+
+        S3TestServer s3mock = S3TestServer.launch();
+        resources.push(s3mock::stop);
+        S3Client s3 = S3Client.builder().endpointOverride(URI.create(s3mock.endpoint())).forcePathStyle(true)
+                .region(Region.of(S3TestServer.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
+        resources.push(s3);
+        s3.createBucket(r -> r.bucket("bench"));
+        FencedS3 warm = FencedS3.create(s3);
+        FencedS3 cold = FencedS3.builder(s3).etagCacheSize(0).build();
+        add(6, "S3 (S3Mock): fenced PutObject, cold and warm ETag cache, vs plain", runner.latency(List.of(
+                new BenchRunner.Contender("plain PutObject", (w, i) ->
+                        s3.putObject(PutObjectRequest.builder().bucket("bench").key("plain").build(), body(i))),
+                new BenchRunner.Contender("FencedS3.putObject, cold cache (HEAD + PUT)", (w, i) ->
+                        cold.putObject(FencingToken.of("c", tokens.incrementAndGet()),
+                                PutObjectRequest.builder().bucket("bench").key("cold").build(), body(i))),
+                new BenchRunner.Contender("FencedS3.putObject, warm cache (PUT)", (w, i) ->
+                        warm.putObject(FencingToken.of("w", tokens.incrementAndGet()),
+                                PutObjectRequest.builder().bucket("bench").key("warm").build(), body(i))))),
+                Map.of("server", "S3Mock 5.2 (JVM child process), same machine"));
+    }
+
+    private static PutItemRequest put(String key, long i) {
+        return PutItemRequest.builder().tableName("bench").item(Map.of("pk", AttributeValue.fromS(key),
+                "n", AttributeValue.fromN(Long.toString(i)))).build();
+    }
+
+    private static UpdateItemRequest update(String key, long i) {
+        return UpdateItemRequest.builder().tableName("bench").key(Map.of("pk", AttributeValue.fromS(key)))
+                .updateExpression("SET n = :n").expressionAttributeValues(Map.of(":n", AttributeValue.fromN(Long.toString(i))))
+                .build();
+    }
+
+    private static RequestBody body(long i) {
+        return RequestBody.fromString("payload " + i);
+    }
+
+    // ---- 7: Redlock ----
+
+    private void redlockComparison(RedisTestServer redis, BenchRunner runner) throws Exception {
+        List<String> uris = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            uris.add(closeLater(RedisTestServer.launch()).uri());
+        }
+        RedlockProvider redlock = RedlockProvider.builder(uris).build();
+        resources.push(redlock);
+        RedisLockProvider single = RedisLockProvider.create(redis.uri());
+        resources.push(single);
+        LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
+        add(7, "Redlock (5 nodes) vs single instance: acquire + release", runner.latency(List.of(
+                new BenchRunner.Contender("RedisLockProvider (1 node)", (w, i) ->
+                        single.tryAcquire("single", lease).orElseThrow().release()),
+                new BenchRunner.Contender("RedlockProvider (5 nodes)", (w, i) ->
+                        redlock.tryAcquire("redlock", lease).orElseThrow().release()))), Map.of());
+    }
+
+    // ---- 8: keys left behind ----
+
+    private void leftoverKeys(int cycles) throws Exception {
+        RedisTestServer fresh = closeLater(RedisTestServer.launch());
+        int resourceCount = 10;
+        try (RedisLockProvider ours = RedisLockProvider.create(fresh.uri())) {
+            for (int i = 0; i < cycles; i++) {
+                ours.tryAcquire("leak-" + (i % resourceCount), LeaseOptions.ofDefaults()).orElseThrow().release();
+            }
+        }
+        long oursKeys = Long.parseLong(String.valueOf(fresh.command("DBSIZE")));
+        fresh.flushAll();
+        RedissonClient redisson = redisson(fresh.uri());
+        for (int i = 0; i < cycles; i++) {
+            RLock lock = redisson.getLock("leak-" + (i % resourceCount));
+            lock.lock(30, TimeUnit.SECONDS);
+            lock.unlock();
+        }
+        long redissonKeys = Long.parseLong(String.valueOf(fresh.command("DBSIZE")));
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("comparison", 8);
+        result.put("title", "Keys left behind after " + cycles + " acquire+release cycles on " + resourceCount + " resources");
+        result.put("rows", List.of(
+                Map.of("contender", "fencing RedisLockProvider", "keysLeft", oursKeys, "expected", resourceCount
+                        + " token counters (idle expiry 30 days)"),
+                Map.of("contender", "Redisson RLock (counted right after the run)", "keysLeft", redissonKeys)));
+        results.add(result);
+    }
+
+    // ---- reporting ----
+
+    private void add(int comparison, String title, List<BenchRunner.Row> rows, Map<String, Object> settings) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("comparison", comparison);
+        result.put("title", title);
+        result.putAll(settings);
+        result.put("rows", rows.stream().map(BenchRunner.Row::toMap).toList());
+        results.add(result);
+    }
+
+    private void report() {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("machine", Map.of(
+                "cores", Runtime.getRuntime().availableProcessors(),
+                "os", System.getProperty("os.name") + " " + System.getProperty("os.version"),
+                "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+                "maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)));
+        report.put("mode", quick ? "quick (harness check, not for quoting)" : "full");
+        report.put("servers", "all on this machine: redis-server 6.2 (embedded-redis), PostgreSQL 17 (zonky), dynalite 4.0,"
+                + " S3Mock 5.2");
+        report.put("results", results);
+        if (json) {
+            Json.print(out(), report);
+            return;
+        }
+        out().println("fencing bench (" + report.get("mode") + ") on " + report.get("machine"));
+        for (Map<String, Object> result : results) {
+            out().println();
+            out().println(result.get("comparison") + ". " + result.get("title"));
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> rows = (List<Map<String, Object>>) result.get("rows");
+            for (Map<String, Object> row : rows) {
+                StringBuilder line = new StringBuilder("   ");
+                row.forEach((key, value) -> line.append(key).append('=').append(value).append("  "));
+                out().println(line.toString().stripTrailing());
+            }
+            if (result.containsKey("oursAllocatedBytesPerCycle")) {
+                out().println("   fencing RedisLockProvider allocates " + result.get("oursAllocatedBytesPerCycle")
+                        + " bytes per acquire+release (steady state, one thread)");
+            }
+        }
+        out().flush();
+    }
+}
