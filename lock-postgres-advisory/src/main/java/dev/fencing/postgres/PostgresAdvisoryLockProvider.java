@@ -1,15 +1,13 @@
 package dev.fencing.postgres;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
-import dev.fencing.core.spi.LeaseWatchdog;
+import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.OwnerIds;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -64,7 +62,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     private final ExecutorService asyncExecutor;
 
     private PostgresAdvisoryLockProvider(Builder builder, ExecutorService asyncExecutor) {
-        super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
+        super(builder, asyncExecutor);
         this.dataSource = builder.dataSource;
         this.counterTable = builder.counterTable;
         this.trySessionLock = CounterSql.trySessionLock(counterTable);
@@ -210,12 +208,9 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     }
 
     /** Configures a {@link PostgresAdvisoryLockProvider}; every setting but the data source is optional. */
-    public static final class Builder {
+    public static final class Builder extends ProviderBuilder<Builder> {
         private final DataSource dataSource;
         private String counterTable = "fencing_token_counter";
-        private FencingListener listener = FencingListener.NONE;
-        private MonotonicClock clock = MonotonicClock.system();
-        private LeaseWatchdog watchdog = LeaseWatchdog.shared();
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -227,21 +222,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             return this;
         }
 
-        /** Lease events go here; default none. */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
-        /** The monotonic clock for lease validity; default {@link MonotonicClock#system()}. */
-        public Builder clock(MonotonicClock clock) {
-            this.clock = Checks.requireNonNull("clock", clock);
-            return this;
-        }
-
-        /** The watchdog that renews auto-renewing leases; default {@link LeaseWatchdog#shared()}. */
-        public Builder watchdog(LeaseWatchdog watchdog) {
-            this.watchdog = Checks.requireNonNull("watchdog", watchdog);
+        @Override
+        protected Builder self() {
             return this;
         }
 

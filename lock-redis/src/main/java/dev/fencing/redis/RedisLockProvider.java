@@ -1,15 +1,12 @@
 package dev.fencing.redis;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
-import dev.fencing.core.spi.LeaseWatchdog;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.redis.internal.LuaScript;
 import dev.fencing.redis.internal.RedisBackend;
@@ -79,7 +76,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final RedisBackend backend;
     private final RedisScriptingCommands<String, String> redis;
     private final String target;
-    private final String prefix;
+    private final RedisKeys keys;
     private final String releaseChannel;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
@@ -89,13 +86,13 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final AtomicLong releaseNotices = new AtomicLong();
 
     private RedisLockProvider(Builder builder, RedisBackend backend, ExecutorService asyncExecutor) {
-        super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
+        super(builder, asyncExecutor);
         this.asyncExecutor = asyncExecutor;
         this.backend = backend;
         this.redis = backend.scripting();
         this.target = builder.target;
-        this.prefix = builder.keyPrefix;
-        this.releaseChannel = prefix + "released";
+        this.keys = builder.keys();
+        this.releaseChannel = keys.releaseChannel();
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
@@ -165,12 +162,12 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     /** The Redis key holding the lock of {@code resource}. */
     public String lockKey(String resource) {
-        return prefix + "{" + resource + "}:lock";
+        return keys.lockKey(resource);
     }
 
     /** The Redis key holding the token counter of {@code resource}. */
     public String tokenKey(String resource) {
-        return prefix + "{" + resource + "}:token";
+        return keys.tokenKey(resource);
     }
 
     /** How many release notices (pub/sub messages) reached this provider: a measure of the wake-up mechanism. */
@@ -206,10 +203,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     @Override
     protected void checkResource(String resource) {
-        if (resource.indexOf('{') >= 0 || resource.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("resource must not contain '{' or '}' (they delimit the Redis Cluster"
-                    + " hash tag of its keys), got '" + resource + "'");
-        }
+        RedisKeys.checkResource(resource);
     }
 
     @Override
@@ -298,16 +292,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     /** Configures a {@link RedisLockProvider}; every setting is optional. */
-    public static final class Builder {
+    public static final class Builder extends RedisProviderBuilder<Builder> {
         private final Function<Duration, RedisBackend> connector;
         private final String target;
         private final boolean waitSupported;
-        private String keyPrefix = "fencing:";
-        private FencingListener listener = FencingListener.NONE;
-        private MonotonicClock clock = MonotonicClock.system();
-        private LeaseWatchdog watchdog = LeaseWatchdog.shared();
-        private boolean tokenSeeding = true;
-        private Duration tokenIdleExpiry = Duration.ofDays(30);
         private Duration commandTimeout = Duration.ofSeconds(5);
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
@@ -318,57 +306,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
             this.waitSupported = waitSupported;
         }
 
-        /** The prefix of every key and channel; default {@code fencing:}. Letters, digits and {@code :_-.} only. */
-        public Builder keyPrefix(String keyPrefix) {
-            if (keyPrefix == null || !keyPrefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
-                throw new IllegalArgumentException("keyPrefix must be up to 64 letters, digits or ':_-.', got '"
-                        + keyPrefix + "'");
-            }
-            this.keyPrefix = keyPrefix;
-            return this;
-        }
-
-        /** Lease events go here; default none. */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
-        /** The monotonic clock for lease validity; default {@link MonotonicClock#system()}. */
-        public Builder clock(MonotonicClock clock) {
-            this.clock = Checks.requireNonNull("clock", clock);
-            return this;
-        }
-
-        /** The watchdog that renews auto-renewing leases; default {@link LeaseWatchdog#shared()}. */
-        public Builder watchdog(LeaseWatchdog watchdog) {
-            this.watchdog = Checks.requireNonNull("watchdog", watchdog);
-            return this;
-        }
-
-        /**
-         * Whether a missing token counter restarts from the server's clock in microseconds
-         * (default, safe across data loss under the conditions in the class Javadoc) or from 1
-         * (only safe where Redis never loses the counter).
-         */
-        public Builder tokenSeeding(boolean tokenSeeding) {
-            this.tokenSeeding = tokenSeeding;
-            return this;
-        }
-
-        /**
-         * How long a resource's token counter survives without a grant or renewal, so counters of
-         * resources no longer used do not pile up; default 30 days, {@link Duration#ZERO} for
-         * never. At least 8 days (longer than the longest lease); needs seeding, which keeps
-         * tokens increasing after the counter expired.
-         */
-        public Builder tokenIdleExpiry(Duration tokenIdleExpiry) {
-            Checks.requireNonNull("tokenIdleExpiry", tokenIdleExpiry);
-            if (!tokenIdleExpiry.isZero() && tokenIdleExpiry.compareTo(Duration.ofDays(8)) < 0) {
-                throw new IllegalArgumentException("tokenIdleExpiry must be zero (never) or at least 8 days, got "
-                        + tokenIdleExpiry);
-            }
-            this.tokenIdleExpiry = tokenIdleExpiry;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -422,10 +361,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
          * @throws LockUnavailableException if Redis cannot be reached
          */
         public RedisLockProvider build() {
-            if (!tokenSeeding && !tokenIdleExpiry.isZero()) {
-                throw new IllegalArgumentException("tokenIdleExpiry needs tokenSeeding: without seeding an expired"
-                        + " counter would restart at 1 and tokens would go backwards; set tokenIdleExpiry(Duration.ZERO)");
-            }
+            checkTokenSettings();
             RedisBackend backend;
             try {
                 backend = connector.apply(commandTimeout);

@@ -1,15 +1,12 @@
 package dev.fencing.redis;
 
 import dev.fencing.core.Backoff;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
-import dev.fencing.core.spi.LeaseWatchdog;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.redis.internal.LuaScript;
 import io.lettuce.core.ClientOptions;
@@ -72,7 +69,7 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     private final List<Node> nodes;
     private final int quorum;
-    private final String prefix;
+    private final RedisKeys keys;
     private final String releaseChannel;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
@@ -82,11 +79,11 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final ExecutorService asyncExecutor;
 
     private RedlockProvider(Builder builder, List<Node> nodes, ExecutorService asyncExecutor) {
-        super(builder.clock, builder.listener, builder.watchdog, asyncExecutor);
+        super(builder, asyncExecutor);
         this.nodes = nodes;
         this.quorum = nodes.size() / 2 + 1;
-        this.prefix = builder.keyPrefix;
-        this.releaseChannel = prefix + "released";
+        this.keys = builder.keys();
+        this.releaseChannel = keys.releaseChannel();
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.nodeTimeout = builder.nodeTimeout;
@@ -112,12 +109,12 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     /** The lock key of {@code resource} on every node. */
     public String lockKey(String resource) {
-        return prefix + "{" + resource + "}:lock";
+        return keys.lockKey(resource);
     }
 
     /** The token counter key of {@code resource} on every node. */
     public String tokenKey(String resource) {
-        return prefix + "{" + resource + "}:token";
+        return keys.tokenKey(resource);
     }
 
     @Override
@@ -127,10 +124,7 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     @Override
     protected void checkResource(String resource) {
-        if (resource.indexOf('{') >= 0 || resource.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("resource must not contain '{' or '}' (they delimit the hash tag of its"
-                    + " keys), got '" + resource + "'");
-        }
+        RedisKeys.checkResource(resource);
     }
 
     @Override
@@ -291,14 +285,8 @@ public final class RedlockProvider extends AbstractLockProvider {
     }
 
     /** Configures a {@link RedlockProvider}; every setting but the nodes is optional. */
-    public static final class Builder {
+    public static final class Builder extends RedisProviderBuilder<Builder> {
         private final List<String> uris;
-        private String keyPrefix = "fencing:";
-        private FencingListener listener = FencingListener.NONE;
-        private MonotonicClock clock = MonotonicClock.system();
-        private LeaseWatchdog watchdog = LeaseWatchdog.shared();
-        private boolean tokenSeeding = true;
-        private Duration tokenIdleExpiry = Duration.ofDays(30);
         private Duration nodeTimeout = Duration.ofMillis(100);
         private double driftFactor = 0.01;
         private Backoff retryBackoff = Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(400));
@@ -307,48 +295,8 @@ public final class RedlockProvider extends AbstractLockProvider {
             this.uris = uris;
         }
 
-        /** The prefix of every key; default {@code fencing:}. Letters, digits and {@code :_-.} only. */
-        public Builder keyPrefix(String keyPrefix) {
-            if (keyPrefix == null || !keyPrefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
-                throw new IllegalArgumentException("keyPrefix must be up to 64 letters, digits or ':_-.', got '"
-                        + keyPrefix + "'");
-            }
-            this.keyPrefix = keyPrefix;
-            return this;
-        }
-
-        /** Lease events go here; default none. */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
-        /** The monotonic clock; default {@link MonotonicClock#system()}. */
-        public Builder clock(MonotonicClock clock) {
-            this.clock = Checks.requireNonNull("clock", clock);
-            return this;
-        }
-
-        /** The watchdog for auto-renewing leases; default {@link LeaseWatchdog#shared()}. */
-        public Builder watchdog(LeaseWatchdog watchdog) {
-            this.watchdog = Checks.requireNonNull("watchdog", watchdog);
-            return this;
-        }
-
-        /** Whether an empty node counter restarts from the node's clock in microseconds (default) or from 1. */
-        public Builder tokenSeeding(boolean tokenSeeding) {
-            this.tokenSeeding = tokenSeeding;
-            return this;
-        }
-
-        /** How long an unused counter survives; default 30 days, zero for never; at least 8 days; needs seeding. */
-        public Builder tokenIdleExpiry(Duration tokenIdleExpiry) {
-            Checks.requireNonNull("tokenIdleExpiry", tokenIdleExpiry);
-            if (!tokenIdleExpiry.isZero() && tokenIdleExpiry.compareTo(Duration.ofDays(8)) < 0) {
-                throw new IllegalArgumentException("tokenIdleExpiry must be zero (never) or at least 8 days, got "
-                        + tokenIdleExpiry);
-            }
-            this.tokenIdleExpiry = tokenIdleExpiry;
+        @Override
+        protected Builder self() {
             return this;
         }
 
@@ -382,9 +330,7 @@ public final class RedlockProvider extends AbstractLockProvider {
          * @throws LockUnavailableException if fewer than a majority of the nodes can be reached
          */
         public RedlockProvider build() {
-            if (!tokenSeeding && !tokenIdleExpiry.isZero()) {
-                throw new IllegalArgumentException("tokenIdleExpiry needs tokenSeeding; set tokenIdleExpiry(Duration.ZERO)");
-            }
+            checkTokenSettings();
             List<Node> nodes = new ArrayList<>();
             for (String uri : uris) {
                 RedisClient client = RedisClient.create();

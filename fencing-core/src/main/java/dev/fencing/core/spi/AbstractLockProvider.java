@@ -36,6 +36,14 @@ public abstract class AbstractLockProvider implements LockProvider {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
+     * @param settings the listener, clock and watchdog of the provider's builder
+     * @param asyncExecutor runs the waits of {@link #acquireAsync}
+     */
+    protected AbstractLockProvider(ProviderBuilder<?> settings, Executor asyncExecutor) {
+        this(settings.clock, settings.listener, settings.watchdog, asyncExecutor);
+    }
+
+    /**
      * @param clock the monotonic clock for lease validity and wait deadlines
      * @param listener events go here; {@code null} for none
      * @param watchdog renews leases acquired with {@code autoRenew}

@@ -1,0 +1,68 @@
+package dev.fencing.redis;
+
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.ProviderBuilder;
+import java.time.Duration;
+
+/**
+ * The settings the Redis providers share: key prefix and token counters.
+ *
+ * @param <B> the concrete builder
+ */
+public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> extends ProviderBuilder<B> {
+
+    String keyPrefix = "fencing:";
+    boolean tokenSeeding = true;
+    Duration tokenIdleExpiry = Duration.ofDays(30);
+
+    RedisProviderBuilder() {}
+
+    /** The prefix of every key and channel; default {@code fencing:}. Letters, digits and {@code :_-.} only. */
+    public B keyPrefix(String keyPrefix) {
+        if (keyPrefix == null || !keyPrefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
+            throw new IllegalArgumentException("keyPrefix must be up to 64 letters, digits or ':_-.', got '"
+                    + keyPrefix + "'");
+        }
+        this.keyPrefix = keyPrefix;
+        return self();
+    }
+
+    /**
+     * Whether a missing token counter restarts from the server's clock in microseconds (default,
+     * safe across data loss under the conditions in the provider's Javadoc) or from 1 (only safe
+     * where Redis never loses the counter).
+     */
+    public B tokenSeeding(boolean tokenSeeding) {
+        this.tokenSeeding = tokenSeeding;
+        return self();
+    }
+
+    /**
+     * How long a resource's token counter survives without a grant or renewal, so counters of
+     * resources no longer used do not pile up; default 30 days, {@link Duration#ZERO} for never.
+     * At least 8 days (longer than the longest lease); needs seeding, which keeps tokens
+     * increasing after the counter expired.
+     */
+    public B tokenIdleExpiry(Duration tokenIdleExpiry) {
+        Checks.requireNonNull("tokenIdleExpiry", tokenIdleExpiry);
+        if (!tokenIdleExpiry.isZero() && tokenIdleExpiry.compareTo(Duration.ofDays(8)) < 0) {
+            throw new IllegalArgumentException("tokenIdleExpiry must be zero (never) or at least 8 days, got "
+                    + tokenIdleExpiry);
+        }
+        this.tokenIdleExpiry = tokenIdleExpiry;
+        return self();
+    }
+
+    /** Refuses contradicting token settings; call first in {@code build()}. */
+    void checkTokenSettings() {
+        if (!tokenSeeding && !tokenIdleExpiry.isZero()) {
+            throw new IllegalArgumentException("tokenIdleExpiry needs tokenSeeding: without seeding an expired"
+                    + " counter would restart at 1 and tokens would go backwards; set tokenIdleExpiry(Duration.ZERO)");
+        }
+    }
+
+    /** The key layout these settings give. */
+    RedisKeys keys() {
+        return new RedisKeys(keyPrefix);
+    }
+}
