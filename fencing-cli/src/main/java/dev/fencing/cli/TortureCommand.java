@@ -1,12 +1,9 @@
 package dev.fencing.cli;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingException;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.Policy;
-import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -160,36 +157,18 @@ final class TortureCommand extends FencingCommand {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (System.nanoTime() < deadline) {
             String key = keys.get(random.nextInt(keys.size()));
-            Lease lease;
-            try {
-                lease = backend.locks().acquire(key, options);
-            } catch (LockUnavailableException e) {
-                outcomes.failed(e);
-                try {
-                    Thread.sleep(WorkerCommand.UNREACHABLE_PAUSE_MILLIS); // the server may be down: do not spin
-                } catch (InterruptedException interrupted) {
-                    return;
-                }
-                continue;
-            } catch (InterruptedException e) {
-                return;
+            Duration pause = Duration.ZERO;
+            if (random.nextDouble() < pauseProbability) {
+                pauses.incrementAndGet();
+                pause = ttl.multipliedBy(3).dividedBy(2); // the simulated GC pause: the lease expires meanwhile
             }
             try {
-                if (random.nextDouble() < pauseProbability) {
-                    pauses.incrementAndGet();
-                    Thread.sleep(ttl.toMillis() * 3 / 2); // the simulated GC pause: the lease expires meanwhile
+                StoredValue written = FencedIncrement.run(backend.locks(), store, key, options, pause, outcomes, token -> { });
+                if (written != null) {
+                    acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), written.token()});
                 }
-                StoredValue written = store.update(key, lease.token(), Counter::increment);
-                acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), lease.token().value()});
-                outcomes.accepted(lease.token().value());
-            } catch (StaleTokenException e) {
-                outcomes.rejected(e);
-            } catch (FencingException e) {
-                outcomes.failed(e);
             } catch (InterruptedException e) {
                 return;
-            } finally {
-                WorkerCommand.release(lease, outcomes);
             }
         }
     }

@@ -1,13 +1,9 @@
 package dev.fencing.cli;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingException;
 import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.Policy;
-import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -26,9 +22,6 @@ import picocli.CommandLine.Option;
         description = {"Fenced increments of a stored counter: acquire, update with the token, release; K times.",
                 "Run several on one resource (in several processes) and add up their 'accepted' counts."})
 final class WorkerCommand extends FencingCommand {
-
-    /** How long a worker waits after a failed acquire before the next one, so an outage is not a busy loop. */
-    static final long UNREACHABLE_PAUSE_MILLIS = 50;
 
     @Mixin
     LockStoreOptions kinds;
@@ -64,40 +57,24 @@ final class WorkerCommand extends FencingCommand {
         try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
             FencedStore store = backend.store(Policy.MONOTONIC);
             Outcomes outcomes = new Outcomes();
-            long lastGranted = 0;
+            long[] lastGranted = {0};
             long lastWritten = Long.MIN_VALUE;
             for (int i = 0; i < increments; i++) {
-                Lease lease;
-                try {
-                    lease = backend.locks().acquire(resource, options);
-                } catch (LockUnavailableException e) {
-                    outcomes.failed(e);
-                    Thread.sleep(UNREACHABLE_PAUSE_MILLIS); // the server may be down: do not spin
-                    continue;
-                }
-                long token = lease.token().value();
-                if (token <= lastGranted) {
-                    outcomes.violation("token " + token + " granted after token " + lastGranted + " on '" + resource + "'");
-                }
-                lastGranted = token;
-                try {
-                    if (!hold.isZero()) {
-                        Thread.sleep(hold.toMillis());
-                    }
-                    StoredValue written = store.update(resource, lease.token(), Counter::increment);
+                StoredValue written = FencedIncrement.run(backend.locks(), store, resource, options, hold, outcomes,
+                        token -> {
+                            if (token <= lastGranted[0]) {
+                                outcomes.violation("token " + token + " granted after token " + lastGranted[0] + " on '"
+                                        + resource + "'");
+                            }
+                            lastGranted[0] = token;
+                        });
+                if (written != null) {
                     long value = Long.parseLong(written.value());
                     if (value <= lastWritten) {
                         outcomes.violation("the counter went from " + lastWritten + " to " + value + " between two of"
                                 + " this worker's accepted increments");
                     }
                     lastWritten = value;
-                    outcomes.accepted(token);
-                } catch (StaleTokenException e) {
-                    outcomes.rejected(e);
-                } catch (FencingException e) {
-                    outcomes.failed(e);
-                } finally {
-                    release(lease, outcomes);
                 }
             }
             report(outcomes, store.read(resource).map(StoredValue::value).orElse("absent"));
@@ -113,15 +90,6 @@ final class WorkerCommand extends FencingCommand {
         }
     }
 
-    static void release(Lease lease, Outcomes outcomes) {
-        try {
-            lease.release();
-        } catch (LeaseLostException e) {
-            outcomes.leaseLost();
-        } catch (LockUnavailableException e) {
-            outcomes.failed(e);
-        }
-    }
 
     private void report(Outcomes outcomes, String counter) {
         PrintWriter out = out();

@@ -11,7 +11,6 @@ import dev.fencing.core.spi.LeaseWatchdog;
 import dev.fencing.core.spi.OwnerIds;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
 
 /**
@@ -24,14 +23,11 @@ import java.util.function.Consumer;
 public final class InMemoryLockProvider extends AbstractLockProvider {
 
     private final InMemoryLockServer server;
-    private final ExecutorService asyncExecutor;
     private final Consumer<String> wakeWaiters = resource -> releaseSignals().signal(resource);
 
-    private InMemoryLockProvider(InMemoryLockServer server, MonotonicClock clock, FencingListener listener,
-            ExecutorService asyncExecutor) {
-        super(clock, listener, LeaseWatchdog.shared(), asyncExecutor);
+    private InMemoryLockProvider(InMemoryLockServer server, MonotonicClock clock, FencingListener listener) {
+        super(clock, listener, LeaseWatchdog.shared(), "fencing-inmemory-async");
         this.server = server;
-        this.asyncExecutor = asyncExecutor;
         server.onRelease(wakeWaiters);
     }
 
@@ -44,7 +40,7 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
     public static InMemoryLockProvider connect(InMemoryLockServer server, MonotonicClock clock, FencingListener listener) {
         Checks.requireNonNull("server", server);
         Checks.requireNonNull("clock", clock);
-        return new InMemoryLockProvider(server, clock, listener, newAsyncExecutor("fencing-inmemory-async"));
+        return new InMemoryLockProvider(server, clock, listener);
     }
 
     @Override
@@ -60,7 +56,6 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
     @Override
     protected void doClose() {
         server.removeReleaseListener(wakeWaiters);
-        asyncExecutor.shutdownNow();
     }
 
     private final class InMemoryLease extends AbstractLease {

@@ -16,7 +16,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutorService;
 import javax.sql.DataSource;
 
 /**
@@ -59,14 +58,12 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     private final DataSource dataSource;
     private final String counterTable;
     private final String trySessionLock;
-    private final ExecutorService asyncExecutor;
 
-    private PostgresAdvisoryLockProvider(Builder builder, ExecutorService asyncExecutor) {
-        super(builder, asyncExecutor);
+    private PostgresAdvisoryLockProvider(Builder builder) {
+        super(builder, "fencing-postgres-async");
         this.dataSource = builder.dataSource;
         this.counterTable = builder.counterTable;
         this.trySessionLock = CounterSql.trySessionLock(counterTable);
-        this.asyncExecutor = asyncExecutor;
     }
 
     /** A builder over {@code dataSource}. */
@@ -159,7 +156,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        asyncExecutor.shutdownNow();
+        // nothing of its own: each lease returns its connection to the caller's pool
     }
 
     /** A session lock: the lease owns its connection until release. */
@@ -252,7 +249,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             } catch (SQLException e) {
                 throw LockUnavailableException.unreachable("*", "cannot reach PostgreSQL: " + e.getMessage(), e);
             }
-            return new PostgresAdvisoryLockProvider(this, newAsyncExecutor("fencing-postgres-async"));
+            return new PostgresAdvisoryLockProvider(this);
         }
     }
 }

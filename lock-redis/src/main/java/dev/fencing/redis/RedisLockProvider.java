@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -82,12 +81,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
-    private final ExecutorService asyncExecutor;
     private final AtomicLong releaseNotices = new AtomicLong();
 
-    private RedisLockProvider(Builder builder, RedisBackend backend, ExecutorService asyncExecutor) {
-        super(builder, asyncExecutor);
-        this.asyncExecutor = asyncExecutor;
+    private RedisLockProvider(Builder builder, RedisBackend backend) {
+        super(builder, "fencing-redis-async");
         this.backend = backend;
         this.redis = backend.scripting();
         this.target = builder.target;
@@ -249,11 +246,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        try {
-            backend.close();
-        } finally {
-            asyncExecutor.shutdownNow();
-        }
+        backend.close();
     }
 
     private final class RedisLease extends AbstractLease {
@@ -369,7 +362,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 throw LockUnavailableException.unreachable("*", "cannot connect to Redis at " + target + ": "
                         + e.getMessage(), e);
             }
-            return new RedisLockProvider(this, backend, newAsyncExecutor("fencing-redis-async"));
+            return new RedisLockProvider(this, backend);
         }
     }
 }

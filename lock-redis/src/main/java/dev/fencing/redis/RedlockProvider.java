@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -76,10 +75,9 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final Duration nodeTimeout;
     private final double driftFactor;
     private final Backoff retryBackoff;
-    private final ExecutorService asyncExecutor;
 
-    private RedlockProvider(Builder builder, List<Node> nodes, ExecutorService asyncExecutor) {
-        super(builder, asyncExecutor);
+    private RedlockProvider(Builder builder, List<Node> nodes) {
+        super(builder, "fencing-redlock-async");
         this.nodes = nodes;
         this.quorum = nodes.size() / 2 + 1;
         this.keys = builder.keys();
@@ -89,7 +87,6 @@ public final class RedlockProvider extends AbstractLockProvider {
         this.nodeTimeout = builder.nodeTimeout;
         this.driftFactor = builder.driftFactor;
         this.retryBackoff = builder.retryBackoff;
-        this.asyncExecutor = asyncExecutor;
     }
 
     /** A builder over the independent masters at {@code uris} ({@code redis://host:port}; an odd number, 3 to 15). */
@@ -208,11 +205,7 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        try {
-            nodes.forEach(Node::close);
-        } finally {
-            asyncExecutor.shutdownNow();
-        }
+        nodes.forEach(Node::close);
     }
 
     private final class RedlockLease extends AbstractLease {
@@ -353,7 +346,7 @@ public final class RedlockProvider extends AbstractLockProvider {
                 throw LockUnavailableException.unreachable("*", "only " + reachable + " of " + uris.size()
                         + " Redis nodes answered; Redlock needs a majority", null);
             }
-            return new RedlockProvider(this, List.copyOf(nodes), newAsyncExecutor("fencing-redlock-async"));
+            return new RedlockProvider(this, List.copyOf(nodes));
         }
     }
 }

@@ -12,7 +12,6 @@ import dev.fencing.core.internal.SafeListener;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,30 +30,31 @@ public abstract class AbstractLockProvider implements LockProvider {
     private final MonotonicClock clock;
     private final FencingListener listener;
     private final LeaseWatchdog watchdog;
-    private final Executor asyncExecutor;
+    private final ExecutorService asyncExecutor;
     private final ReleaseSignals releaseSignals = new ReleaseSignals();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param settings the listener, clock and watchdog of the provider's builder
-     * @param asyncExecutor runs the waits of {@link #acquireAsync}
+     * @param asyncThreadName the name of the daemon threads that run the waits of {@link #acquireAsync}
      */
-    protected AbstractLockProvider(ProviderBuilder<?> settings, Executor asyncExecutor) {
-        this(settings.clock, settings.listener, settings.watchdog, asyncExecutor);
+    protected AbstractLockProvider(ProviderBuilder<?> settings, String asyncThreadName) {
+        this(settings.clock, settings.listener, settings.watchdog, asyncThreadName);
     }
 
     /**
      * @param clock the monotonic clock for lease validity and wait deadlines
      * @param listener events go here; {@code null} for none
      * @param watchdog renews leases acquired with {@code autoRenew}
-     * @param asyncExecutor runs the waits of {@link #acquireAsync}
+     * @param asyncThreadName the name of the daemon threads that run the waits of {@link #acquireAsync};
+     *     the provider owns that pool and shuts it down on {@link #close()}
      */
     protected AbstractLockProvider(MonotonicClock clock, FencingListener listener, LeaseWatchdog watchdog,
-            Executor asyncExecutor) {
+            String asyncThreadName) {
         this.clock = Checks.requireNonNull("clock", clock);
         this.listener = SafeListener.of(listener);
         this.watchdog = Checks.requireNonNull("watchdog", watchdog);
-        this.asyncExecutor = Checks.requireNonNull("asyncExecutor", asyncExecutor);
+        this.asyncExecutor = newAsyncExecutor(Checks.requireName("asyncThreadName", asyncThreadName));
     }
 
     /**
@@ -156,16 +156,20 @@ public abstract class AbstractLockProvider implements LockProvider {
      */
     protected void checkResource(String resource) {}
 
-    /** Marks the provider closed, then calls {@link #doClose()} once. */
+    /** Marks the provider closed, calls {@link #doClose()} once, then stops the async wait threads. */
     @Override
     public final void close() {
         if (!closed.compareAndSet(false, true)) {
             throw new IllegalStateException(getClass().getSimpleName() + " is already closed");
         }
-        doClose();
+        try {
+            doClose();
+        } finally {
+            asyncExecutor.shutdownNow();
+        }
     }
 
-    /** Frees the provider's connections and threads. */
+    /** Frees the provider's connections and threads (the async wait threads are the base class's). */
     protected abstract void doClose();
 
     /** Whether {@link #close()} was called. */
@@ -173,11 +177,7 @@ public abstract class AbstractLockProvider implements LockProvider {
         return closed.get();
     }
 
-    /**
-     * A cached pool of daemon threads named {@code threadName}, for {@link #acquireAsync} waits;
-     * the provider shuts it down in {@link #doClose()}.
-     */
-    protected static ExecutorService newAsyncExecutor(String threadName) {
+    private static ExecutorService newAsyncExecutor(String threadName) {
         return Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
