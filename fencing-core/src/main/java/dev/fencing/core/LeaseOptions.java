@@ -70,6 +70,11 @@ public record LeaseOptions(Duration ttl, Duration waitTimeout, boolean autoRenew
         return new LeaseOptions(ttl, waitTimeout, autoRenew, backoff);
     }
 
+    /** A copy with another backoff between the attempts of a waiting acquire. */
+    public LeaseOptions withBackoff(Backoff backoff) {
+        return new LeaseOptions(ttl, waitTimeout, autoRenew, backoff);
+    }
+
     /** Builds {@link LeaseOptions}; every setter is optional. */
     public static final class Builder {
         private Duration ttl;

@@ -3,7 +3,7 @@ package dev.fencing.redis;
 /**
  * The key layout of the Redis providers: {@code <prefix>{resource}:lock} and
  * {@code <prefix>{resource}:token}, one hash tag so both live in one Cluster slot, and the
- * release channel {@code <prefix>released}.
+ * release channel {@code <prefix>{resource}:released}.
  */
 record RedisKeys(String prefix) {
 
@@ -15,8 +15,8 @@ record RedisKeys(String prefix) {
         return prefix + "{" + resource + "}:token";
     }
 
-    String releaseChannel() {
-        return prefix + "released";
+    String releaseChannel(String resource) {
+        return prefix + "{" + resource + "}:released";
     }
 
     /** Refuses a resource whose braces would break the hash tag. */

@@ -8,9 +8,12 @@ import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.redis.internal.LuaScript;
 import dev.fencing.redis.internal.RedisBackend;
+import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
@@ -37,9 +40,10 @@ import java.util.stream.Collectors;
  *       tag keeps both in one Redis Cluster slot. The token key has no TTL of its own beyond the
  *       optional idle expiry.
  *   <li>Renew and release are owner-checked scripts (compare the stored owner id, then
- *       {@code PEXPIRE} / {@code DEL}); a release also {@code PUBLISH}es the resource on
- *       {@code <prefix>released}, which wakes this JVM's waiters at once. A waiter that misses
- *       the message retries after a jittered backoff.
+ *       {@code PEXPIRE} / {@code DEL}); a release also {@code PUBLISH}es on the resource's
+ *       channel {@code <prefix>{resource}:released}. A process subscribes to that channel only
+ *       while one of its threads waits for the resource, so an uncontended lock sends no
+ *       notices to anyone; a waiter that misses one retries after a jittered backoff.
  *   <li>Scripts run by {@code EVALSHA}, falling back to {@code EVAL} on {@code NOSCRIPT}.
  * </ol>
  *
@@ -76,7 +80,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final RedisScriptingCommands<String, String> redis;
     private final String target;
     private final RedisKeys keys;
-    private final String releaseChannel;
+    private final ReleaseSubscriptions subscriptions;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
@@ -89,11 +93,11 @@ public final class RedisLockProvider extends AbstractLockProvider {
         this.redis = backend.scripting();
         this.target = builder.target;
         this.keys = builder.keys();
-        this.releaseChannel = keys.releaseChannel();
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
         this.waitTimeout = builder.waitTimeout;
+        this.subscriptions = new ReleaseSubscriptions(backend.pubSub(), builder.commandTimeout);
         backend.pubSub().addListener(new RedisPubSubAdapter<>() {
             @Override
             public void message(String channel, String resource) {
@@ -101,7 +105,6 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 releaseSignals().signal(resource);
             }
         });
-        backend.pubSub().sync().subscribe(releaseChannel);
     }
 
     /**
@@ -172,9 +175,12 @@ public final class RedisLockProvider extends AbstractLockProvider {
         return releaseNotices.get();
     }
 
-    /** How many threads of this provider are waiting to acquire {@code resource} now (a diagnostic). */
+    /**
+     * How many threads of this provider wait for {@code resource} now, subscribed to its release
+     * notices (a diagnostic).
+     */
     public int waitersFor(String resource) {
-        return releaseSignals().waiters(resource);
+        return subscriptions.watchers(keys.releaseChannel(resource));
     }
 
     /** How many release notices found a waiting thread in this provider and woke it. */
@@ -203,6 +209,12 @@ public final class RedisLockProvider extends AbstractLockProvider {
         RedisKeys.checkResource(resource);
     }
 
+    /** Subscribes to the resource's release channel while this process has a thread waiting for it. */
+    @Override
+    protected ReleaseWatch watchReleases(String resource) {
+        return subscriptions.watch(keys.releaseChannel(resource));
+    }
+
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         String ownerId = OwnerIds.random();
@@ -210,6 +222,12 @@ public final class RedisLockProvider extends AbstractLockProvider {
         try {
             token = ACQUIRE.run(redis, new String[] {lockKey(resource), tokenKey(resource)},
                     ownerId, Long.toString(options.ttl().toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis);
+        } catch (RedisCommandInterruptedException e) {
+            // the script may have run: give back a lock we may hold, without waiting for the answer
+            Thread.currentThread().interrupt();
+            RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
+                    keys.releaseChannel(resource), resource);
+            return Optional.empty();
         } catch (RedisException e) {
             throw unreachable(resource, "the acquire script", e);
         }
@@ -267,8 +285,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRelease() {
             try {
-                return RELEASE.run(redis, new String[] {lockKey(resource())}, ownerId(), releaseChannel,
-                        resource()) == 1;
+                return RELEASE.run(redis, new String[] {lockKey(resource())}, ownerId(),
+                        keys.releaseChannel(resource()), resource()) == 1;
             } catch (RedisException e) {
                 throw unreachable(resource(), "the release script", e);
             }

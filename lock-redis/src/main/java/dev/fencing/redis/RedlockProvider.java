@@ -69,7 +69,6 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final List<Node> nodes;
     private final int quorum;
     private final RedisKeys keys;
-    private final String releaseChannel;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
     private final Duration nodeTimeout;
@@ -81,7 +80,6 @@ public final class RedlockProvider extends AbstractLockProvider {
         this.nodes = nodes;
         this.quorum = nodes.size() / 2 + 1;
         this.keys = builder.keys();
-        this.releaseChannel = keys.releaseChannel();
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.nodeTimeout = builder.nodeTimeout;
@@ -198,7 +196,7 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     private long releaseEverywhere(String resource, String ownerId) {
         List<Long> released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
-                new String[] {lockKey(resource)}, ownerId, releaseChannel, resource));
+                new String[] {lockKey(resource)}, ownerId, keys.releaseChannel(resource), resource));
         releaseSignals().signal(resource);
         return released.stream().filter(r -> r != null && r == 1).count();
     }

@@ -1,5 +1,6 @@
--- KEYS[1] lock key; ARGV[1] owner id, ARGV[2] release channel, ARGV[3] resource
--- Deletes the lock only if the owner holds it, and announces the release to waiters.
+-- KEYS[1] lock key; ARGV[1] owner id, ARGV[2] the resource's release channel, ARGV[3] resource
+-- Deletes the lock only if the owner holds it, and announces the release to waiters (PUBLISH to a
+-- channel nobody subscribes to costs next to nothing: processes subscribe only while they wait).
 -- Returns 1 if released, 0 if another owner (or nobody) held it.
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then
   return 0

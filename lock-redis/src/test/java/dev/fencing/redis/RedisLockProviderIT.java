@@ -111,6 +111,78 @@ class RedisLockProviderIT extends LockProviderContract {
 
 
     @Test
+    void uncontendedCyclesSendNoReleaseNoticeToAnyone() {
+        String resource = resource("r");
+        try (RedisLockProvider otherProcess = RedisLockProvider.builder(redis.uri()).build()) {
+            for (int i = 0; i < 20; i++) {
+                provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow().release();
+            }
+            assertThat(redis.command("PUBSUB", "NUMSUB", "fencing:{" + resource + "}:released"))
+                    .isEqualTo(List.of("fencing:{" + resource + "}:released", "0"));
+            assertThat(redisProvider().releaseNotices()).isZero();
+            assertThat(otherProcess.releaseNotices()).isZero();
+        }
+    }
+
+    @Test
+    void aWaiterSubscribesToItsResourceOnlyWhileItWaits() throws Exception {
+        String resource = resource("r");
+        String channel = "fencing:{" + resource + "}:released";
+        LeaseOptions waiting = LeaseOptions.builder().ttl(Duration.ofSeconds(30)).waitTimeout(Duration.ofSeconds(60))
+                .backoff(dev.fencing.core.Backoff.fixed(Duration.ofSeconds(50))).build();
+        Lease first = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (RedisLockProvider otherProcess = RedisLockProvider.builder(redis.uri()).build()) {
+            Future<Long> next = pool.submit(() -> {
+                try (Lease lease = otherProcess.acquire(resource, waiting)) {
+                    return lease.token().value();
+                }
+            });
+            await().atMost(Duration.ofSeconds(10)).until(() -> otherProcess.waitersFor(resource) == 1);
+            assertThat(redis.command("PUBSUB", "NUMSUB", channel)).isEqualTo(List.of(channel, "1"));
+
+            first.release(); // the notice, not the 50 s backoff, hands it over
+            assertThat(next.get(20, TimeUnit.SECONDS)).isEqualTo(first.token().value() + 1);
+            assertThat(otherProcess.wakeUps()).isEqualTo(1);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> redis.command("PUBSUB", "NUMSUB", channel).equals(List.of(channel, "0")));
+            assertThat(otherProcess.waitersFor(resource)).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void anInterruptAtAnyMomentOfAWaitEndsItWithInterruptedException() throws Exception {
+        String resource = resource("r");
+        LeaseOptions waiting = LeaseOptions.builder().ttl(Duration.ofSeconds(30)).waitTimeout(Duration.ofSeconds(60))
+                .backoff(dev.fencing.core.Backoff.fixed(Duration.ofMillis(1))).build();
+        java.util.Random random = new java.util.Random(7);
+        try (Lease held = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow()) {
+            for (int round = 0; round < 30; round++) {
+                java.util.concurrent.atomic.AtomicReference<Throwable> outcome =
+                        new java.util.concurrent.atomic.AtomicReference<>();
+                Thread waiter = new Thread(() -> {
+                    try {
+                        provider.acquire(resource, waiting).close();
+                        outcome.set(new AssertionError("acquire returned a lease"));
+                    } catch (Throwable t) {
+                        outcome.set(t);
+                    }
+                });
+                waiter.start();
+                // interrupt it somewhere: in a script's round trip, the subscription, or the sleep
+                java.util.concurrent.locks.LockSupport.parkNanos(random.nextInt(3_000_000));
+                waiter.interrupt();
+                waiter.join(TimeUnit.SECONDS.toMillis(10));
+                assertThat(outcome.get()).as("round " + round).isInstanceOf(InterruptedException.class);
+            }
+            assertThat(redis.command("GET", redisProvider().lockKey(resource))).isEqualTo(held.ownerId());
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> redisProvider().waitersFor(resource) == 0);
+    }
+
+    @Test
     void inspectShowsTheHolderItsRemainingTtlAndTheLastToken() {
         String resource = resource("r");
         assertThat(provider.inspect(resource)).hasValueSatisfying(state -> {

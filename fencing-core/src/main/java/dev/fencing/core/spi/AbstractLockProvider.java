@@ -62,9 +62,28 @@ public abstract class AbstractLockProvider implements LockProvider {
      * owner id, returning the lease with its token, or empty if another owner holds it. The
      * arguments are already validated.
      *
+     * <p>If the calling thread is interrupted while the attempt waits for its server, give back
+     * whatever the attempt may have taken, keep the thread's interrupt status set and return
+     * empty: the wait loop then throws {@link InterruptedException}.
+     *
      * @param requestedAtNanos the clock reading to count the lease's validity from
      */
     protected abstract Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos);
+
+    /**
+     * Starts delivering release notices of {@code resource} to {@link #releaseSignals()}, for an
+     * acquire that found the lock held and is about to wait; the wait loop closes the returned
+     * watch when it stops waiting. For a provider whose notices cost something per interested
+     * process (a Redis subscription), so that nobody pays for them while nobody waits.
+     *
+     * <p>Return only once notices flow, or after giving up on them: the loop attempts once more
+     * right after this call and then relies on the notices, with the backoff as its safety net.
+     * Must not throw; on failure return {@link ReleaseWatch#NONE} and let the backoff do the
+     * work. By default returns {@link ReleaseWatch#NONE}.
+     */
+    protected ReleaseWatch watchReleases(String resource) {
+        return ReleaseWatch.NONE;
+    }
 
     /**
      * The backoff between the attempts of a waiting acquire: {@link LeaseOptions#backoff()} unless
@@ -109,11 +128,10 @@ public abstract class AbstractLockProvider implements LockProvider {
     private Lease waitFor(String resource, LeaseOptions options, BooleanSupplier abandoned)
             throws InterruptedException {
         long deadline = clock.nanoTime() + options.waitTimeout().toNanos();
+        ReleaseWatch watch = null;
         try (ReleaseSignals.Registration registration = releaseSignals.register(resource)) {
-            for (int attempt = 0; ; attempt++) {
-                if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while waiting for lock '" + resource + "'");
-                }
+            for (int waits = 0; ; ) {
+                throwIfInterrupted(resource);
                 if (abandoned.getAsBoolean()) {
                     throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
                 }
@@ -121,14 +139,41 @@ public abstract class AbstractLockProvider implements LockProvider {
                 if (lease.isPresent()) {
                     return lease.get();
                 }
+                if (watch == null) {
+                    watch = watchReleases(resource);
+                    if (watch != ReleaseWatch.NONE) {
+                        // notices flow from here on, but a release between the failed attempt
+                        // and now was not seen: attempt once more before sleeping
+                        continue;
+                    }
+                }
                 long left = deadline - clock.nanoTime();
                 if (left <= 0) {
                     throw LockUnavailableException.timedOut(resource, options.waitTimeout());
                 }
-                long delay = Math.min(left, backoffFor(options).delay(attempt).toNanos());
-                registration.await(delay);
+                long delay = Math.min(left, backoffFor(options).delay(waits++).toNanos());
+                throwIfInterrupted(resource);
+                try {
+                    registration.await(delay);
+                } catch (InterruptedException e) {
+                    throw interruptedWaiting(resource);
+                }
+            }
+        } finally {
+            if (watch != null) {
+                watch.close();
             }
         }
+    }
+
+    private static void throwIfInterrupted(String resource) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw interruptedWaiting(resource);
+        }
+    }
+
+    private static InterruptedException interruptedWaiting(String resource) {
+        return new InterruptedException("interrupted while waiting for lock '" + resource + "'");
     }
 
     private Optional<Lease> granted(Optional<AbstractLease> attempt, LeaseOptions options) {

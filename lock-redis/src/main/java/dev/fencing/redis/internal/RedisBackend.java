@@ -5,6 +5,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -94,6 +95,9 @@ public abstract class RedisBackend implements AutoCloseable {
     /** Script commands on the shared connection. */
     public abstract RedisScriptingCommands<String, String> scripting();
 
+    /** Script commands on the shared connection that do not wait for the reply. */
+    public abstract RedisScriptingAsyncCommands<String, String> asyncScripting();
+
     /** Plain key commands on the shared connection (routed by key in a cluster). */
     public abstract RedisClusterCommands<String, String> keys();
 
@@ -142,6 +146,11 @@ public abstract class RedisBackend implements AutoCloseable {
         }
 
         @Override
+        public RedisScriptingAsyncCommands<String, String> asyncScripting() {
+            return connection.async();
+        }
+
+        @Override
         public RedisClusterCommands<String, String> keys() {
             return connection.sync();
         }
@@ -174,6 +183,11 @@ public abstract class RedisBackend implements AutoCloseable {
         @Override
         public RedisScriptingCommands<String, String> scripting() {
             return connection.sync();
+        }
+
+        @Override
+        public RedisScriptingAsyncCommands<String, String> asyncScripting() {
+            return connection.async();
         }
 
         @Override
