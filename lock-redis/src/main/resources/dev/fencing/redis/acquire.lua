@@ -5,15 +5,13 @@
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return 0
 end
-local token
-if ARGV[3] == '1' and redis.call('EXISTS', KEYS[2]) == 0 then
-  -- the counter is gone (fresh server, restart without persistence, lossy failover, idle expiry):
-  -- restart it from the server clock in microseconds, above every token issued before
+local token = redis.call('INCR', KEYS[2])
+if token == 1 and ARGV[3] == '1' then
+  -- the counter was missing (fresh server, restart without persistence, lossy failover, idle
+  -- expiry): restart it from the server clock in microseconds, above every token issued before
   local now = redis.call('TIME')
   token = tonumber(now[1]) * 1000000 + tonumber(now[2])
   redis.call('SET', KEYS[2], string.format('%d', token))
-else
-  token = redis.call('INCR', KEYS[2])
 end
 if ARGV[4] ~= '0' then
   redis.call('PEXPIRE', KEYS[2], ARGV[4])
