@@ -87,6 +87,7 @@ final class BenchCommand extends FencingCommand {
         int ops = quick ? 100 : 1500;
         BenchRunner runner = new BenchRunner(warmup, rounds, ops);
         BenchRunner threaded = new BenchRunner(warmup, rounds, quick ? 50 : 500);
+        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 50 : 1000);
         BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 20 : 200);
         try {
             RedisTestServer redis = closeLater(RedisTestServer.launch());
@@ -97,8 +98,8 @@ final class BenchCommand extends FencingCommand {
                 contended(redis, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(10));
             }
             if (selected(4) || selected(5)) {
-                sqlComparisons(slow, false);
-                sqlComparisons(slow, true);
+                sqlComparisons(sql, false);
+                sqlComparisons(sql, true);
             }
             if (selected(6)) {
                 awsComparisons(slow);

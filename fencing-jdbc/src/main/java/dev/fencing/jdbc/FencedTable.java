@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The row guard: fenced {@code UPDATE}, upsert and {@code DELETE} on one of your tables that has
@@ -60,6 +62,12 @@ public final class FencedTable {
     private final String tokenColumn;
     private final Policy policy;
     private final String fenceTable;
+    /** Column sets already validated, so a repeated write checks no names; bounded against unbounded variety. */
+    private final Map<Set<String>, List<String>> checkedColumns = new ConcurrentHashMap<>();
+    /** The guarded UPDATE per validated, sorted column list; bounded like checkedColumns. */
+    private final Map<List<String>, String> updateSql = new ConcurrentHashMap<>();
+
+    private static final int MAX_CACHED_COLUMN_SETS = 64;
 
     private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable) {
         this.table = table;
@@ -246,18 +254,29 @@ public final class FencedTable {
 
     private int guardedUpdate(Connection connection, FencingToken token, Map<String, ?> key, List<String> keys,
             Map<String, ?> values, List<String> columns) throws SQLException {
-        StringJoiner set = new StringJoiner(", ");
-        List<Object> params = new ArrayList<>();
+        List<Object> params = new ArrayList<>(columns.size() + keys.size() + 2);
         for (String column : columns) {
-            set.add(column + " = ?");
             params.add(values.get(column));
         }
-        set.add(tokenColumn + " = ?");
         params.add(token.value());
         params.addAll(keyValues(key, keys));
         params.add(token.value());
-        return Sql.update(connection, "UPDATE " + table + " SET " + set + " WHERE " + keyCondition(keys) + " AND "
-                + tokenColumn + " " + Sql.operator(policy) + " ?", params);
+        String sql = updateSql.get(columns);
+        if (sql == null) {
+            sql = guardedUpdateSql(columns);
+            if (updateSql.size() < MAX_CACHED_COLUMN_SETS) {
+                updateSql.putIfAbsent(columns, sql);
+            }
+        }
+        return Sql.update(connection, sql, params);
+    }
+
+    private String guardedUpdateSql(List<String> columns) {
+        StringJoiner set = new StringJoiner(", ");
+        columns.forEach(column -> set.add(column + " = ?"));
+        set.add(tokenColumn + " = ?");
+        return "UPDATE " + table + " SET " + set + " WHERE " + keyCondition(keyColumns) + " AND " + tokenColumn + " "
+                + Sql.operator(policy) + " ?";
     }
 
     private boolean insert(Connection connection, FencingToken token, Map<String, ?> key, List<String> keys,
@@ -327,7 +346,11 @@ public final class FencedTable {
     }
 
     private List<String> keyColumns(Map<String, ?> key) {
-        if (key == null || !key.keySet().equals(new java.util.HashSet<>(keyColumns))) {
+        boolean matches = key != null && key.size() == keyColumns.size();
+        for (int i = 0; matches && i < keyColumns.size(); i++) {
+            matches = key.containsKey(keyColumns.get(i));
+        }
+        if (!matches) {
             throw new IllegalArgumentException("the key of table '" + table + "' is " + keyColumns + ", got "
                     + (key == null ? null : key.keySet()));
         }
@@ -339,9 +362,14 @@ public final class FencedTable {
         return keyColumns;
     }
 
+    /** The columns of {@code values}, validated and sorted; remembered per column set (validation runs once). */
     private List<String> valueColumns(Map<String, ?> values) {
         if (values == null || values.isEmpty()) {
             throw new IllegalArgumentException("name at least one column to write in table '" + table + "'");
+        }
+        List<String> known = checkedColumns.get(values.keySet());
+        if (known != null) {
+            return known;
         }
         List<String> columns = new ArrayList<>();
         for (String column : values.keySet()) {
@@ -353,7 +381,11 @@ public final class FencedTable {
             columns.add(column);
         }
         columns.sort(null);
-        return columns;
+        List<String> checked = List.copyOf(columns);
+        if (checkedColumns.size() < MAX_CACHED_COLUMN_SETS) {
+            checkedColumns.putIfAbsent(Set.copyOf(checked), checked);
+        }
+        return checked;
     }
 
     private static List<Object> keyValues(Map<String, ?> key, List<String> keys) {

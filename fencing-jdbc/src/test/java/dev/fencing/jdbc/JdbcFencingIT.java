@@ -223,6 +223,13 @@ class JdbcFencingIT {
                     Map.of("balance", 1))).hasMessageContaining("the key of table 'accounts' is [id], got [ident]");
             assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1),
                     Map.of("fencing_token", 9))).hasMessageContaining("is the token or a key column");
+            assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1, "balance", 2),
+                    Map.of("balance", 1))).hasMessageContaining("the key of table 'accounts' is [id], got [");
+            // a column set that passed once is remembered; a new set is checked again, name by name
+            accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1), Map.of("balance", 1));
+            assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1),
+                    Map.of("balance", 1, "balance = 0; --", 2)))
+                    .hasMessageContaining("column must be an unquoted SQL name").hasMessageContaining("'balance = 0; --'");
             assertThatThrownBy(() -> JdbcFence.create(db, "fencing_fence", Policy.STRICT)
                     .advance(null, FencingToken.of("r", 1))).isInstanceOf(IllegalArgumentException.class);
         }
