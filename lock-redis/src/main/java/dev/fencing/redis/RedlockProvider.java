@@ -17,8 +17,11 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -129,14 +132,14 @@ public final class RedlockProvider extends AbstractLockProvider {
         String ownerId = OwnerIds.random();
         String[] keys = {lockKey(resource), tokenKey(resource)};
         List<Long> replies = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
-                Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis));
+                Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis), majorityDecided());
         final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
         long taken = replies.stream().filter(r -> r != null && r > 0).count();
         Duration drift = drift(ttl);
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
             // a waiting acquire retries until its wait timeout
-            releaseEverywhere(resource, ownerId);
+            releaseEverywhere(resource, ownerId, EVERY_NODE);
             return Optional.empty();
         }
         // a node that answered the maximum already holds it as its counter: when a majority did (the
@@ -144,10 +147,10 @@ public final class RedlockProvider extends AbstractLockProvider {
         boolean majorityAtToken = replies.stream().filter(r -> r != null && r == token).count() >= quorum;
         if (!majorityAtToken) {
             List<Long> raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
-                    Long.toString(token), tokenIdleExpiryMillis));
+                    Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
             if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
                     || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
-                releaseEverywhere(resource, ownerId);
+                releaseEverywhere(resource, ownerId, EVERY_NODE);
                 return Optional.empty();
             }
         }
@@ -167,36 +170,76 @@ public final class RedlockProvider extends AbstractLockProvider {
     }
 
     /**
-     * Runs {@code call} on every node at once and waits for the answers until one shared
-     * deadline; a node that failed or did not answer in time gives {@code null}.
+     * Runs {@code call} on every node at once and collects the answers, as they arrive, until
+     * {@code enough} says the outcome is settled, every node answered, or the shared deadline
+     * passed. A node that failed, did not answer in time or was not waited for gives
+     * {@code null}; its call still completes in the background, in order on its connection.
      */
-    private List<Long> onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call) {
-        List<CompletableFuture<Long>> calls = new ArrayList<>();
-        for (Node node : nodes) {
+    private List<Long> onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call, Enough enough) {
+        int n = nodes.size();
+        Long[] replies = new Long[n];
+        BlockingQueue<Integer> answered = new ArrayBlockingQueue<>(n);
+        for (int i = 0; i < n; i++) {
+            int index = i;
+            CompletableFuture<Long> reply;
             try {
-                calls.add(call.apply(node));
+                reply = call.apply(nodes.get(i));
             } catch (RuntimeException e) {
-                calls.add(CompletableFuture.failedFuture(e));
+                reply = CompletableFuture.failedFuture(e);
             }
+            reply.whenComplete((value, failure) -> {
+                replies[index] = failure == null ? value : null;
+                answered.add(index); // publishes replies[index] to the poller
+            });
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        List<Long> answers = new ArrayList<>();
-        for (CompletableFuture<Long> each : calls) {
+        List<Long> answers = new ArrayList<>(Collections.nCopies(n, null));
+        int yes = 0;
+        int no = 0;
+        while (yes + no < n && !enough.settled(yes, no)) {
+            Integer index;
             try {
-                answers.add(each.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+                index = answered.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                answers.add(null);
-            } catch (Exception e) {
-                answers.add(null);
+                break;
+            }
+            if (index == null) {
+                break; // deadline
+            }
+            Long value = replies[index];
+            answers.set(index, value);
+            if (value != null && value > 0) {
+                yes++;
+            } else {
+                no++;
             }
         }
         return answers;
     }
 
-    private long releaseEverywhere(String resource, String ownerId) {
+    /** When {@link #onAllNodes} may stop waiting, by the count of positive and other answers so far. */
+    @FunctionalInterface
+    private interface Enough {
+        boolean settled(int yes, int no);
+    }
+
+    /** Every node answers (or the deadline passes). */
+    private static final Enough EVERY_NODE = (yes, no) -> false;
+
+    /** A majority said yes, or so many said no that a majority cannot. */
+    private Enough majorityDecided() {
+        return (yes, no) -> yes >= quorum || no > nodes.size() - quorum;
+    }
+
+    /**
+     * Releases the lock on every node; waits until {@code enough} says the outcome is settled.
+     *
+     * @return how many nodes that answered in time released it
+     */
+    private long releaseEverywhere(String resource, String ownerId, Enough enough) {
         List<Long> released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
-                new String[] {lockKey(resource)}, ownerId, keys.releaseChannel(resource), resource));
+                new String[] {lockKey(resource)}, ownerId, keys.releaseChannel(resource), resource), enough);
         releaseSignals().signal(resource);
         return released.stream().filter(r -> r != null && r == 1).count();
     }
@@ -215,7 +258,7 @@ public final class RedlockProvider extends AbstractLockProvider {
         protected boolean doRenew(Duration ttl) {
             String[] keys = {lockKey(resource()), tokenKey(resource())};
             List<Long> renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
-                    Long.toString(ttl.toMillis()), tokenIdleExpiryMillis));
+                    Long.toString(ttl.toMillis()), tokenIdleExpiryMillis), majorityDecided());
             return renewed.stream().filter(r -> r != null && r == 1).count() >= quorum;
         }
 
@@ -226,7 +269,9 @@ public final class RedlockProvider extends AbstractLockProvider {
 
         @Override
         protected boolean doRelease() {
-            return releaseEverywhere(resource(), ownerId()) >= quorum;
+            // settled once a majority released it: the other nodes' deletes are on their way, ahead
+            // of any later command of this provider on the same connections
+            return releaseEverywhere(resource(), ownerId(), majorityDecided()) >= quorum;
         }
     }
 
