@@ -225,6 +225,14 @@ class CliIT {
                 assertThat(first.get("ratioToBaseline").asDouble()).isEqualTo(1.0);
                 result.get("rows").forEach(row -> assertThat(row.get("opsPerSecond").asLong()).isPositive());
             }
+            result.get("rows").forEach(row -> {
+                if (result.get("comparison").asInt() == 2) {
+                    assertThat(row.has("p50Micros")).as("a throughput row times no single operation").isFalse();
+                } else if (row.has("p50Micros")) {
+                    assertThat(row.get("p50Micros").asDouble()).isPositive()
+                            .isLessThanOrEqualTo(row.get("p99Micros").asDouble());
+                }
+            });
         });
         assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8);
         JsonNode leftovers = report.get("results").get(report.get("results").size() - 1).get("rows").get(0);
