@@ -53,8 +53,8 @@ public interface LockProvider extends AutoCloseable {
 
     /**
      * Stops the provider and frees its connections and threads. Leases still held are not
-     * released by the provider; they expire on their TTL. Further calls throw
-     * {@link IllegalStateException}.
+     * released by the provider; they expire on their TTL. Idempotent: closing a closed provider
+     * does nothing, while acquiring from it throws {@link IllegalStateException}.
      */
     @Override
     void close();

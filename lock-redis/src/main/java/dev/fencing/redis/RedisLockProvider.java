@@ -18,7 +18,6 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,6 +80,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final String target;
     private final RedisKeys keys;
     private final ReleaseSubscriptions subscriptions;
+    private final Duration commandTimeout;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
@@ -97,13 +97,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
         this.waitTimeout = builder.waitTimeout;
-        this.subscriptions = new ReleaseSubscriptions(backend.pubSub(), builder.commandTimeout);
-        backend.pubSub().addListener(new RedisPubSubAdapter<>() {
-            @Override
-            public void message(String channel, String resource) {
-                releaseNotices.incrementAndGet();
-                releaseSignals().signal(resource);
-            }
+        this.commandTimeout = builder.commandTimeout;
+        this.subscriptions = new ReleaseSubscriptions(backend.pubSub(), resource -> {
+            releaseNotices.incrementAndGet();
+            releaseSignals().signal(resource);
         });
     }
 
@@ -176,11 +173,11 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * How many threads of this provider wait for {@code resource} now, subscribed to its release
-     * notices (a diagnostic).
+     * How many threads of this provider are asleep waiting for {@code resource} now: subscribed to
+     * its release notices, woken by the next one (a diagnostic).
      */
     public int waitersFor(String resource) {
-        return subscriptions.watchers(keys.releaseChannel(resource));
+        return releaseSignals().sleepers(resource);
     }
 
     /** How many release notices found a waiting thread in this provider and woke it. */
@@ -212,7 +209,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     /** Subscribes to the resource's release channel while this process has a thread waiting for it. */
     @Override
     protected ReleaseWatch watchReleases(String resource) {
-        return subscriptions.watch(keys.releaseChannel(resource));
+        return subscriptions.watch(keys.releaseChannel(resource), commandTimeout);
     }
 
     @Override

@@ -8,13 +8,16 @@ import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.redis.internal.LuaScript;
+import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,7 +26,11 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -44,10 +51,14 @@ import java.util.function.Function;
  *   <li>Otherwise the lock is released on <em>all</em> nodes — also those that timed out or
  *       failed, which may have applied the {@code SET} without the reply arriving.
  * </ol>
- * A waiting acquire retries with full-jitter exponential backoff ({@link Builder#retryBackoff},
- * which replaces {@link LeaseOptions#backoff()} here) so that clients that split the vote do not
- * collide again in lock-step. Renewal needs a majority of successful renewals, else the lease is
- * lost; release runs on all nodes.
+ * Each round (acquire, write-back, renew, release) ends as soon as a majority decided it; the
+ * remaining nodes' commands still complete, in order on their connections. A waiting acquire
+ * retries with full-jitter exponential backoff ({@link Builder#retryBackoff}, which replaces
+ * {@link LeaseOptions#backoff()} here) so that clients that split the vote do not collide again
+ * in lock-step, and is woken early by a release: the release script publishes on every node that
+ * held the lock, and a process subscribes to the resource's channel on every node while one of
+ * its threads waits. Renewal needs a majority of successful renewals, else the lease is lost;
+ * release runs on all nodes.
  *
  * <h2>What the tokens guarantee, and how it breaks</h2>
  * Every grant's token is at least one more than the counter of every node in its majority, and
@@ -125,6 +136,44 @@ public final class RedlockProvider extends AbstractLockProvider {
         RedisKeys.checkResource(resource);
     }
 
+    /**
+     * Subscribes to the resource's release channel on every node while this process has a thread
+     * waiting for it (a release publishes on each node that held the lock), waiting up to the node
+     * timeout for the subscriptions; a node that is down or slow is left to the backoff.
+     */
+    @Override
+    protected ReleaseWatch watchReleases(String resource) {
+        String channel = keys.releaseChannel(resource);
+        List<CompletableFuture<ReleaseSubscriptions.Watch>> watches = new ArrayList<>();
+        for (Node node : nodes) {
+            watches.add(node.watch(channel));
+        }
+        CompletableFuture<?>[] live = watches.stream()
+                .map(watch -> watch.thenCompose(ReleaseSubscriptions.Watch::ready))
+                .toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(live).get(nodeTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the wait loop sees it before it sleeps
+        } catch (ExecutionException | TimeoutException e) {
+            // some node cannot notify us now: the others can, and the backoff covers the rest
+        }
+        return () -> watches.forEach(watch -> watch.thenAccept(ReleaseSubscriptions.Watch::close));
+    }
+
+    /**
+     * How many threads of this provider are asleep waiting for {@code resource} now: subscribed to
+     * its release notices, woken by the next one (a diagnostic).
+     */
+    public int waitersFor(String resource) {
+        return releaseSignals().sleepers(resource);
+    }
+
+    /** How many release notices or local releases found a waiting thread in this provider and woke it. */
+    public long wakeUps() {
+        return releaseSignals().wakeUps();
+    }
+
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         Duration ttl = options.ttl();
@@ -139,7 +188,7 @@ public final class RedlockProvider extends AbstractLockProvider {
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
             // a waiting acquire retries until its wait timeout
-            releaseEverywhere(resource, ownerId, EVERY_NODE);
+            releaseEverywhere(resource, ownerId, EVERY_NODE, false);
             return Optional.empty();
         }
         // a node that answered the maximum already holds it as its counter: when a majority did (the
@@ -150,7 +199,7 @@ public final class RedlockProvider extends AbstractLockProvider {
                     Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
             if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
                     || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
-                releaseEverywhere(resource, ownerId, EVERY_NODE);
+                releaseEverywhere(resource, ownerId, EVERY_NODE, false);
                 return Optional.empty();
             }
         }
@@ -234,13 +283,19 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     /**
      * Releases the lock on every node; waits until {@code enough} says the outcome is settled.
+     * A lease's release announces itself to waiters; the undo of a failed attempt does not, or
+     * clients that split a vote would wake each other at once and retry in lock-step instead of
+     * after their jittered backoff.
      *
      * @return how many nodes that answered in time released it
      */
-    private long releaseEverywhere(String resource, String ownerId, Enough enough) {
+    private long releaseEverywhere(String resource, String ownerId, Enough enough, boolean announce) {
+        String channel = announce ? keys.releaseChannel(resource) : "";
         List<Long> released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
-                new String[] {lockKey(resource)}, ownerId, keys.releaseChannel(resource), resource), enough);
-        releaseSignals().signal(resource);
+                new String[] {lockKey(resource)}, ownerId, channel, resource), enough);
+        if (announce) {
+            releaseSignals().signal(resource);
+        }
         return released.stream().filter(r -> r != null && r == 1).count();
     }
 
@@ -271,28 +326,41 @@ public final class RedlockProvider extends AbstractLockProvider {
         protected boolean doRelease() {
             // settled once a majority released it: the other nodes' deletes are on their way, ahead
             // of any later command of this provider on the same connections
-            return releaseEverywhere(resource(), ownerId(), majorityDecided()) >= quorum;
+            return releaseEverywhere(resource(), ownerId(), majorityDecided(), true) >= quorum;
         }
     }
 
     /**
-     * One independent master: its own client and one connection, opened without blocking and
-     * reopened on use if it could not be opened (a node that was down when the provider started).
-     * Once open, Lettuce reconnects it and rejects commands while it is down.
+     * One independent master: its own client, one command connection and one pub/sub connection
+     * for release notices, opened without blocking and reopened on use if they could not be opened
+     * (a node that was down when the provider started). Once open, Lettuce reconnects them (and
+     * resubscribes), and rejects commands while the node is down.
      */
     private static final class Node {
         private final RedisClient client;
         private final RedisURI uri;
+        private final Consumer<String> onRelease;
         private volatile CompletableFuture<StatefulRedisConnection<String, String>> connection;
+        private volatile CompletableFuture<Notices> notices;
 
-        Node(RedisClient client, RedisURI uri) {
+        /** The pub/sub connection and the subscriptions on it. */
+        private record Notices(StatefulRedisPubSubConnection<String, String> connection, ReleaseSubscriptions subscriptions) {}
+
+        Node(RedisClient client, RedisURI uri, Consumer<String> onRelease) {
             this.client = client;
             this.uri = uri;
+            this.onRelease = onRelease;
             this.connection = connect();
+            this.notices = listen();
         }
 
         private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
             return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        }
+
+        private CompletableFuture<Notices> listen() {
+            return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                    .thenApply(pubSub -> new Notices(pubSub, new ReleaseSubscriptions(pubSub, onRelease)));
         }
 
         CompletableFuture<Long> run(LuaScript script, String[] keys, String... args) {
@@ -308,10 +376,24 @@ public final class RedlockProvider extends AbstractLockProvider {
             return current.thenCompose(open -> script.runAsync(open.async(), keys, args));
         }
 
+        /** Subscribes to {@code channel} on this node; the future completes when the subscription is live. */
+        CompletableFuture<ReleaseSubscriptions.Watch> watch(String channel) {
+            CompletableFuture<Notices> current = notices;
+            if (current.isCompletedExceptionally()) {
+                synchronized (this) {
+                    if (notices == current) {
+                        notices = listen();
+                    }
+                    current = notices;
+                }
+            }
+            return current.thenApply(open -> open.subscriptions().start(channel));
+        }
 
         void close() {
             try {
                 connection.thenAccept(StatefulRedisConnection::close).getNow(null);
+                notices.thenAccept(open -> open.connection().close()).getNow(null);
             } catch (RuntimeException ignored) {
                 // never opened
             } finally {
@@ -367,6 +449,8 @@ public final class RedlockProvider extends AbstractLockProvider {
          */
         public RedlockProvider build() {
             checkTokenSettings();
+            // release notices may arrive before the provider exists: dropped until it does
+            AtomicReference<Consumer<String>> releases = new AtomicReference<>(resource -> {});
             List<Node> nodes = new ArrayList<>();
             for (String uri : uris) {
                 RedisClient client = RedisClient.create();
@@ -374,7 +458,7 @@ public final class RedlockProvider extends AbstractLockProvider {
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                         .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
                         .build());
-                nodes.add(new Node(client, RedisURI.create(uri)));
+                nodes.add(new Node(client, RedisURI.create(uri), resource -> releases.get().accept(resource)));
             }
             long reachable = nodes.stream().filter(node -> {
                 try {
@@ -389,7 +473,9 @@ public final class RedlockProvider extends AbstractLockProvider {
                 throw LockUnavailableException.unreachable("*", "only " + reachable + " of " + uris.size()
                         + " Redis nodes answered; Redlock needs a majority", null);
             }
-            return new RedlockProvider(this, List.copyOf(nodes));
+            RedlockProvider provider = new RedlockProvider(this, List.copyOf(nodes));
+            releases.set(resource -> provider.releaseSignals().signal(resource));
+            return provider;
         }
     }
 }

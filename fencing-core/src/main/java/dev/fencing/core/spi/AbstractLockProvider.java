@@ -201,11 +201,14 @@ public abstract class AbstractLockProvider implements LockProvider {
      */
     protected void checkResource(String resource) {}
 
-    /** Marks the provider closed, calls {@link #doClose()} once, then stops the async wait threads. */
+    /**
+     * Marks the provider closed, calls {@link #doClose()} once, then stops the async wait threads.
+     * Idempotent: a second call does nothing.
+     */
     @Override
     public final void close() {
         if (!closed.compareAndSet(false, true)) {
-            throw new IllegalStateException(getClass().getSimpleName() + " is already closed");
+            return;
         }
         try {
             doClose();

@@ -18,6 +18,7 @@ public final class ReleaseSignals {
     private static final class Signal {
         long generation;
         int waiters;
+        int sleeping; // guarded by the signal's monitor
     }
 
     /** A waiter's registration; close it when done waiting. */
@@ -43,15 +44,20 @@ public final class ReleaseSignals {
         public boolean await(long nanos) throws InterruptedException {
             long end = System.nanoTime() + nanos;
             synchronized (signal) {
-                while (signal.generation == seen) {
-                    long left = end - System.nanoTime();
-                    if (left <= 0) {
-                        return false;
+                signal.sleeping++;
+                try {
+                    while (signal.generation == seen) {
+                        long left = end - System.nanoTime();
+                        if (left <= 0) {
+                            return false;
+                        }
+                        TimeUnit.NANOSECONDS.timedWait(signal, left);
                     }
-                    TimeUnit.NANOSECONDS.timedWait(signal, left);
+                    seen = signal.generation;
+                    return true;
+                } finally {
+                    signal.sleeping--;
                 }
-                seen = signal.generation;
-                return true;
             }
         }
 
@@ -92,6 +98,20 @@ public final class ReleaseSignals {
     public int waiters(String resource) {
         Signal signal = signals.get(resource);
         return signal == null ? 0 : signal.waiters;
+    }
+
+    /**
+     * How many threads are asleep in {@link Registration#await} for {@code resource} right now:
+     * they failed an attempt and will be woken by the next signal (or their timeout).
+     */
+    public int sleepers(String resource) {
+        Signal signal = signals.get(resource);
+        if (signal == null) {
+            return 0;
+        }
+        synchronized (signal) {
+            return signal.sleeping;
+        }
     }
 
     /** How many signals found a waiter since this object was created: a measure of the mechanism. */

@@ -38,6 +38,27 @@ class ReleaseSignalsTest {
     }
 
     @Test
+    void sleepersCountOnlyThreadsParkedInAwait() throws Exception {
+        try (ReleaseSignals.Registration registration = signals.register("r")) {
+            assertThat(signals.waiters("r")).isEqualTo(1);
+            assertThat(signals.sleepers("r")).as("registered, not asleep").isZero();
+            CompletableFuture<Boolean> woken = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return registration.await(TimeUnit.SECONDS.toNanos(60));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> signals.sleepers("r") == 1);
+            signals.signal("r");
+            assertThat(woken.get(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(signals.sleepers("r")).isZero();
+        }
+        assertThat(signals.sleepers("r")).isZero();
+    }
+
+    @Test
     void signalsWithoutWaitersCostNothing() {
         signals.signal("nobody");
         assertThat(signals.wakeUps()).isZero();

@@ -2,6 +2,7 @@ package dev.fencing.redis.internal;
 
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +11,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 /**
  * A Lua script run by {@code EVALSHA}, falling back to {@code EVAL} (which also caches it on the
@@ -55,19 +59,18 @@ public final class LuaScript {
     }
 
     /** Runs the script without blocking; a {@code NOSCRIPT} reply is retried with {@code EVAL}. */
-    public java.util.concurrent.CompletableFuture<Long> runAsync(
-            io.lettuce.core.api.async.RedisScriptingAsyncCommands<String, String> redis, String[] keys, String... args) {
+    public CompletableFuture<Long> runAsync(RedisScriptingAsyncCommands<String, String> redis, String[] keys,
+            String... args) {
         return redis.<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, args).toCompletableFuture()
                 .handle((reply, failure) -> {
-                    Throwable cause = failure instanceof java.util.concurrent.CompletionException ? failure.getCause()
-                            : failure;
+                    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
                     if (cause instanceof RedisNoScriptException) {
                         return redis.<Long>eval(source, ScriptOutputType.INTEGER, keys, args).toCompletableFuture();
                     }
-                    return failure == null ? java.util.concurrent.CompletableFuture.completedFuture(reply)
-                            : java.util.concurrent.CompletableFuture.<Long>failedFuture(cause);
+                    return failure == null ? CompletableFuture.completedFuture(reply)
+                            : CompletableFuture.<Long>failedFuture(cause);
                 })
-                .thenCompose(java.util.function.Function.identity());
+                .thenCompose(Function.identity());
     }
 
     private static String sha1(String source) {

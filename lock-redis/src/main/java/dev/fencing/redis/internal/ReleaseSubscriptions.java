@@ -1,23 +1,25 @@
 package dev.fencing.redis.internal;
 
 import dev.fencing.core.spi.ReleaseWatch;
-import io.lettuce.core.RedisFuture;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Subscribes the shared pub/sub connection to a release channel only while at least one local
- * waiter watches it, so a release that nobody waits for publishes to no one and no process
- * receives notices it does not need. Counted per channel: the first watcher subscribes, the last
- * one unsubscribes. Commands are issued in order under one lock, so an unsubscribe followed by a
+ * Subscribes one pub/sub connection to a release channel only while at least one local waiter
+ * watches it, so a release that nobody waits for publishes to no one and no process receives
+ * notices it does not need. Counted per channel: the first watcher subscribes, the last one
+ * unsubscribes. Commands are issued in order under one lock, so an unsubscribe followed by a
  * subscribe of the same channel leaves it subscribed. Thread-safe.
  */
 public final class ReleaseSubscriptions {
@@ -25,45 +27,68 @@ public final class ReleaseSubscriptions {
     private static final Logger LOG = LoggerFactory.getLogger(ReleaseSubscriptions.class);
 
     private final StatefulRedisPubSubConnection<String, String> pubSub;
-    private final Duration timeout;
     private final Map<String, Channel> channels = new HashMap<>();
 
     private static final class Channel {
         int watchers;
-        RedisFuture<Void> subscribed;
+        CompletableFuture<Void> subscribed;
     }
 
-    /**
-     * @param pubSub the connection to subscribe; its listener turns messages into wake-ups
-     * @param timeout how long a watcher waits for the subscription to be confirmed
-     */
-    public ReleaseSubscriptions(StatefulRedisPubSubConnection<String, String> pubSub, Duration timeout) {
-        this.pubSub = pubSub;
-        this.timeout = timeout;
-    }
+    /** A watcher's subscription: {@link #ready()} completes once Redis confirmed it. */
+    public final class Watch implements ReleaseWatch {
+        private final String channel;
+        private final CompletableFuture<Void> ready;
+        private final AtomicBoolean closed = new AtomicBoolean();
 
-    /**
-     * Subscribes to {@code channel} unless another watcher already did, and returns once the
-     * subscription is confirmed. If Redis does not confirm it in time the watch is returned all
-     * the same: the waiter then relies on its backoff.
-     */
-    public ReleaseWatch watch(String channel) {
-        RedisFuture<Void> subscribed;
-        synchronized (this) {
-            Channel entry = channels.computeIfAbsent(channel, c -> new Channel());
-            if (entry.watchers++ == 0) {
-                entry.subscribed = pubSub.async().subscribe(channel);
-            }
-            subscribed = entry.subscribed;
+        private Watch(String channel, CompletableFuture<Void> ready) {
+            this.channel = channel;
+            this.ready = ready;
         }
-        AtomicBoolean closed = new AtomicBoolean();
-        ReleaseWatch watch = () -> {
+
+        /** Completes when the channel's subscription is live; fails if Redis refused it. */
+        public CompletableFuture<Void> ready() {
+            return ready;
+        }
+
+        @Override
+        public void close() {
             if (closed.compareAndSet(false, true)) {
                 unwatch(channel);
             }
-        };
+        }
+    }
+
+    /**
+     * @param pubSub the connection to subscribe
+     * @param onRelease called with a message's payload (the released resource), on a Lettuce thread
+     */
+    public ReleaseSubscriptions(StatefulRedisPubSubConnection<String, String> pubSub, Consumer<String> onRelease) {
+        this.pubSub = pubSub;
+        pubSub.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String resource) {
+                onRelease.accept(resource);
+            }
+        });
+    }
+
+    /** Subscribes to {@code channel} unless another watcher already did; does not wait. */
+    public synchronized Watch start(String channel) {
+        Channel entry = channels.computeIfAbsent(channel, c -> new Channel());
+        if (entry.watchers++ == 0) {
+            entry.subscribed = pubSub.async().subscribe(channel).toCompletableFuture();
+        }
+        return new Watch(channel, entry.subscribed);
+    }
+
+    /**
+     * {@link #start} and wait up to {@code timeout} for the subscription. If Redis does not
+     * confirm it in time the watch is returned all the same: the waiter then relies on its backoff.
+     */
+    public ReleaseWatch watch(String channel, Duration timeout) {
+        Watch watch = start(channel);
         try {
-            subscribed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            watch.ready().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the wait loop sees it before it sleeps
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
