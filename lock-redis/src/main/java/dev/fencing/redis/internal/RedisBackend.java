@@ -4,8 +4,10 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -20,16 +22,28 @@ import java.time.Duration;
  * master) or to a Redis Cluster. Scripts are routed by their first key, so in a cluster they run on
  * the master of that key's slot; every script's keys share one hash tag.
  */
-public abstract class RedisBackend implements AutoCloseable {
+public final class RedisBackend implements AutoCloseable {
 
     private final AbstractRedisClient client;
     private final boolean ownsClient;
+    private final StatefulConnection<String, String> connection;
+    private final RedisScriptingCommands<String, String> scripting;
+    private final RedisScriptingAsyncCommands<String, String> asyncScripting;
+    private final RedisClusterCommands<String, String> keys;
+    /** The standalone connection's commands, for WAIT; null on a Cluster. */
+    private final RedisCommands<String, String> standalone;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
 
-    private RedisBackend(AbstractRedisClient client, boolean ownsClient,
-            StatefulRedisPubSubConnection<String, String> pubSub) {
+    private RedisBackend(AbstractRedisClient client, boolean ownsClient, StatefulConnection<String, String> connection,
+            RedisClusterCommands<String, String> commands, RedisScriptingAsyncCommands<String, String> asyncScripting,
+            RedisCommands<String, String> standalone, StatefulRedisPubSubConnection<String, String> pubSub) {
         this.client = client;
         this.ownsClient = ownsClient;
+        this.connection = connection;
+        this.scripting = commands;
+        this.asyncScripting = asyncScripting;
+        this.keys = commands;
+        this.standalone = standalone;
         this.pubSub = pubSub;
     }
 
@@ -47,7 +61,8 @@ public abstract class RedisBackend implements AutoCloseable {
         StatefulRedisConnection<String, String> connection = null;
         try {
             connection = client.connect();
-            return new Standalone(client, ownsClient, connection, client.connectPubSub());
+            return new RedisBackend(client, ownsClient, connection, connection.sync(), connection.async(),
+                    connection.sync(), client.connectPubSub());
         } catch (RuntimeException e) {
             closeAfterFailure(client, ownsClient, connection);
             throw e;
@@ -71,7 +86,8 @@ public abstract class RedisBackend implements AutoCloseable {
         StatefulRedisClusterConnection<String, String> connection = null;
         try {
             connection = client.connect();
-            return new Cluster(client, ownsClient, connection, client.connectPubSub());
+            return new RedisBackend(client, ownsClient, connection, connection.sync(), connection.async(), null,
+                    client.connectPubSub());
         } catch (RuntimeException e) {
             closeAfterFailure(client, ownsClient, connection);
             throw e;
@@ -93,121 +109,53 @@ public abstract class RedisBackend implements AutoCloseable {
     }
 
     /** Script commands on the shared connection. */
-    public abstract RedisScriptingCommands<String, String> scripting();
+    public RedisScriptingCommands<String, String> scripting() {
+        return scripting;
+    }
 
     /** Script commands on the shared connection that do not wait for the reply. */
-    public abstract RedisScriptingAsyncCommands<String, String> asyncScripting();
+    public RedisScriptingAsyncCommands<String, String> asyncScripting() {
+        return asyncScripting;
+    }
 
     /** Plain key commands on the shared connection (routed by key in a cluster). */
-    public abstract RedisClusterCommands<String, String> keys();
+    public RedisClusterCommands<String, String> keys() {
+        return keys;
+    }
 
     /** The shared pub/sub connection (in a cluster, messages published on any node reach it). */
-    public final StatefulRedisPubSubConnection<String, String> pubSub() {
+    public StatefulRedisPubSubConnection<String, String> pubSub() {
         return pubSub;
     }
 
     /** Whether {@link #waitForReplicas} is available: only on a standalone or Sentinel-managed master. */
-    public abstract boolean supportsWait();
+    public boolean supportsWait() {
+        return standalone != null;
+    }
 
     /**
      * {@code WAIT replicas timeout} on the shared connection: blocks until {@code replicas}
      * replicas acknowledged every earlier write of this connection, or the timeout passed.
      *
      * @return how many replicas acknowledged
+     * @throws UnsupportedOperationException on a Cluster connection
      */
-    public abstract long waitForReplicas(int replicas, Duration timeout);
+    public long waitForReplicas(int replicas, Duration timeout) {
+        if (standalone == null) {
+            throw new UnsupportedOperationException("WAIT is not supported on a Redis Cluster connection");
+        }
+        return standalone.waitForReplication(replicas, timeout.toMillis());
+    }
 
     @Override
-    public final void close() {
+    public void close() {
         try {
             pubSub.close();
-            closeCommands();
+            connection.close();
         } finally {
             if (ownsClient) {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
-        }
-    }
-
-    abstract void closeCommands();
-
-    private static final class Standalone extends RedisBackend {
-        private final StatefulRedisConnection<String, String> connection;
-
-        Standalone(RedisClient client, boolean ownsClient, StatefulRedisConnection<String, String> connection,
-                StatefulRedisPubSubConnection<String, String> pubSub) {
-            super(client, ownsClient, pubSub);
-            this.connection = connection;
-        }
-
-        @Override
-        public RedisScriptingCommands<String, String> scripting() {
-            return connection.sync();
-        }
-
-        @Override
-        public RedisScriptingAsyncCommands<String, String> asyncScripting() {
-            return connection.async();
-        }
-
-        @Override
-        public RedisClusterCommands<String, String> keys() {
-            return connection.sync();
-        }
-
-        @Override
-        public boolean supportsWait() {
-            return true;
-        }
-
-        @Override
-        public long waitForReplicas(int replicas, Duration timeout) {
-            return connection.sync().waitForReplication(replicas, timeout.toMillis());
-        }
-
-        @Override
-        void closeCommands() {
-            connection.close();
-        }
-    }
-
-    private static final class Cluster extends RedisBackend {
-        private final StatefulRedisClusterConnection<String, String> connection;
-
-        Cluster(RedisClusterClient client, boolean ownsClient, StatefulRedisClusterConnection<String, String> connection,
-                StatefulRedisPubSubConnection<String, String> pubSub) {
-            super(client, ownsClient, pubSub);
-            this.connection = connection;
-        }
-
-        @Override
-        public RedisScriptingCommands<String, String> scripting() {
-            return connection.sync();
-        }
-
-        @Override
-        public RedisScriptingAsyncCommands<String, String> asyncScripting() {
-            return connection.async();
-        }
-
-        @Override
-        public RedisClusterCommands<String, String> keys() {
-            return connection.sync();
-        }
-
-        @Override
-        public boolean supportsWait() {
-            return false;
-        }
-
-        @Override
-        public long waitForReplicas(int replicas, Duration timeout) {
-            throw new UnsupportedOperationException("WAIT is not supported on a Redis Cluster connection");
-        }
-
-        @Override
-        void closeCommands() {
-            connection.close();
         }
     }
 }
