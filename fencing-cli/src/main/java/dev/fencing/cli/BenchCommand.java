@@ -345,6 +345,17 @@ final class BenchCommand extends FencingCommand {
                                     update.executeUpdate();
                                 }
                             }),
+                            new BenchRunner.Contender("the guarded UPDATE FencedTable sends, written by hand", (w, i) -> {
+                                try (PreparedStatement update = connection.prepareStatement("UPDATE bench_accounts SET"
+                                        + " balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?")) {
+                                    long token = tokens.incrementAndGet();
+                                    update.setObject(1, i);
+                                    update.setObject(2, token);
+                                    update.setObject(3, 1L);
+                                    update.setObject(4, token);
+                                    update.executeUpdate();
+                                }
+                            }),
                             new BenchRunner.Contender("FencedTable.update (autocommit)", (w, i) ->
                                     accounts.update(connection, FencingToken.of("bench", tokens.incrementAndGet()),
                                             Map.of("id", 1L), Map.of("balance", i))),
