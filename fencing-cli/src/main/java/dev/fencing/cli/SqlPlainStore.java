@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -17,9 +18,30 @@ final class SqlPlainStore implements PlainStore {
         this.dataSource = dataSource;
     }
 
+    /**
+     * {@code CREATE TABLE IF NOT EXISTS} is not safe against itself in PostgreSQL: two processes
+     * starting at once can both pass the check and one fails on a catalog unique index (seen with
+     * two workers). The loser retries, and then sees the winner's table.
+     */
+    private static void createTable(DataSource dataSource) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+                statement.execute("CREATE TABLE IF NOT EXISTS fencing_cli_plain (k VARCHAR(256) PRIMARY KEY,"
+                        + " v TEXT NOT NULL)");
+                return;
+            } catch (SQLException e) {
+                // unique_violation on the catalog, duplicate_table, duplicate_object (its row type)
+                boolean lostTheRace = List.of("23505", "42P07", "42710").contains(e.getSQLState());
+                if (!lostTheRace || attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     static SqlPlainStore create(DataSource dataSource) {
-        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS fencing_cli_plain (k VARCHAR(256) PRIMARY KEY, v TEXT NOT NULL)");
+        try {
+            createTable(dataSource);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the demo's plain table: " + e.getMessage(), e);
         }
