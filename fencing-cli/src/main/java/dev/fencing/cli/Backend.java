@@ -11,9 +11,9 @@ import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisFencedStore;
-import dev.fencing.s3.S3FencedStore;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
+import dev.fencing.s3.S3FencedStore;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -32,15 +32,16 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProviderChain;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
@@ -144,7 +145,7 @@ final class Backend implements AutoCloseable {
             uris = servers.stream().map(RedisTestServer::uri).toList();
             lockDescription = "redlock on 5 embedded redis-servers (ports "
                     + String.join(", ", servers.stream().map(server -> Integer.toString(server.port())).toList()) + ")";
-            java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+            AtomicInteger next = new AtomicInteger();
             faults.add(new Fault("restart-redlock-node", "kill one Redlock node and start it empty (data loss), in turn",
                     () -> servers.get(next.getAndIncrement() % servers.size()).restartEmpty()));
         } else {

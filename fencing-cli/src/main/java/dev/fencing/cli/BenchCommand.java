@@ -31,6 +31,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -233,7 +235,7 @@ final class BenchCommand extends FencingCommand {
         int workers = 8;
         AtomicLong lastRelease = new AtomicLong();
         AtomicInteger lastHolder = new AtomicInteger(-1);
-        List<Long> handOffs = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> handOffs = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger toOther = new AtomicInteger();
         AtomicInteger total = new AtomicInteger();
         int[] perWorker = new int[workers];
@@ -268,8 +270,8 @@ final class BenchCommand extends FencingCommand {
             thread.join();
         }
         long[] sorted = handOffs.stream().mapToLong(Long::longValue).sorted().toArray();
-        int min = java.util.Arrays.stream(perWorker).min().orElse(0);
-        int max = java.util.Arrays.stream(perWorker).max().orElse(1);
+        int min = Arrays.stream(perWorker).min().orElse(0);
+        int max = Arrays.stream(perWorker).max().orElse(1);
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("contender", name);
         row.put("acquisitions", total.get());

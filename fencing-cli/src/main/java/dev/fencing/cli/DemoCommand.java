@@ -15,6 +15,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -186,7 +187,7 @@ final class DemoCommand extends FencingCommand {
         }
     }
 
-    private static long balance(java.util.Optional<StoredValue> stored) {
+    private static long balance(Optional<StoredValue> stored) {
         return Long.parseLong(stored.orElseThrow(() -> new IllegalStateException("the opening balance is missing"))
                 .value());
     }

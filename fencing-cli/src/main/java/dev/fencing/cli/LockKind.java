@@ -1,5 +1,9 @@
 package dev.fencing.cli;
 
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
 /** The lock providers the CLI can run; {@link #available()} says which are built into this version. */
 enum LockKind {
     REDIS(true), POSTGRES(true), REDLOCK(true);
@@ -16,11 +20,11 @@ enum LockKind {
 
     /** The names of the kinds built into this version, comma-separated. */
     static String availableNames() {
-        return java.util.Arrays.stream(values()).filter(LockKind::available).map(LockKind::cliName)
-                .collect(java.util.stream.Collectors.joining(", "));
+        return Arrays.stream(values()).filter(LockKind::available).map(LockKind::cliName)
+                .collect(Collectors.joining(", "));
     }
 
     String cliName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

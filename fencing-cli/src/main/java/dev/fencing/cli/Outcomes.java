@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,7 +22,7 @@ final class Outcomes {
     private final AtomicLong leasesLost = new AtomicLong();
     private final AtomicLong firstToken = new AtomicLong();
     private final AtomicLong lastToken = new AtomicLong();
-    private final Map<String, AtomicLong> failures = new java.util.concurrent.ConcurrentSkipListMap<>();
+    private final Map<String, AtomicLong> failures = new ConcurrentSkipListMap<>();
     private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
 
     void accepted(long token) {
