@@ -309,6 +309,47 @@ public abstract class LockProviderContract {
         }
     }
 
+    /**
+     * Wherever an interrupt lands — in a server round trip, a subscription, the backoff sleep, or
+     * just after a grant — the acquire either returns a lease or throws
+     * {@link InterruptedException}, and no lock is left behind: whatever an interrupted attempt
+     * may have taken on the server is given back.
+     */
+    @Test
+    void anInterruptAtAnyMomentOfAnAcquireLeavesNoLockBehind() throws Exception {
+        String resource = resource("r");
+        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(30));
+        java.util.Random random = new java.util.Random(11);
+        for (int round = 0; round < 20; round++) {
+            // every other round the lock is free, so the interrupt can also hit a successful attempt
+            Lease held = round % 2 == 0 ? provider.tryAcquire(resource, longLease()).orElseThrow() : null;
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread acquirer = new Thread(() -> {
+                try (Lease lease = provider.acquire(resource, waiting)) {
+                    outcome.set(lease.token());
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+            });
+            acquirer.start();
+            java.util.concurrent.locks.LockSupport.parkNanos(random.nextInt(3_000_000));
+            acquirer.interrupt();
+            acquirer.join(TimeUnit.SECONDS.toMillis(20));
+            String described = "round " + round + (held == null ? " (lock free)" : " (lock held)");
+            if (held == null) {
+                assertThat(outcome.get()).as(described).isInstanceOfAny(FencingToken.class, InterruptedException.class);
+            } else {
+                assertThat(outcome.get()).as(described).isInstanceOf(InterruptedException.class);
+                held.release();
+            }
+            await(described + ": the lock is free again").atMost(Duration.ofSeconds(10)).until(() -> {
+                Optional<Lease> free = provider.tryAcquire(resource, longLease());
+                free.ifPresent(Lease::release);
+                return free.isPresent();
+            });
+        }
+    }
+
     @Test
     void acquireAsyncCompletesWhenTheHolderReleases() throws Exception {
         String resource = resource("r");

@@ -282,8 +282,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRelease() {
             try {
-                return RELEASE.run(redis, new String[] {lockKey(resource())}, ownerId(),
-                        keys.releaseChannel(resource()), resource()) == 1;
+                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
+                // the lock is given back and the thread keeps its interrupt status
+                return RELEASE.runUninterruptibly(backend.asyncScripting(), commandTimeout,
+                        new String[] {lockKey(resource())}, ownerId(), keys.releaseChannel(resource()), resource()) == 1;
             } catch (RedisException e) {
                 throw unreachable(resource(), "the release script", e);
             }

@@ -245,23 +245,33 @@ public final class RedlockProvider extends AbstractLockProvider {
         List<Long> answers = new ArrayList<>(Collections.nCopies(n, null));
         int yes = 0;
         int no = 0;
-        while (yes + no < n && !enough.settled(yes, no)) {
-            Integer index;
-            try {
-                index = answered.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
+        // a round is short (its deadline is the node timeout) and half a round is worse than a whole
+        // one — a release that stopped counting would report a lease lost, an acquire would undo
+        // a grant it actually won — so an interrupt is kept for the caller, not acted on here
+        boolean interrupted = false;
+        try {
+            while (yes + no < n && !enough.settled(yes, no)) {
+                Integer index;
+                try {
+                    index = answered.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    continue;
+                }
+                if (index == null) {
+                    break; // deadline
+                }
+                Long value = replies[index];
+                answers.set(index, value);
+                if (value != null && value > 0) {
+                    yes++;
+                } else {
+                    no++;
+                }
+            }
+        } finally {
+            if (interrupted) {
                 Thread.currentThread().interrupt();
-                break;
-            }
-            if (index == null) {
-                break; // deadline
-            }
-            Long value = replies[index];
-            answers.set(index, value);
-            if (value != null && value > 0) {
-                yes++;
-            } else {
-                no++;
             }
         }
         return answers;

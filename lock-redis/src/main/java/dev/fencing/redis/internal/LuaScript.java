@@ -1,5 +1,7 @@
 package dev.fencing.redis.internal;
 
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
@@ -8,11 +10,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -56,6 +62,43 @@ public final class LuaScript {
             throw new IllegalStateException("script " + name + " returned nil");
         }
         return reply;
+    }
+
+    /**
+     * Runs the script and waits for its reply up to {@code timeout} even if the calling thread is
+     * interrupted, then restores the interrupt status — for a release, which should reach the
+     * server whatever the caller's thread is told meanwhile (the command is on the wire anyway).
+     *
+     * @throws RedisException if the server failed the script or did not answer in time
+     */
+    public long runUninterruptibly(RedisScriptingAsyncCommands<String, String> redis, Duration timeout, String[] keys,
+            String... args) {
+        CompletableFuture<Long> reply = runAsync(redis, keys, args);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    Long value = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (value == null) {
+                        throw new IllegalStateException("script " + name + " returned nil");
+                    }
+                    return value;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    throw new RedisCommandTimeoutException("script " + name + " timed out after " + timeout.toMillis()
+                            + " ms");
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof RedisException redisError ? redisError
+                            : new RedisException("script " + name + " failed", e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Runs the script without blocking; a {@code NOSCRIPT} reply is retried with {@code EVAL}. */
