@@ -62,9 +62,11 @@ public abstract class AbstractLockProvider implements LockProvider {
      * owner id, returning the lease with its token, or empty if another owner holds it. The
      * arguments are already validated.
      *
-     * <p>If the calling thread is interrupted while the attempt waits for its server, give back
-     * whatever the attempt may have taken, keep the thread's interrupt status set and return
-     * empty: the wait loop then throws {@link InterruptedException}.
+     * <p>If the calling thread is interrupted while the attempt waits for its server, either
+     * finish the attempt (when that is bounded and short) or give back whatever it may have taken
+     * and return empty — and in both cases keep the thread's interrupt status set: a waiting
+     * acquire then returns the lease it got, or throws {@link InterruptedException}. Never leave a
+     * lock behind that nobody holds a lease for.
      *
      * @param requestedAtNanos the clock reading to count the lease's validity from
      */
