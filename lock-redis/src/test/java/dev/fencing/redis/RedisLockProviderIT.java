@@ -153,36 +153,6 @@ class RedisLockProviderIT extends LockProviderContract {
     }
 
     @Test
-    void anInterruptAtAnyMomentOfAWaitEndsItWithInterruptedException() throws Exception {
-        String resource = resource("r");
-        LeaseOptions waiting = LeaseOptions.builder().ttl(Duration.ofSeconds(30)).waitTimeout(Duration.ofSeconds(60))
-                .backoff(dev.fencing.core.Backoff.fixed(Duration.ofMillis(1))).build();
-        java.util.Random random = new java.util.Random(7);
-        try (Lease held = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow()) {
-            for (int round = 0; round < 30; round++) {
-                java.util.concurrent.atomic.AtomicReference<Throwable> outcome =
-                        new java.util.concurrent.atomic.AtomicReference<>();
-                Thread waiter = new Thread(() -> {
-                    try {
-                        provider.acquire(resource, waiting).close();
-                        outcome.set(new AssertionError("acquire returned a lease"));
-                    } catch (Throwable t) {
-                        outcome.set(t);
-                    }
-                });
-                waiter.start();
-                // interrupt it somewhere: in a script's round trip, the subscription, or the sleep
-                java.util.concurrent.locks.LockSupport.parkNanos(random.nextInt(3_000_000));
-                waiter.interrupt();
-                waiter.join(TimeUnit.SECONDS.toMillis(10));
-                assertThat(outcome.get()).as("round " + round).isInstanceOf(InterruptedException.class);
-            }
-            assertThat(redis.command("GET", redisProvider().lockKey(resource))).isEqualTo(held.ownerId());
-        }
-        await().atMost(Duration.ofSeconds(10)).until(() -> redisProvider().waitersFor(resource) == 0);
-    }
-
-    @Test
     void inspectShowsTheHolderItsRemainingTtlAndTheLastToken() {
         String resource = resource("r");
         assertThat(provider.inspect(resource)).hasValueSatisfying(state -> {
