@@ -2,6 +2,7 @@ package dev.fencing.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Backoff;
 import dev.fencing.core.Lease;
@@ -48,9 +49,7 @@ class AbstractLockProviderTest {
     void withoutAWatchTheWaiterSleepsUntilSignalled() throws Exception {
         ScriptedProvider provider = new ScriptedProvider(false, Outcome.HELD, Outcome.GRANT);
         Thread signaller = new Thread(() -> {
-            while (provider.releaseSignals().waiters("r") == 0 || provider.events.size() < 1) {
-                Thread.onSpinWait();
-            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> provider.releaseSignals().sleepers("r") == 1);
             provider.releaseSignals().signal("r");
         });
         signaller.start();

@@ -97,12 +97,6 @@ public final class ReleaseSubscriptions {
         return watch;
     }
 
-    /** How many local waiters watch {@code channel} now. */
-    public synchronized int watchers(String channel) {
-        Channel entry = channels.get(channel);
-        return entry == null ? 0 : entry.watchers;
-    }
-
     private synchronized void unwatch(String channel) {
         Channel entry = channels.get(channel);
         if (entry != null && --entry.watchers == 0) {
