@@ -9,8 +9,12 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.NullAndEmptySource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,7 +49,12 @@ public abstract class FencedStoreContract {
     protected FencedStore store;
     private String prefix;
 
-    /** A store against the real server applying {@code policy}; may be called more than once per test. */
+    /**
+     * A store against the real server applying {@code policy}. Called more than once per test:
+     * each call must return an instance with its own client, connections and caches where the
+     * store has any, as a second process writing to the same backend would have — the tests of
+     * two holders rely on it.
+     */
     protected abstract FencedStore createStore(Policy policy);
 
     @BeforeEach
@@ -298,6 +308,180 @@ public abstract class FencedStoreContract {
         store.write(key("b"), "b", token(2));
         assertThat(store.read(key("b"))).contains(new StoredValue(key("b"), "b", 2));
         assertThat(store.highWaterMark(key("a"))).hasValue(9);
+    }
+
+    // ---- Two holders, each with its own store instance (another process), writing equal bytes ----
+    // A condition that compares content instead of writes (an S3 ETag is a hash of the body) lets
+    // the zombie through exactly when the newer holder wrote what the zombie last saw.
+
+    @ParameterizedTest(name = "value \"{0}\"")
+    @ValueSource(strings = {"same", ""})
+    void aNewerHolderWritingTheZombiesBytesStillFencesTheZombie(String value) {
+        FencedStore zombie = createStore(Policy.MONOTONIC);
+        FencedStore newer = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        zombie.write(key, value, token(5));
+        newer.write(key, value, token(6));
+
+        assertStale(() -> zombie.write(key, "ZOMBIE", token(5)), 6);
+        assertStale(() -> zombie.write(key, value, token(5)), 6);
+        assertStale(() -> zombie.delete(key, token(5)), 6);
+        assertThat(zombie.read(key)).contains(new StoredValue(key, value, 6));
+        assertThat(newer.read(key)).contains(new StoredValue(key, value, 6));
+        assertThat(zombie.highWaterMark(key)).hasValue(6);
+    }
+
+    @Test
+    void twoHoldersDeletingThenAZombieWriteLeaveTheKeyDeleted() {
+        FencedStore zombie = createStore(Policy.MONOTONIC);
+        FencedStore newer = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        zombie.write(key, "v", token(4));
+        zombie.delete(key, token(5));
+        newer.delete(key, token(6));
+
+        assertStale(() -> zombie.write(key, "resurrected", token(5)), 6);
+        assertStale(() -> zombie.update(key, token(5), v -> "resurrected"), 6);
+        assertStale(() -> zombie.delete(key, token(5)), 6);
+        assertThat(zombie.read(key)).isEmpty();
+        assertThat(newer.read(key)).isEmpty();
+        assertThat(zombie.highWaterMark(key)).hasValue(6);
+
+        newer.delete(key, token(6)); // a second delete under the same lease is not an error
+        assertThat(newer.highWaterMark(key)).hasValue(6);
+        assertThat(zombie.read(key)).isEmpty();
+    }
+
+    /**
+     * A newer holder writes exactly the value the zombie's {@code update} read, between the
+     * zombie's read and its conditional write: the zombie's write must be refused all the same.
+     */
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void aNewerHolderWritingTheSameValueDuringAZombiesUpdateFencesTheUpdate(Policy policy) {
+        FencedStore zombie = createStore(policy);
+        FencedStore newer = createStore(policy);
+        String key = key("k");
+        newer.write(key, "same", token(4));
+        AtomicBoolean interleaved = new AtomicBoolean();
+
+        assertStale(() -> zombie.update(key, token(5), value -> {
+            if (interleaved.compareAndSet(false, true)) {
+                newer.write(key, value.orElseThrow(), token(6));
+            }
+            return "ZOMBIE";
+        }), 6);
+
+        assertThat(interleaved).isTrue();
+        assertThat(zombie.read(key)).contains(new StoredValue(key, "same", 6));
+        assertThat(newer.highWaterMark(key)).hasValue(6);
+    }
+
+    /**
+     * A seeded sequence of writes, deletes and updates by two holders — equal values, empty
+     * values, repeated deletes, stale and fresh tokens — checked after every operation against a
+     * model: the outcome, the value and the mark are exactly the model's, so the mark never goes
+     * backwards. The seed is in the failure message.
+     */
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void theMarkNeverGoesBackwardsAcrossHoldersEqualValuesAndDeletes(Policy policy) {
+        FencedStore[] holders = {createStore(policy), createStore(policy)};
+        String[] values = {"same", "", "other"};
+        for (long seed = 1; seed <= 3; seed++) {
+            Random random = new Random(seed);
+            String key = key("seq-" + seed);
+            long mark = 0;
+            String value = null;
+            for (int step = 0; step < 30; step++) {
+                FencedStore holder = holders[random.nextInt(holders.length)];
+                long token = Math.max(1, mark + random.nextInt(4) - 2);
+                int op = random.nextInt(3);
+                String written = op == 1 ? null : values[random.nextInt(values.length)];
+                String what = String.format("seed %d step %d: %s with token %d (mark %d)", seed, step,
+                        op == 0 ? "write '" + written + "'" : op == 1 ? "delete" : "update to '" + written + "'",
+                        token, mark);
+                boolean accepted = mark == 0 || policy.accepts(token, mark);
+                try {
+                    switch (op) {
+                        case 0 -> holder.write(key, written, token(token));
+                        case 1 -> holder.delete(key, token(token));
+                        default -> holder.update(key, token(token), v -> written);
+                    }
+                    assertThat(accepted).as(what + " was accepted").isTrue();
+                } catch (StaleTokenException e) {
+                    assertThat(accepted).as(what + " was refused").isFalse();
+                    assertThat(e.highWaterMark()).as(what + ": the refusal's mark").isEqualTo(mark);
+                }
+                if (accepted) {
+                    mark = token;
+                    value = written;
+                }
+                for (FencedStore reader : holders) {
+                    assertThat(reader.highWaterMark(key)).as(what + ": the mark after").hasValue(mark);
+                    assertThat(reader.read(key).map(StoredValue::value)).as(what + ": the value after")
+                            .isEqualTo(Optional.ofNullable(value));
+                }
+            }
+        }
+    }
+
+    // ---- Numbers and spellings: the store compares what the SPI compares ----
+
+    /** Tokens are longs: above 2^53 a comparison through doubles would confuse neighbours. */
+    @Test
+    void tokensAbove2To53AreComparedExactly() {
+        long big = 1L << 53;
+        String key = key("k");
+        store.write(key, "a", token(big + 1));
+        assertStale(() -> store.write(key, "older", token(big)), big + 1);
+        store.write(key, "b", token(big + 2));
+        assertThat(store.read(key)).contains(new StoredValue(key, "b", big + 2));
+
+        FencedStore strict = createStore(Policy.STRICT);
+        String strictKey = key("strict");
+        strict.write(strictKey, "a", token(big + 1));
+        assertStale(() -> strict.write(strictKey, "equal", token(big + 1)), big + 1);
+        strict.write(strictKey, "b", token(big + 2));
+        assertThat(strict.highWaterMark(strictKey)).hasValue(big + 2);
+
+        String maxKey = key("max");
+        store.write(maxKey, "a", token(Long.MAX_VALUE - 1));
+        assertStale(() -> store.write(maxKey, "older", token(Long.MAX_VALUE - 2)), Long.MAX_VALUE - 1);
+        store.delete(maxKey, token(Long.MAX_VALUE));
+        assertThat(store.highWaterMark(maxKey)).hasValue(Long.MAX_VALUE);
+    }
+
+    /**
+     * Keys are compared exactly, as Java strings: a store must not let the database's collation
+     * (case, trailing spaces, accents) make two keys one item — a delete of one would otherwise
+     * fence, or expose, the other.
+     */
+    @Test
+    void keysThatDifferOnlyInCaseSpacesOrAccentsAreDifferentItems() {
+        String base = key("Alice\u00e9");
+        List<String> spellings = List.of(base, base.toLowerCase(Locale.ROOT),
+                base.toUpperCase(Locale.ROOT), base + " ", base + "  ", " " + base,
+                base.replace("\u00e9", "e\u0301"), base.replace("\u00e9", "e"));
+        Map<String, Long> tokens = new HashMap<>();
+        for (int i = 0; i < spellings.size(); i++) {
+            tokens.put(spellings.get(i), 10L + i);
+            store.write(spellings.get(i), "value of [" + spellings.get(i) + "]", token(10L + i));
+        }
+        store.delete(base, token(100));
+
+        assertThat(store.read(base)).isEmpty();
+        for (String other : spellings.subList(1, spellings.size())) {
+            assertThat(store.read(other)).as("[%s] after deleting [%s]", other, base)
+                    .contains(new StoredValue(other, "value of [" + other + "]", tokens.get(other)));
+            store.write(other, "rewritten", token(tokens.get(other)));
+        }
+        assertThat(store.highWaterMark(base)).hasValue(100);
+    }
+
+    private static void assertStale(Runnable write, long expectedMark) {
+        assertThatThrownBy(write::run).isInstanceOfSatisfying(StaleTokenException.class,
+                e -> assertThat(e.highWaterMark()).as("the mark the refusal names").isEqualTo(expectedMark));
     }
 
     @ParameterizedTest

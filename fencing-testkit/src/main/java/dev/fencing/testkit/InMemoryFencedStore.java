@@ -3,6 +3,7 @@ package dev.fencing.testkit;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
+import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
@@ -16,6 +17,10 @@ import java.util.Optional;
  * A {@link FencedStore} in this JVM's memory: the reference implementation of the contract, and
  * a stand-in for a real store in users' unit tests. Each conditional write is atomic under one
  * monitor; versions are a per-store counter.
+ *
+ * <p>To let several "processes" share one memory (a zombie and the holder that replaced it, each
+ * with its own store), create the memory once and hand it to {@link #over(InMemoryFencedStore, Policy)}
+ * for each of them.
  */
 public final class InMemoryFencedStore implements StorageAccessor<Long> {
 
@@ -23,6 +28,16 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     private long versions;
 
     private InMemoryFencedStore() {}
+
+    /** A new, empty memory to share between stores made by {@link #over(InMemoryFencedStore, Policy)}. */
+    public static InMemoryFencedStore memory() {
+        return new InMemoryFencedStore();
+    }
+
+    /** A store with {@code policy} over {@code memory}, which other stores may share. */
+    public static FencedStore over(InMemoryFencedStore memory, Policy policy) {
+        return new StorageBasedFencedStore(Checks.requireNonNull("memory", memory), policy, FencingListener.NONE, 100);
+    }
 
     /** A store with {@link Policy#MONOTONIC}. */
     public static FencedStore create() {

@@ -16,9 +16,11 @@ class ContractCatchesBrokenStoreTest {
 
     /** Not picked up by Surefire (nested); run only through the engine below. */
     static class BrokenStoreContract extends FencedStoreContract {
+        private final BrokenFencedStore shared = new BrokenFencedStore();
+
         @Override
         protected FencedStore createStore(Policy policy) {
-            return new BrokenFencedStore();
+            return shared;
         }
     }
 
@@ -30,7 +32,7 @@ class ContractCatchesBrokenStoreTest {
                 .testEvents();
 
         Set<String> failed = tests.failed().stream()
-                .map(event -> event.getTestDescriptor().getDisplayName())
+                .map(event -> event.getTestDescriptor().getLegacyReportingName())
                 .map(name -> name.replaceAll("\\(.*", ""))
                 .collect(Collectors.toSet());
 
@@ -41,7 +43,12 @@ class ContractCatchesBrokenStoreTest {
                 "strictRefusesAnEqualTokenAndAcceptsANewerOne",
                 "updateLosesNothingWhenAZombieWritesBetweenTheReadAndTheWrite",
                 "aStaleDeleteIsRefusedAndTheValueSurvives",
-                "updateWithAStaleTokenIsRefusedAndWritesNothing");
+                "updateWithAStaleTokenIsRefusedAndWritesNothing",
+                "aNewerHolderWritingTheZombiesBytesStillFencesTheZombie",
+                "twoHoldersDeletingThenAZombieWriteLeaveTheKeyDeleted",
+                "aNewerHolderWritingTheSameValueDuringAZombiesUpdateFencesTheUpdate",
+                "theMarkNeverGoesBackwardsAcrossHoldersEqualValuesAndDeletes",
+                "tokensAbove2To53AreComparedExactly");
         // racingWritersLeaveTheNewerValueEveryTime also fails it, but only when the race goes the
         // zombie's way, so it is not required here.
     }
