@@ -14,6 +14,7 @@ import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
 import dev.fencing.s3.FencedS3;
+import dev.fencing.s3.S3Layout;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -414,17 +415,25 @@ final class BenchCommand extends FencingCommand {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
         resources.push(s3);
         s3.createBucket(r -> r.bucket("bench"));
-        FencedS3 warm = FencedS3.create(s3);
-        FencedS3 cold = FencedS3.builder(s3).etagCacheSize(0).build();
-        add(6, "S3 (S3Mock): fenced PutObject, cold and warm ETag cache, vs plain", runner.latency(List.of(
+        FencedS3 warm = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).build();
+        FencedS3 cold = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).etagCacheSize(0).build();
+        FencedS3 pointerWarm = FencedS3.create(s3);
+        FencedS3 pointerCold = FencedS3.builder(s3).etagCacheSize(0).build();
+        add(6, "S3 (S3Mock): fenced PutObject in both layouts, cold and warm ETag cache, vs plain", runner.latency(List.of(
                 new BenchRunner.Contender("plain PutObject", (w, i) ->
                         s3.putObject(PutObjectRequest.builder().bucket("bench").key("plain").build(), body(i))),
-                new BenchRunner.Contender("FencedS3.putObject, cold cache (HEAD + PUT)", (w, i) ->
+                new BenchRunner.Contender("FencedS3 IN_PLACE, cold cache (HEAD + PUT)", (w, i) ->
                         cold.putObject(FencingToken.of("c", tokens.incrementAndGet()),
                                 PutObjectRequest.builder().bucket("bench").key("cold").build(), body(i))),
-                new BenchRunner.Contender("FencedS3.putObject, warm cache (PUT)", (w, i) ->
+                new BenchRunner.Contender("FencedS3 IN_PLACE, warm cache (PUT)", (w, i) ->
                         warm.putObject(FencingToken.of("w", tokens.incrementAndGet()),
-                                PutObjectRequest.builder().bucket("bench").key("warm").build(), body(i))))),
+                                PutObjectRequest.builder().bucket("bench").key("warm").build(), body(i))),
+                new BenchRunner.Contender("FencedS3 POINTER, cold cache (HEAD + PUT data + PUT pointer + DELETE old data)",
+                        (w, i) -> pointerCold.putObject(FencingToken.of("pc", tokens.incrementAndGet()),
+                                PutObjectRequest.builder().bucket("bench").key("pointer-cold").build(), body(i))),
+                new BenchRunner.Contender("FencedS3 POINTER, warm cache (PUT data + PUT pointer + DELETE old data)",
+                        (w, i) -> pointerWarm.putObject(FencingToken.of("pw", tokens.incrementAndGet()),
+                                PutObjectRequest.builder().bucket("bench").key("pointer-warm").build(), body(i))))),
                 Map.of("server", "S3Mock 5.2 (JVM child process), same machine"));
     }
 

@@ -1,157 +1,114 @@
 package dev.fencing.s3;
 
-import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
-import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.internal.Checks;
-import java.util.HashMap;
-import java.util.Map;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import software.amazon.awssdk.core.async.AsyncRequestBody;
-import software.amazon.awssdk.core.async.AsyncResponseTransformer;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * {@link FencedS3} for the {@link S3AsyncClient}: the same steps, requests and exceptions, with
- * futures (failures arrive wrapped in {@link CompletionException}, as the SDK's own). The body is
- * given as a supplier, called once per attempt. Thread-safe.
+ * {@link FencedS3} for the {@link S3AsyncClient}: the same layouts, steps, requests, settings and
+ * exceptions, as futures — a failure, bad arguments included, completes the future exceptionally
+ * with a {@link CompletionException} around the exception {@link FencedS3} would throw, as the SDK's
+ * own futures do. The body must be one the SDK can send more than once
+ * ({@code AsyncRequestBody.fromBytes}, {@code fromString}, {@code fromFile}). Thread-safe.
  */
 public final class FencedS3Async {
 
-    private final S3AsyncClient s3;
-    private final Policy policy;
-    private final int maxAttempts;
-    private final EtagCache cache = new EtagCache(10_000);
+    private final FencedWrites<AsyncRequestBody> writes;
 
-    private FencedS3Async(S3AsyncClient s3, Policy policy, int maxAttempts) {
-        this.s3 = s3;
-        this.policy = policy;
-        this.maxAttempts = maxAttempts;
+    private FencedS3Async(S3AsyncClient s3, Settings settings) {
+        this.writes = new FencedWrites<>(new AsyncS3Port(s3), settings);
     }
 
-    /** {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
+    /** {@link S3Layout#POINTER}, {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
     public static FencedS3Async create(S3AsyncClient s3) {
-        return create(s3, Policy.MONOTONIC, 5);
+        return builder(s3).build();
     }
 
-    /** With the given policy and attempts (1 to 100). */
-    public static FencedS3Async create(S3AsyncClient s3, Policy policy, int maxAttempts) {
-        Checks.requireNonNull("s3", s3);
-        if (maxAttempts < 1 || maxAttempts > 100) {
-            throw new IllegalArgumentException("maxAttempts must be between 1 and 100, got " + maxAttempts);
-        }
-        return new FencedS3Async(s3, Checks.requireNonNull("policy", policy), maxAttempts);
+    /** A builder over {@code s3}. */
+    public static Builder builder(S3AsyncClient s3) {
+        return new Builder(Checks.requireNonNull("s3", s3));
     }
 
     /** See {@link FencedS3#putObject}. */
     public CompletableFuture<PutObjectResponse> putObject(FencingToken token, PutObjectRequest request,
-            Supplier<AsyncRequestBody> body) {
-        try {
+            AsyncRequestBody body) {
+        return checked(() -> {
             Checks.requireNonNull("token", token);
             Checks.requireNonNull("body", body);
-            FencedS3.checkRequest(request);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-        return write(token, request, body, false, cache.get(FencedS3.id(request.bucket(), request.key())), 1);
+            writes.checkPut(request, token);
+            return writes.put(token, request, body);
+        });
     }
 
-    /** See {@link FencedS3#deleteObject}: a zero-byte tombstone that keeps the token. */
-    public CompletableFuture<PutObjectResponse> deleteObject(FencingToken token, String bucket, String key) {
-        try {
+    /** See {@link FencedS3#deleteObject}. */
+    public CompletableFuture<Void> deleteObject(FencingToken token, String bucket, String key) {
+        return checked(() -> {
             Checks.requireNonNull("token", token);
-            PutObjectRequest request = PutObjectRequest.builder().bucket(FencedS3.requireBucket(bucket))
-                    .key(FencedS3.requireKey(key)).build();
-            return write(token, request, AsyncRequestBody::empty, true, cache.get(FencedS3.id(bucket, key)), 1);
-        } catch (IllegalArgumentException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+            return writes.delete(token, FencedWrites.requireBucket(bucket), FencedWrites.requireKey(key));
+        });
     }
 
     /** See {@link FencedS3#getObject}. */
     public CompletableFuture<Optional<FencedObject>> getObject(String bucket, String key) {
-        return s3.getObject(r -> r.bucket(bucket).key(key), AsyncResponseTransformer.toBytes()).handle((object, failure) -> {
-            if (failure != null) {
-                Throwable cause = unwrap(failure);
-                if (cause instanceof NoSuchKeyException) {
-                    return Optional.<FencedObject>empty();
-                }
-                throw S3Errors.classify(cause) == S3Errors.Kind.NO_SUCH_BUCKET
-                        ? S3Errors.noSuchBucket(bucket, cause) : new CompletionException(cause);
-            }
-            ObjectState state = ObjectState.of(object.response().eTag(), object.response().metadata());
-            if (state.tombstone()) {
-                return Optional.<FencedObject>empty();
-            }
-            return Optional.of(new FencedObject(bucket, key, object.asByteArray(), state.token().orElse(0),
-                    object.response().eTag(), FencedS3.userMetadata(object.response().metadata()),
-                    object.response().contentType()));
+        return checked(() -> writes.get(FencedWrites.requireBucket(bucket), FencedWrites.requireKey(key)));
+    }
+
+    /** See {@link FencedS3#highWaterMark}. */
+    public CompletableFuture<OptionalLong> highWaterMark(String bucket, String key) {
+        return checked(() -> writes.highWaterMark(FencedWrites.requireBucket(bucket), FencedWrites.requireKey(key)));
+    }
+
+    /** See {@link FencedS3#putObjectMultipart}. */
+    public CompletableFuture<CompleteMultipartUploadResponse> putObjectMultipart(FencingToken token,
+            PutObjectRequest request, Path file, long partSize) {
+        return checked(() -> {
+            Checks.requireNonNull("token", token);
+            Checks.requireNonNull("file", file);
+            writes.checkPut(request, token);
+            return writes.putFile(token, request, file, partSize);
         });
     }
 
-    private CompletableFuture<PutObjectResponse> write(FencingToken token, PutObjectRequest request,
-            Supplier<AsyncRequestBody> body, boolean tombstone, ObjectState known, int attempt) {
-        String id = FencedS3.id(request.bucket(), request.key());
-        if (attempt > maxAttempts) {
-            return CompletableFuture.failedFuture(ConcurrentUpdateException.gaveUp(id, maxAttempts));
+    /** The layout this writer puts objects in. */
+    public S3Layout layout() {
+        return writes.settings().layout();
+    }
+
+    private static <T> CompletableFuture<T> checked(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get().exceptionallyCompose(failure -> CompletableFuture.failedFuture(S3Errors.unwrap(failure)));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        CompletableFuture<ObjectState> state = known != null ? CompletableFuture.completedFuture(known)
-                : head(request.bucket(), request.key());
-        return state.thenCompose(current -> {
-            if (current.token().isPresent() && !policy.accepts(token.value(), current.token().getAsLong())) {
-                cache.remove(id);
-                throw StaleTokenException.of(id, token, current.token().getAsLong(), policy);
-            }
-            Map<String, String> metadata = new HashMap<>(request.hasMetadata() ? request.metadata() : Map.of());
-            metadata.put(FencedS3.TOKEN_METADATA, Long.toString(token.value()));
-            if (tombstone) {
-                metadata.put(FencedS3.DELETED_METADATA, "true");
-            }
-            PutObjectRequest fenced = request.toBuilder().metadata(metadata)
-                    .ifMatch(current.exists() ? current.etag() : null)
-                    .ifNoneMatch(current.exists() ? null : "*").build();
-            return s3.putObject(fenced, body.get()).handle((response, failure) -> {
-                if (failure == null) {
-                    cache.put(id, new ObjectState(true, response.eTag(), OptionalLong.of(token.value()), tombstone));
-                    return CompletableFuture.completedFuture(response);
-                }
-                Throwable cause = unwrap(failure);
-                return switch (S3Errors.classify(cause)) {
-                    case CHANGED -> {
-                        cache.remove(id);
-                        yield write(token, request, body, tombstone, null, attempt + 1);
-                    }
-                    case NO_SUCH_BUCKET -> CompletableFuture.<PutObjectResponse>failedFuture(
-                            S3Errors.noSuchBucket(request.bucket(), cause));
-                    default -> CompletableFuture.<PutObjectResponse>failedFuture(cause);
-                };
-            }).thenCompose(f -> f);
-        });
     }
 
-    private CompletableFuture<ObjectState> head(String bucket, String key) {
-        return s3.headObject(r -> r.bucket(bucket).key(key)).handle((head, failure) -> {
-            if (failure == null) {
-                return ObjectState.of(head.eTag(), head.metadata());
-            }
-            Throwable cause = unwrap(failure);
-            if (cause instanceof S3Exception e && e.statusCode() == 404) {
-                return ObjectState.ABSENT;
-            }
-            throw new CompletionException(cause);
-        });
-    }
+    /** Configures a {@link FencedS3Async}: the same settings as {@link FencedS3.Builder}. */
+    public static final class Builder extends WriterBuilder<Builder> {
+        private final S3AsyncClient s3;
 
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+        private Builder(S3AsyncClient s3) {
+            this.s3 = s3;
+        }
+
+        @Override
+        Builder self() {
+            return this;
+        }
+
+        /** The wrapper. */
+        public FencedS3Async build() {
+            return new FencedS3Async(s3, settings());
+        }
     }
 }

@@ -4,16 +4,23 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 /**
- * What a fenced writer knows of an object: absent, or present with its ETag and stored token
- * (a tombstone is present).
+ * What a fenced writer knows of the object at a key: absent, or present with its ETag and the
+ * toolkit's metadata — the stored token, whether it is a tombstone or a pointer, and the write id
+ * that made it (a tombstone and a pointer are present).
  */
-record ObjectState(boolean exists, String etag, OptionalLong token, boolean tombstone) {
+record ObjectState(boolean exists, String etag, OptionalLong token, boolean tombstone, boolean pointer, String writeId) {
 
-    static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), false);
+    static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), false, false, null);
 
     static ObjectState of(String etag, Map<String, String> metadata) {
-        String token = metadata.get(FencedS3.TOKEN_METADATA);
+        String token = metadata.get(Metadata.TOKEN);
         return new ObjectState(true, etag, token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
-                "true".equals(metadata.get(FencedS3.DELETED_METADATA)));
+                "true".equals(metadata.get(Metadata.DELETED)), Metadata.POINTER.equals(metadata.get(Metadata.LAYOUT)),
+                metadata.get(Metadata.WRITE));
+    }
+
+    /** Whether this object was made by the write with {@code writeId}. */
+    boolean madeBy(String writeId) {
+        return exists && writeId.equals(this.writeId);
     }
 }

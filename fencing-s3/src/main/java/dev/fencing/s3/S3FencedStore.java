@@ -6,26 +6,32 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The common {@link FencedStore} on an S3 bucket: one object per key (under an optional prefix),
- * the value as UTF-8 body, the token in metadata, the ETag as the version. Writes go through
- * {@link FencedS3}; a read-modify-write puts with {@code If-Match} on the ETag it read (or
- * {@code If-None-Match: *}), so a write landing in between is never overwritten. Thread-safe.
+ * the token in metadata, the ETag as the version. The body is the value behind a one-line header
+ * with the token and a random write id ({@code fencing-store/1 token=42 write=9f0c…}), so every
+ * write's bytes, and so its ETag, are unique — two holders storing the same value are still told
+ * apart. {@link #load} strips the header. Writes and deletes go through {@link FencedS3}
+ * ({@link S3Layout#IN_PLACE}, sound here because the bytes are unique); a read-modify-write puts
+ * with {@code If-Match} on the ETag it read (or {@code If-None-Match: *}), so a write landing in
+ * between is never overwritten. Requests: a write is HEAD + PUT (PUT alone when this store wrote
+ * the key last), an update GET + PUT. Thread-safe.
  */
 public final class S3FencedStore implements StorageAccessor<String> {
 
@@ -49,9 +55,9 @@ public final class S3FencedStore implements StorageAccessor<String> {
     /** A store on {@code bucket} with object keys {@code prefix + key}. */
     public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener) {
         Checks.requireNonNull("s3", s3);
-        FencedS3.requireBucket(bucket);
+        FencedWrites.requireBucket(bucket);
         Checks.requireNonNull("prefix", prefix);
-        FencedS3 fenced = FencedS3.builder(s3).policy(policy).build();
+        FencedS3 fenced = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).policy(policy).build();
         return new StorageBasedFencedStore(new S3FencedStore(s3, fenced, bucket, prefix), policy, listener, 100);
     }
 
@@ -60,12 +66,12 @@ public final class S3FencedStore implements StorageAccessor<String> {
         try {
             ResponseBytes<GetObjectResponse> object = s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + key));
             ObjectState state = ObjectState.of(object.response().eTag(), object.response().metadata());
-            return Optional.of(new Snapshot<>(state.tombstone() ? null : object.asString(StandardCharsets.UTF_8),
+            return Optional.of(new Snapshot<>(state.tombstone() ? null : StoreEnvelope.decode(object.asByteArray()),
                     state.token().orElse(0), state.etag()));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
-            throw S3Errors.classify(e) == S3Errors.Kind.NO_SUCH_BUCKET ? S3Errors.noSuchBucket(bucket, e) : e;
+            throw (RuntimeException) S3Errors.translate(e, bucket);
         }
     }
 
@@ -76,7 +82,8 @@ public final class S3FencedStore implements StorageAccessor<String> {
             if (value == null) {
                 fenced.deleteObject(fencing, bucket, prefix + key);
             } else {
-                fenced.putObject(fencing, request(key), RequestBody.fromString(value, StandardCharsets.UTF_8));
+                fenced.putObject(fencing, request(key), RequestBody.fromBytes(StoreEnvelope.encode(token, OwnerIds.random(),
+                        value)));
             }
             return WriteOutcome.written();
         } catch (StaleTokenException e) {
@@ -89,22 +96,30 @@ public final class S3FencedStore implements StorageAccessor<String> {
         if (expected != null && !policy.accepts(token, expected.token())) {
             return WriteOutcome.stale(expected.token());
         }
-        Map<String, String> metadata = value == null
-                ? Map.of(FencedS3.TOKEN_METADATA, Long.toString(token), FencedS3.DELETED_METADATA, "true")
-                : Map.of(FencedS3.TOKEN_METADATA, Long.toString(token));
+        String writeId = OwnerIds.random();
+        Map<String, String> metadata = Map.of(Metadata.TOKEN, Long.toString(token), Metadata.WRITE, writeId);
         PutObjectRequest conditional = request(key).toBuilder().metadata(metadata)
                 .ifMatch(expected == null ? null : expected.version())
                 .ifNoneMatch(expected == null ? "*" : null).build();
         try {
-            s3.putObject(conditional, value == null ? RequestBody.empty()
-                    : RequestBody.fromString(value, StandardCharsets.UTF_8));
+            s3.putObject(conditional, RequestBody.fromBytes(StoreEnvelope.encode(token, writeId, value)));
             return WriteOutcome.written();
         } catch (S3Exception e) {
             return switch (S3Errors.classify(e)) {
-                case CHANGED -> WriteOutcome.conflict(); // the core reloads and decides stale or retry
-                case NO_SUCH_BUCKET -> throw S3Errors.noSuchBucket(bucket, e);
+                // the item changed — unless the change is this very write, answered late (an SDK retry got the 412)
+                case CHANGED -> landed(key, writeId) ? WriteOutcome.written() : WriteOutcome.conflict();
+                case NO_SUCH_BUCKET -> throw (RuntimeException) S3Errors.translate(e, bucket);
                 default -> throw e;
             };
+        }
+    }
+
+    private boolean landed(String key, String writeId) {
+        try {
+            HeadObjectResponse head = s3.headObject(r -> r.bucket(bucket).key(prefix + key));
+            return ObjectState.of(head.eTag(), head.metadata()).madeBy(writeId);
+        } catch (NoSuchKeyException e) {
+            return false;
         }
     }
 
