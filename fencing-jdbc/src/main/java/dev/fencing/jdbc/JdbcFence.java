@@ -38,13 +38,11 @@ public final class JdbcFence {
     public static final String DEFAULT_TABLE = "fencing_fence";
 
     private final DataSource dataSource;
-    private final String table;
-    private final Policy policy;
+    private final Fence fence;
 
     private JdbcFence(DataSource dataSource, String table, Policy policy) {
         this.dataSource = dataSource;
-        this.table = table;
-        this.policy = policy;
+        this.fence = new Fence(table, policy);
     }
 
     /** A fence on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
@@ -77,17 +75,41 @@ public final class JdbcFence {
         }
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
+            if (autoCommit) {
+                connection.setAutoCommit(false);
+            }
             try {
-                advance(connection, token);
+                advanceFirst(connection, token);
                 T result = work.apply(connection);
                 connection.commit();
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
-                rollbackQuietly(connection, e);
+                Transactions.rollbackQuietly(connection, e);
                 throw e;
             } finally {
-                connection.setAutoCommit(autoCommit);
+                if (autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+    }
+
+    /**
+     * The fence is the transaction's first statement, so a serialization failure there (REPEATABLE
+     * READ on PostgreSQL, when a newer holder committed while this one waited for the row) is
+     * retried in a new transaction, whose snapshot shows the newer token: the caller gets
+     * {@link StaleTokenException} with the real mark. Once {@code work} has run, nothing is retried.
+     */
+    private void advanceFirst(Connection connection, FencingToken token) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                fence.advance(connection, token);
+                return;
+            } catch (SQLException e) {
+                if (attempt >= Transactions.ATTEMPTS || !SqlDialect.isSerializationFailure(e)) {
+                    throw e;
+                }
+                connection.rollback();
             }
         }
     }
@@ -108,19 +130,11 @@ public final class JdbcFence {
             throw new IllegalStateException("advance needs a transaction: auto-commit is on, so the fence and the writes"
                     + " after it would commit separately; call connection.setAutoCommit(false) first");
         }
-        FenceRows.advance(connection, table, token.resource(), token, policy);
+        fence.advance(connection, token);
     }
 
     /** The policy the fence applies. */
     public Policy policy() {
-        return policy;
-    }
-
-    private static void rollbackQuietly(Connection connection, Throwable cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException rollbackFailed) {
-            cause.addSuppressed(rollbackFailed);
-        }
+        return fence.policy();
     }
 }
