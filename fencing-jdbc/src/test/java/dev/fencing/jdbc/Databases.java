@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
  * One fresh database per server per test JVM, with the toolkit's migrations applied and the
@@ -30,6 +31,23 @@ final class Databases {
 
     static SqlTestServer mariaDb() {
         return TestServers.mariaDb();
+    }
+
+    /** The migrated database of {@code server}, its connections at {@code isolation}. */
+    static DataSource migrated(SqlTestServer server, int isolation) {
+        return new IsolatedDataSource(migrated(server), isolation);
+    }
+
+    /** The migrated MariaDB database reached through a URL with extra driver {@code parameters}. */
+    static DataSource mariaDbWith(String parameters) {
+        DataSource db = migrated(mariaDb());
+        try (Connection connection = db.getConnection()) {
+            String url = TestServers.mariaDb().jdbcUrl().replaceFirst("(jdbc:mariadb://[^/]+/)[^?]*", "$1"
+                    + connection.getCatalog());
+            return new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + parameters);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach the test database on " + mariaDb(), e);
+        }
     }
 
     static synchronized DataSource migrated(SqlTestServer server) {

@@ -105,7 +105,7 @@ class JdbcFencingIT {
         }
     }
 
-    private static boolean blockedOnALock(DataSource db, SqlTestServer server) throws SQLException {
+    static boolean blockedOnALock(DataSource db, SqlTestServer server) throws SQLException {
         String sql = server.vendor().equals("postgresql")
                 ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                 : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
