@@ -32,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <caption>What each operation runs</caption>
  *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
  *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
- *       <td>reads the row's token: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
+ *       <td>reads the row's token and entry: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
  *   <tr><td>{@link #upsert}</td><td>the row's fence entry, then the guarded {@code UPDATE}, or an
  *       {@code INSERT} if the row is absent</td>
  *       <td>stale → {@link StaleTokenException}</td></tr>
@@ -40,13 +40,35 @@ import java.util.concurrent.ConcurrentHashMap;
  *       <td>row exists → {@code false}, nothing written; stale → {@link StaleTokenException}</td></tr>
  *   <tr><td>{@link #delete}</td><td>the row's fence entry, then a guarded {@code DELETE}</td>
  *       <td>stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
- *   <tr><td>{@link #execute}</td><td>your statement, with {@code :fencing_token} bound to the token</td>
+ *   <tr><td>{@link #execute}</td><td>your {@code UPDATE}, with the token set and the key and guard
+ *       AND-ed to your condition</td>
  *       <td>stale → {@link StaleTokenException}; otherwise 0</td></tr>
  * </table>
  *
- * <p>The row's fence entry is a row of the fence table ({@code fencing_fence}) named
- * {@code <table>:<key values>}, advanced to the token with the conditional upsert of
- * {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
+ * <p>After a statement matched nothing, the row's token and its fence entry are read with
+ * {@code SELECT ... FOR UPDATE}, which sees the newest committed rows under every isolation level
+ * (a plain read under REPEATABLE READ would see the transaction's old snapshot); a refusal names
+ * the greater of the two, the mark the store really holds. PostgreSQL under REPEATABLE READ may
+ * instead refuse a statement on a row changed after the snapshot with a serialization failure
+ * (SQLState 40001): in a transaction of the guard's own it is run again, in yours it surfaces.
+ *
+ * <h2>The fence entry, and which key columns can have one</h2>
+ * The row's fence entry is a row of the fence table ({@code fencing_fence}) named
+ * {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
+ * {@code accounts}, {@code public.accounts} and {@code ACCOUNTS} on PostgreSQL name one entry) and
+ * each key value as the database compares it, with {@code ','} and {@code '\'} inside a value
+ * escaped. On first use in a database the table is described: key columns must be integers (bound
+ * as numbers, {@code "07"} is 7), UUIDs, or text that compares byte for byte (a binary NO PAD
+ * collation, {@code VARBINARY}, a deterministic PostgreSQL collation) or byte for byte after
+ * trailing spaces (a binary PAD SPACE collation, {@code char(n)}: trailing spaces are dropped).
+ * Case- or accent-insensitive and nondeterministic collations are refused with
+ * {@link IllegalStateException}: the database would take {@code 'AliceN'} and {@code 'alicen'} for
+ * one row, and their entries would differ. The token column must be {@code BIGINT NOT NULL}. An
+ * unqualified name is resolved through the first connection's {@code search_path} and statements
+ * name the resolved table; a connection of MySQL/MariaDB that counts changed rows
+ * ({@code useAffectedRows=true}) is refused.
+ *
+ * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
  * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
  * re-create a row a newer holder deleted. The fence table thus keeps one small row per row ever
  * created or deleted through the guard. These operations need several statements: on a

@@ -25,12 +25,18 @@ import javax.sql.DataSource;
  * that lock sees the newer token once it gets the row (PostgreSQL re-checks the condition on the
  * newest row version under READ COMMITTED; InnoDB's update reads the latest committed row) and
  * fails as stale; if the zombie came first, the newer holder waits for it and then advances past
- * it. Under REPEATABLE READ or SERIALIZABLE a concurrent newer holder may surface as a
- * serialization failure (SQLState 40001) instead — still rolled back, but not a
- * {@code StaleTokenException}; READ COMMITTED is recommended.
+ * it. A refusal reads the mark with {@code SELECT ... FOR UPDATE}, the newest committed row under
+ * every isolation level. Under PostgreSQL's REPEATABLE READ or SERIALIZABLE a zombie that waited for
+ * the row gets a serialization failure (SQLState 40001) instead: {@link #inTransaction} then runs
+ * the fence again in a new transaction — the callback has not run yet — whose snapshot shows the
+ * newer token, so the zombie gets {@link StaleTokenException} with the real mark. With
+ * {@link #advance} in your own transaction the 40001 surfaces: roll back and retry.
  *
- * <p>Needs the {@code fencing_fence} table from the {@code migrations} module. Only writes made
- * inside the callback are fenced. Thread-safe.
+ * <p>Needs the {@code fencing_fence} table from the {@code migrations} module; on first use the
+ * fence checks that it compares resources byte for byte (an install from before that conversion
+ * is refused, naming the migration). A fence serves one database. Only writes made inside the
+ * callback are fenced. The cost is one statement, so one round trip, more than the same
+ * transaction without the fence. Thread-safe.
  */
 public final class JdbcFence {
 
@@ -106,10 +112,8 @@ public final class JdbcFence {
                 fence.advance(connection, token);
                 return;
             } catch (SQLException e) {
-                if (attempt >= Transactions.ATTEMPTS || !SqlDialect.isSerializationFailure(e)) {
-                    throw e;
-                }
                 connection.rollback();
+                Transactions.retryOrThrow(e, attempt);
             }
         }
     }

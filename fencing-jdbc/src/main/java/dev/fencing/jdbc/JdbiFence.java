@@ -69,8 +69,12 @@ public final class JdbiFence {
             } catch (UnableToExecuteStatementException e) {
                 // as JdbcFence: a serialization failure of the first statement is retried in a new
                 // transaction, whose snapshot shows the newer token; after the callback ran, never
-                if (advanced[0] || attempt >= Transactions.ATTEMPTS || !(e.getCause() instanceof SQLException sql)
-                        || !SqlDialect.isSerializationFailure(sql)) {
+                if (advanced[0] || !(e.getCause() instanceof SQLException sql)) {
+                    throw e;
+                }
+                try {
+                    Transactions.retryOrThrow(sql, attempt);
+                } catch (SQLException notRetried) {
                     throw e;
                 }
             }

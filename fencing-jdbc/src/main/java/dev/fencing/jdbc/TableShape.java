@@ -15,8 +15,33 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class TableShape {
 
-    /** A row's key as the database reads it: the values to bind, and the name of the row's fence entry. */
-    record RowKey(List<Object> values, String resource) {}
+    /**
+     * A row's key as the database reads it: the values to bind, and (computed on first use: the
+     * guarded UPDATE of an existing row does not need it) the name of the row's fence entry.
+     */
+    final class RowKey {
+        private final Map<String, ?> key;
+        private final List<String> keyColumns;
+        private final List<Object> values;
+        private String resource;
+
+        private RowKey(Map<String, ?> key, List<String> keyColumns, List<Object> values) {
+            this.key = key;
+            this.keyColumns = keyColumns;
+            this.values = values;
+        }
+
+        List<Object> values() {
+            return values;
+        }
+
+        String resource() {
+            if (resource == null) {
+                resource = entryName(key, keyColumns);
+            }
+            return resource;
+        }
+    }
 
     private final SqlDialect dialect;
     private final String canonicalName;
@@ -95,22 +120,32 @@ final class TableShape {
     }
 
     /**
-     * The row's key: each value bound as the database reads it, and the fence entry
-     * {@code <schema.table>:<canonical values>} in which a {@code ','} or {@code '\'} inside a value
-     * is escaped with {@code '\'}, so that ({@code "a,b"}, {@code "c"}) and ({@code "a"}, {@code "b,c"}) differ.
+     * The row's key, each value bound as the database reads it.
      *
-     * @throws IllegalArgumentException for a value of the wrong kind, or a name longer than a fence entry allows
+     * @throws IllegalArgumentException for a value of the wrong kind
      */
     RowKey rowKey(Map<String, ?> key, List<String> keyColumns) {
         List<Object> values = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            values.add(keys.get(i).bind(key.get(keyColumns.get(i))));
+        }
+        return new RowKey(key, keyColumns, values);
+    }
+
+    /**
+     * The row's fence entry {@code <schema.table>:<canonical values>}, in which a {@code ','} or
+     * {@code '\'} inside a value is escaped with {@code '\'}, so that ({@code "a,b"}, {@code "c"}) and
+     * ({@code "a"}, {@code "b,c"}) differ.
+     *
+     * @throws IllegalArgumentException for a name longer than a fence entry allows
+     */
+    private String entryName(Map<String, ?> key, List<String> keyColumns) {
         StringBuilder resource = new StringBuilder(canonicalName).append(':');
         for (int i = 0; i < keys.size(); i++) {
-            Object value = key.get(keyColumns.get(i));
-            values.add(keys.get(i).bind(value));
             if (i > 0) {
                 resource.append(',');
             }
-            String canonical = keys.get(i).canonical(value);
+            String canonical = keys.get(i).canonical(key.get(keyColumns.get(i)));
             for (int c = 0; c < canonical.length(); c++) {
                 char ch = canonical.charAt(c);
                 if (ch == ',' || ch == '\\') {
@@ -119,7 +154,7 @@ final class TableShape {
                 resource.append(ch);
             }
         }
-        return new RowKey(values, FenceRows.requireResource(resource.toString()));
+        return FenceRows.requireResource(resource.toString());
     }
 
     boolean countsMatchedRows() {

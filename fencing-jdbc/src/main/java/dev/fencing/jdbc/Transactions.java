@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Runs the guards' statements either in a transaction of their own (the connection was in
@@ -13,7 +14,14 @@ import java.sql.SQLException;
  */
 final class Transactions {
 
+    /** Rounds of a guard that found its row changed between two of its statements. */
     static final int ATTEMPTS = 3;
+
+    /**
+     * Runs of work refused with a serialization failure. Each run takes a new snapshot, but with
+     * many writers on one row a run can lose again; a short jittered pause spreads them out.
+     */
+    static final int SERIALIZATION_ATTEMPTS = 10;
 
     @FunctionalInterface
     interface Work<T> {
@@ -36,9 +44,7 @@ final class Transactions {
                     return result;
                 } catch (SQLException e) {
                     rollbackQuietly(connection, e);
-                    if (attempt >= ATTEMPTS || !SqlDialect.isSerializationFailure(e)) {
-                        throw e;
-                    }
+                    retryOrThrow(e, attempt);
                 } catch (RuntimeException | Error e) {
                     rollbackQuietly(connection, e);
                     throw e;
@@ -56,10 +62,27 @@ final class Transactions {
             try {
                 return work.run();
             } catch (SQLException e) {
-                if (!autoCommit || attempt >= ATTEMPTS || !SqlDialect.isSerializationFailure(e)) {
+                if (!autoCommit) {
                     throw e;
                 }
+                retryOrThrow(e, attempt);
             }
+        }
+    }
+
+    /**
+     * Returns (after a short jittered pause) if {@code e} is a serialization failure and
+     * {@code attempt} was not the last; throws {@code e} otherwise.
+     */
+    static void retryOrThrow(SQLException e, int attempt) throws SQLException {
+        if (attempt >= SERIALIZATION_ATTEMPTS || !SqlDialect.isSerializationFailure(e)) {
+            throw e;
+        }
+        try {
+            Thread.sleep(ThreadLocalRandom.current().nextInt(attempt + 1));
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw e;
         }
     }
 
