@@ -43,6 +43,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.redisson.Redisson;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
@@ -294,7 +295,9 @@ final class BenchCommand extends FencingCommand {
         String settings = durable ? "fsync=on, synchronous_commit=on (durable)" : "fsync=off, synchronous_commit=off"
                 + " (embedded default)";
         HikariConfig config = new HikariConfig();
-        config.setDataSource(server.dataSource());
+        PGSimpleDataSource counted = (PGSimpleDataSource) server.dataSource();
+        counted.setSocketFactory(RoundTrips.class.getName()); // to report round trips per operation
+        config.setDataSource(counted);
         config.setMaximumPoolSize(20);
         HikariDataSource pool = new HikariDataSource(config);
         resources.push(pool);
@@ -335,54 +338,103 @@ final class BenchCommand extends FencingCommand {
             FencedTable accounts = FencedTable.of("bench_accounts", "id");
             AtomicLong tokens = new AtomicLong(1);
             JdbcFence fence = JdbcFence.create(pool);
-            add(5, "JDBC: fenced UPDATE vs plain; fence-row transaction vs plain transaction (" + settings + ")",
-                    runner.latency(List.of(
-                            new BenchRunner.Contender("plain UPDATE (autocommit)", (w, i) -> {
-                                plainUpdate.setLong(1, i);
-                                plainUpdate.executeUpdate();
-                            }),
-                            new BenchRunner.Contender("plain UPDATE prepared per call, as a DAO does", (w, i) -> {
-                                try (PreparedStatement update = connection.prepareStatement(
+            List<BenchRunner.Contender> contenders = List.of(
+                    new BenchRunner.Contender("plain UPDATE (autocommit)", (w, i) -> {
+                        plainUpdate.setLong(1, i);
+                        plainUpdate.executeUpdate();
+                    }),
+                    new BenchRunner.Contender("plain UPDATE prepared per call, as a DAO does", (w, i) -> {
+                        try (PreparedStatement update = connection.prepareStatement(
+                                "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                            update.setLong(1, i);
+                            update.executeUpdate();
+                        }
+                    }),
+                    new BenchRunner.Contender("the guarded UPDATE FencedTable sends, written by hand", (w, i) -> {
+                        try (PreparedStatement update = connection.prepareStatement("UPDATE bench_accounts SET"
+                                + " balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?")) {
+                            long token = tokens.incrementAndGet();
+                            update.setObject(1, i);
+                            update.setObject(2, token);
+                            update.setObject(3, 1L);
+                            update.setObject(4, token);
+                            update.executeUpdate();
+                        }
+                    }),
+                    new BenchRunner.Contender("FencedTable.update (autocommit)", (w, i) ->
+                            accounts.update(connection, FencingToken.of("bench", tokens.incrementAndGet()),
+                                    Map.of("id", 1L), Map.of("balance", i))),
+                    new BenchRunner.Contender("plain transaction: BEGIN, UPDATE, COMMIT", (w, i) ->
+                            plainTransaction(pool, i, false)),
+                    new BenchRunner.Contender("plain transaction with a second UPDATE", (w, i) ->
+                            plainTransaction(pool, i, true)),
+                    new BenchRunner.Contender("BEGIN, the fence upsert JdbcFence sends written by hand, UPDATE, COMMIT",
+                            (w, i) -> fenceByHand(pool, tokens.incrementAndGet(), i)),
+                    new BenchRunner.Contender("JdbcFence transaction: fence row, UPDATE, COMMIT", (w, i) ->
+                            fence.inTransaction(FencingToken.of("bench-fence", tokens.incrementAndGet()), tx -> {
+                                try (PreparedStatement update = tx.prepareStatement(
                                         "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
                                     update.setLong(1, i);
-                                    update.executeUpdate();
+                                    return update.executeUpdate();
                                 }
-                            }),
-                            new BenchRunner.Contender("the guarded UPDATE FencedTable sends, written by hand", (w, i) -> {
-                                try (PreparedStatement update = connection.prepareStatement("UPDATE bench_accounts SET"
-                                        + " balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?")) {
-                                    long token = tokens.incrementAndGet();
-                                    update.setObject(1, i);
-                                    update.setObject(2, token);
-                                    update.setObject(3, 1L);
-                                    update.setObject(4, token);
-                                    update.executeUpdate();
-                                }
-                            }),
-                            new BenchRunner.Contender("FencedTable.update (autocommit)", (w, i) ->
-                                    accounts.update(connection, FencingToken.of("bench", tokens.incrementAndGet()),
-                                            Map.of("id", 1L), Map.of("balance", i))),
-                            new BenchRunner.Contender("plain transaction: BEGIN, UPDATE, COMMIT", (w, i) -> {
-                                try (Connection tx = pool.getConnection()) {
-                                    tx.setAutoCommit(false);
-                                    try (PreparedStatement update = tx.prepareStatement(
-                                            "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
-                                        update.setLong(1, i);
-                                        update.executeUpdate();
-                                    }
-                                    tx.commit();
-                                    tx.setAutoCommit(true);
-                                }
-                            }),
-                            new BenchRunner.Contender("JdbcFence transaction: fence row, UPDATE, COMMIT", (w, i) ->
-                                    fence.inTransaction(FencingToken.of("bench-fence", tokens.incrementAndGet()), tx -> {
-                                        try (PreparedStatement update = tx.prepareStatement(
-                                                "UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
-                                            update.setLong(1, i);
-                                            return update.executeUpdate();
-                                        }
-                                    })))), Map.of("postgres", settings));
+                            })));
+            List<BenchRunner.Row> rows = runner.latency(contenders);
+            add(5, "JDBC: fenced UPDATE vs plain; fence-row transaction vs plain transaction (" + settings + ")", rows,
+                    Map.of("postgres", settings));
+            @SuppressWarnings("unchecked")
+            List<Map<String, Object>> maps = (List<Map<String, Object>>) results.get(results.size() - 1).get("rows");
+            for (int c = 0; c < contenders.size(); c++) {
+                maps.get(c).put("roundTripsPerOp", roundTripsPerOp(contenders.get(c).op()));
+            }
         }
+    }
+
+    private static void plainTransaction(DataSource pool, long i, boolean secondUpdate) throws Exception {
+        try (Connection tx = pool.getConnection()) {
+            tx.setAutoCommit(false);
+            try (PreparedStatement update = tx.prepareStatement("UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                update.setLong(1, i);
+                update.executeUpdate();
+                if (secondUpdate) {
+                    update.setLong(1, i + 1);
+                    update.executeUpdate();
+                }
+            }
+            tx.commit();
+            tx.setAutoCommit(true);
+        }
+    }
+
+    /** What a JdbcFence transaction sends, in raw JDBC: the fence upsert first, then the caller's UPDATE. */
+    private static void fenceByHand(DataSource pool, long token, long i) throws Exception {
+        try (Connection tx = pool.getConnection()) {
+            tx.setAutoCommit(false);
+            try (PreparedStatement fence = tx.prepareStatement("INSERT INTO fencing_fence (resource, token, updated_at)"
+                    + " VALUES (?, ?, CURRENT_TIMESTAMP) ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token,"
+                    + " updated_at = CURRENT_TIMESTAMP WHERE fencing_fence.token <= EXCLUDED.token")) {
+                fence.setString(1, "bench-fence-by-hand");
+                fence.setLong(2, token);
+                if (fence.executeUpdate() != 1) {
+                    throw new IllegalStateException("the hand-written fence refused token " + token);
+                }
+            }
+            try (PreparedStatement update = tx.prepareStatement("UPDATE bench_accounts SET balance = ? WHERE id = 1")) {
+                update.setLong(1, i);
+                update.executeUpdate();
+            }
+            tx.commit();
+            tx.setAutoCommit(true);
+        }
+    }
+
+    /** Round trips to the server per operation, counted by {@link RoundTrips} over 200 operations. */
+    private static double roundTripsPerOp(BenchRunner.Op op) throws Exception {
+        int ops = 200;
+        long before = RoundTrips.count();
+        for (int i = 0; i < ops; i++) {
+            op.run(0, i);
+        }
+        return BenchRunner.round((double) (RoundTrips.count() - before) / ops);
     }
 
     // ---- 6: DynamoDB and S3 ----

@@ -1,6 +1,7 @@
 package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -8,7 +9,9 @@ import dev.fencing.testkit.servers.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -235,6 +238,17 @@ class CliIT {
             });
         });
         assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8);
+        report.get("results").forEach(result -> {
+            if (result.get("comparison").asInt() == 5) { // counted, not timed: the fence row costs one round trip
+                Map<String, Double> roundTrips = new HashMap<>();
+                result.get("rows").forEach(row -> roundTrips.put(row.get("contender").asText(),
+                        row.get("roundTripsPerOp").asDouble()));
+                // within 0.05: the pool's occasional liveness check of a borrowed connection is counted too
+                assertThat(roundTrips.get("plain transaction: BEGIN, UPDATE, COMMIT")).isCloseTo(2.0, within(0.05));
+                assertThat(roundTrips.get("JdbcFence transaction: fence row, UPDATE, COMMIT")).isCloseTo(3.0, within(0.05));
+                assertThat(roundTrips.get("FencedTable.update (autocommit)")).isCloseTo(1.0, within(0.05));
+            }
+        });
         JsonNode leftovers = report.get("results").get(report.get("results").size() - 1).get("rows").get(0);
         assertThat(leftovers.get("keysLeft").asLong()).as("token counters only").isEqualTo(10);
         assertThat(report.get("machine").get("cores").asInt()).isPositive();

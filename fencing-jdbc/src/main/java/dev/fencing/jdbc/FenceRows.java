@@ -6,8 +6,9 @@ import dev.fencing.core.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.OptionalLong;
 
-/** Advances a fence row: the conditional upsert at the heart of {@link JdbcFence} and {@link JdbiFence}. */
+/** Advances a fence row: the conditional upsert at the heart of {@link JdbcFence}, {@link JdbiFence} and the row guard's fence entries. */
 final class FenceRows {
 
     private FenceRows() {}
@@ -19,26 +20,44 @@ final class FenceRows {
      *
      * @throws StaleTokenException if the row holds a token the policy refuses; the caller must roll back
      */
-    static void advance(Connection connection, String table, String resource, FencingToken token, Policy policy)
-            throws SQLException {
-        SqlDialect dialect = SqlDialect.of(connection);
+    static void advance(Connection connection, SqlDialect dialect, String table, String resource, FencingToken token,
+            Policy policy) throws SQLException {
+        OptionalLong refusedBy = tryAdvance(connection, dialect, table, resource, token.value(), policy);
+        if (refusedBy.isPresent()) {
+            throw StaleTokenException.of(resource, token, refusedBy.getAsLong(), policy);
+        }
+    }
+
+    /**
+     * As {@link #advance}, answering instead of throwing.
+     *
+     * @return empty if the row now holds {@code token}; else the token that refused it, read with a
+     *     locking read (the newest committed value, also under REPEATABLE READ)
+     */
+    static OptionalLong tryAdvance(Connection connection, SqlDialect dialect, String table, String resource, long token,
+            Policy policy) throws SQLException {
         try {
             String ensure = dialect.ensureFence(table);
             if (ensure != null) {
-                Sql.update(connection, ensure, List.of(resource));
+                // 1: created, or there and counted as matched; 0: there, and the connection counts changed rows
+                MatchedRows.requireMatched(Sql.update(connection, ensure, List.of(resource)));
             }
             String advance = dialect.advanceFence(table, Sql.operator(policy));
             List<Object> params = dialect == SqlDialect.POSTGRESQL
-                    ? List.of(resource, token.value())
-                    : List.of(token.value(), resource, token.value());
-            if (Sql.update(connection, advance, params) == 0) {
-                long mark = Sql.queryLong(connection, "SELECT token FROM " + table + " WHERE resource = ?",
-                        List.of(resource)).orElse(-1);
-                throw StaleTokenException.of(resource, token, mark, policy);
+                    ? List.of(resource, token)
+                    : List.of(token, resource, token);
+            if (Sql.update(connection, advance, params) > 0) {
+                return OptionalLong.empty();
             }
+            return OptionalLong.of(mark(connection, table, resource).orElse(-1));
         } catch (SQLException e) {
             throw SchemaProblems.check(dialect, e, table, null);
         }
+    }
+
+    /** The row's token read with a locking read, which sees the newest committed row under every isolation level. */
+    static OptionalLong mark(Connection connection, String table, String resource) throws SQLException {
+        return Sql.queryLong(connection, "SELECT token FROM " + table + " WHERE resource = ? FOR UPDATE", List.of(resource));
     }
 
     static String requireResource(String resource) {

@@ -3,10 +3,13 @@ package dev.fencing.jdbc;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.jdbc.TableShape.RowKey;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -29,7 +32,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <caption>What each operation runs</caption>
  *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
  *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
- *       <td>reads the row's token: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
+ *       <td>reads the row's token and entry: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
  *   <tr><td>{@link #upsert}</td><td>the row's fence entry, then the guarded {@code UPDATE}, or an
  *       {@code INSERT} if the row is absent</td>
  *       <td>stale → {@link StaleTokenException}</td></tr>
@@ -37,13 +40,35 @@ import java.util.concurrent.ConcurrentHashMap;
  *       <td>row exists → {@code false}, nothing written; stale → {@link StaleTokenException}</td></tr>
  *   <tr><td>{@link #delete}</td><td>the row's fence entry, then a guarded {@code DELETE}</td>
  *       <td>stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
- *   <tr><td>{@link #execute}</td><td>your statement, with {@code :fencing_token} bound to the token</td>
+ *   <tr><td>{@link #execute}</td><td>your {@code UPDATE}, with the token set and the key and guard
+ *       AND-ed to your condition</td>
  *       <td>stale → {@link StaleTokenException}; otherwise 0</td></tr>
  * </table>
  *
- * <p>The row's fence entry is a row of the fence table ({@code fencing_fence}) named
- * {@code <table>:<key values>}, advanced to the token with the conditional upsert of
- * {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
+ * <p>After a statement matched nothing, the row's token and its fence entry are read with
+ * {@code SELECT ... FOR UPDATE}, which sees the newest committed rows under every isolation level
+ * (a plain read under REPEATABLE READ would see the transaction's old snapshot); a refusal names
+ * the greater of the two, the mark the store really holds. PostgreSQL under REPEATABLE READ may
+ * instead refuse a statement on a row changed after the snapshot with a serialization failure
+ * (SQLState 40001): in a transaction of the guard's own it is run again, in yours it surfaces.
+ *
+ * <h2>The fence entry, and which key columns can have one</h2>
+ * The row's fence entry is a row of the fence table ({@code fencing_fence}) named
+ * {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
+ * {@code accounts}, {@code public.accounts} and {@code ACCOUNTS} on PostgreSQL name one entry) and
+ * each key value as the database compares it, with {@code ','} and {@code '\'} inside a value
+ * escaped. On first use in a database the table is described: key columns must be integers (bound
+ * as numbers, {@code "07"} is 7), UUIDs, or text that compares byte for byte (a binary NO PAD
+ * collation, {@code VARBINARY}, a deterministic PostgreSQL collation) or byte for byte after
+ * trailing spaces (a binary PAD SPACE collation, {@code char(n)}: trailing spaces are dropped).
+ * Case- or accent-insensitive and nondeterministic collations are refused with
+ * {@link IllegalStateException}: the database would take {@code 'AliceN'} and {@code 'alicen'} for
+ * one row, and their entries would differ. The token column must be {@code BIGINT NOT NULL}. An
+ * unqualified name is resolved through the first connection's {@code search_path} and statements
+ * name the resolved table; a connection of MySQL/MariaDB that counts changed rows
+ * ({@code useAffectedRows=true}) is refused.
+ *
+ * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
  * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
  * re-create a row a newer holder deleted. The fence table thus keeps one small row per row ever
  * created or deleted through the guard. These operations need several statements: on a
@@ -54,20 +79,22 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class FencedTable {
 
-    /** The marker a hand-written statement uses for the token. */
+    /** The marker a hand-written statement may use for the token. */
     public static final String TOKEN_MARKER = ":fencing_token";
+
+    private static final int MAX_CACHED = 64;
 
     private final String table;
     private final List<String> keyColumns;
     private final String tokenColumn;
     private final Policy policy;
     private final String fenceTable;
-    /** Column sets already validated, so a repeated write checks no names; bounded against unbounded variety. */
+    /** What the catalog says about the table, per database (connection catalog). */
+    private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
+    /** Column sets already validated, so a repeated write checks no names. */
     private final Map<Set<String>, List<String>> checkedColumns = new ConcurrentHashMap<>();
-    /** The guarded UPDATE per validated, sorted column list; bounded like checkedColumns. */
-    private final Map<List<String>, String> updateSql = new ConcurrentHashMap<>();
-
-    private static final int MAX_CACHED_COLUMN_SETS = 64;
+    /** Hand-written statements already parsed and rewritten, per dialect. */
+    private final Map<String, GuardedStatement> statements = new ConcurrentHashMap<>();
 
     private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable) {
         this.table = table;
@@ -111,25 +138,29 @@ public final class FencedTable {
     /**
      * Sets {@code values} and the token on the row with {@code key}, if the row's token passes the policy.
      *
-     * @return true if the row was updated, false if there is no row with that key
-     * @throws StaleTokenException if the row carries a newer token; nothing was written
+     * @return true if the row was updated, false if there is no such row (and no fenced delete of it
+     *     left a newer mark)
+     * @throws StaleTokenException if the row, or the mark its fenced delete left, carries a newer
+     *     token; nothing was written
      */
     public boolean update(Connection connection, FencingToken token, Map<String, ?> key, Map<String, ?> values)
             throws SQLException {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
-        SqlDialect dialect = SqlDialect.of(connection);
-        try {
-            if (guardedUpdate(connection, token, key, keys, values, columns) > 0) {
-                return true;
+        return run(connection, () -> Transactions.statements(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
+            for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
+                if (guardedUpdate(connection, shape, token, row, values, columns) > 0) {
+                    return true;
+                }
+                if (!rowAcceptsToken(connection, shape, token, key, row, false)) {
+                    return false;
+                }
             }
-            OptionalLong mark = rowToken(connection, key, keys);
-            refuseIfStale(token, key, mark);
-            return false;
-        } catch (SQLException e) {
-            throw SchemaProblems.check(dialect, e, table, tokenColumn);
-        }
+            throw keptRacing("update", key);
+        }));
     }
 
     /**
@@ -143,25 +174,25 @@ public final class FencedTable {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
-        inTransaction(connection, () -> {
+        run(connection, () -> Transactions.inTransaction(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
             // every writer that may create or delete this row passes its fence entry first: they
             // serialize on that row lock, so a delete and a re-create can never interleave
-            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
-            for (int attempt = 0; attempt < 3; attempt++) {
-                if (guardedUpdate(connection, token, key, keys, values, columns) > 0) {
+            advanceEntry(connection, shape, token, key, row);
+            for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
+                if (guardedUpdate(connection, shape, token, row, values, columns) > 0) {
                     return null;
                 }
-                OptionalLong mark = rowToken(connection, key, keys);
-                if (mark.isPresent()) {
-                    refuseIfStale(token, key, mark);
+                if (rowAcceptsToken(connection, shape, token, key, row, true)) {
                     continue; // the row changed between the two statements: try again
                 }
-                if (insert(connection, token, key, keys, values, columns)) {
+                if (insert(connection, shape, token, row, values, columns)) {
                     return null;
                 }
             }
-            throw new IllegalStateException("upsert of " + describe(key) + " kept racing with other writers; retry it");
-        });
+            throw keptRacing("upsert", key);
+        }));
     }
 
     /**
@@ -176,16 +207,18 @@ public final class FencedTable {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
-        return inTransaction(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
             Savepoint before = connection.setSavepoint();
-            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
-            if (insert(connection, token, key, keys, values, columns)) {
+            advanceEntry(connection, shape, token, key, row);
+            if (insert(connection, shape, token, row, values, columns)) {
                 connection.releaseSavepoint(before);
                 return true;
             }
             connection.rollback(before); // the row exists: leave the fence entry as it was too
             return false;
-        });
+        }));
     }
 
     /**
@@ -199,149 +232,206 @@ public final class FencedTable {
     public boolean delete(Connection connection, FencingToken token, Map<String, ?> key) throws SQLException {
         checkToken(token);
         List<String> keys = keyColumns(key);
-        return inTransaction(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
             // the mark outlives the row (also for a row that was never there): a zombie cannot create it later
-            FenceRows.advance(connection, fenceTable, rowResource(key, keys), token, policy);
-            List<Object> params = keyValues(key, keys);
+            advanceEntry(connection, shape, token, key, row);
+            List<Object> params = new ArrayList<>(row.values());
             params.add(token.value());
-            int deleted = Sql.update(connection, "DELETE FROM " + table + " WHERE " + keyCondition(keys) + " AND "
-                    + tokenColumn + " " + Sql.operator(policy) + " ?", params);
-            if (deleted == 0) {
-                refuseIfStale(token, key, rowToken(connection, key, keys));
+            String sql = "DELETE FROM " + shape.quotedName() + " WHERE " + keyCondition() + " AND " + tokenColumn + " "
+                    + Sql.operator(policy) + " ?";
+            for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
+                if (Sql.update(connection, sql, params) > 0) {
+                    return true;
+                }
+                if (!rowAcceptsToken(connection, shape, token, key, row, true)) {
+                    return false;
+                }
             }
-            return deleted > 0;
-        });
+            throw keptRacing("delete", key);
+        }));
     }
 
     /**
-     * Runs a hand-written statement on this table, binding {@value #TOKEN_MARKER} to the token
-     * wherever it appears: the statement must both set and check the token, e.g.
-     * {@code UPDATE accounts SET balance = balance - ?, fencing_token = :fencing_token WHERE id = ?
-     * AND fencing_token <= :fencing_token}. The {@code ?} parameters are {@code params}, in order.
+     * Runs a hand-written {@code UPDATE} of the row with {@code key}, guarded by the toolkit: it sets
+     * the token column to the token, and ANDs the row's key and the token check to your condition,
+     * which it puts in parentheses. So
+     * {@code UPDATE accounts SET balance = balance - ? WHERE balance >= ?} runs as
+     * {@code UPDATE accounts SET fencing_token = ?, balance = balance - ? WHERE (balance >= ?) AND
+     * accounts.id = ? AND accounts.fencing_token <= ?}. You may write
+     * {@code fencing_token = }{@value #TOKEN_MARKER} yourself, and use {@value #TOKEN_MARKER}
+     * elsewhere; it is bound to the token. The {@code ?} parameters are {@code params}, in order.
      *
-     * @param key the key of the row the statement writes, to tell a stale token from your own
-     *     condition not matching
-     * @return the update count; 0 if your own condition did not match
-     * @throws StaleTokenException if nothing matched because the row carries a newer token
+     * <p>Refused with {@link IllegalArgumentException}, before anything runs: any statement other
+     * than {@code UPDATE <this table> SET ... [WHERE ...]} (INSERT and DELETE cannot keep a deleted
+     * row's mark here: use {@link #insert}, {@link #upsert}, {@link #delete}); setting the token
+     * column to anything but the marker; changing a key column; joins, {@code FROM},
+     * {@code RETURNING}; comments, {@code ;}, backslashes in quotes, dollar quoting.
+     *
+     * @param key the key of the row the statement writes
+     * @return the update count (0 or 1); 0 if the row does not exist or your own condition did not match
+     * @throws StaleTokenException if nothing matched because the row (or its deleted row's mark)
+     *     carries a newer token
      */
     public int execute(Connection connection, FencingToken token, Map<String, ?> key, String sql, Object... params)
             throws SQLException {
         checkToken(token);
         List<String> keys = keyColumns(key);
-        MarkedStatement statement = MarkedStatement.parse(sql, TOKEN_MARKER, tokenColumn);
-        SqlDialect dialect = SqlDialect.of(connection);
-        try {
-            int count = Sql.update(connection, statement.sql(), statement.bind(List.of(params), token.value()));
+        List<Object> callerParams = params == null ? List.of() : Arrays.asList(params);
+        return run(connection, () -> Transactions.statements(connection, () -> {
+            TableShape shape = shape(connection);
+            GuardedStatement statement = guarded(sql, shape);
+            RowKey row = shape.rowKey(key, keys);
+            int count = Sql.update(connection, statement.sql(), statement.bind(callerParams, token.value(), row.values()));
             if (count == 0) {
-                refuseIfStale(token, key, rowToken(connection, key, keys));
+                rowAcceptsToken(connection, shape, token, key, row, false); // throws if stale; else 0 is your condition's
             }
             return count;
-        } catch (SQLException e) {
-            throw SchemaProblems.check(dialect, e, table, tokenColumn);
-        }
+        }));
     }
 
-    /** The row's token, or the mark its fenced delete left; empty if neither exists. */
+    /** The row's mark: the greater of its token and the mark its fenced delete left; empty if neither exists. */
     public OptionalLong highWaterMark(Connection connection, Map<String, ?> key) throws SQLException {
         List<String> keys = keyColumns(key);
-        OptionalLong row = rowToken(connection, key, keys);
-        if (row.isPresent()) {
-            return row;
-        }
-        return Sql.queryLong(connection, "SELECT token FROM " + fenceTable + " WHERE resource = ?",
-                List.of(rowResource(key, keys)));
+        return run(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
+            OptionalLong rowToken = Sql.queryLong(connection, "SELECT " + tokenColumn + " FROM " + shape.quotedName()
+                    + " WHERE " + keyCondition(), row.values());
+            OptionalLong entry = Sql.queryLong(connection, "SELECT token FROM " + fenceTable + " WHERE resource = ?",
+                    List.of(row.resource()));
+            return max(rowToken, entry);
+        });
     }
 
-    private int guardedUpdate(Connection connection, FencingToken token, Map<String, ?> key, List<String> keys,
+    /** Advances the row's fence entry; a refusal names the row's real mark (its token may be newer than the entry). */
+    private void advanceEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key, RowKey row)
+            throws SQLException {
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), fenceTable, row.resource(),
+                token.value(), policy);
+        if (refusedBy.isPresent()) {
+            throw stale(key, token, max(refusedBy, rowToken(connection, shape, row)).getAsLong());
+        }
+    }
+
+    /**
+     * After a guarded statement matched nothing, reads the row and (unless this transaction has
+     * just advanced it to the token) its fence entry with locking reads, which see the newest
+     * committed rows also under REPEATABLE READ.
+     *
+     * @return true if the row exists with a token the policy accepts (it changed between the
+     *     statements, or your own condition failed), false if there is no row
+     * @throws StaleTokenException if the row or its entry holds a token the policy refuses
+     */
+    private boolean rowAcceptsToken(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key,
+            RowKey row, boolean entryAdvanced) throws SQLException {
+        OptionalLong rowToken = rowToken(connection, shape, row);
+        if (rowToken.isPresent() && policy.accepts(token.value(), rowToken.getAsLong())) {
+            if (!shape.countsMatchedRows()) {
+                MatchedRows.verify(connection, fenceTable, row.resource()); // else 0 may mean "changed nothing"
+                shape.sawMatchedRows();
+            }
+            return true;
+        }
+        OptionalLong mark = entryAdvanced ? rowToken : max(rowToken, FenceRows.mark(connection, fenceTable, row.resource()));
+        if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
+            throw stale(key, token, mark.getAsLong());
+        }
+        return false;
+    }
+
+    private int guardedUpdate(Connection connection, TableShape shape, FencingToken token, RowKey row,
             Map<String, ?> values, List<String> columns) throws SQLException {
-        List<Object> params = new ArrayList<>(columns.size() + keys.size() + 2);
+        List<Object> params = new ArrayList<>(columns.size() + row.values().size() + 2);
         for (String column : columns) {
             params.add(values.get(column));
         }
         params.add(token.value());
-        params.addAll(keyValues(key, keys));
+        params.addAll(row.values());
         params.add(token.value());
-        String sql = updateSql.get(columns);
-        if (sql == null) {
-            sql = guardedUpdateSql(columns);
-            if (updateSql.size() < MAX_CACHED_COLUMN_SETS) {
-                updateSql.putIfAbsent(columns, sql);
-            }
-        }
+        String sql = shape.updateSql(columns, cols -> {
+            StringJoiner set = new StringJoiner(", ");
+            cols.forEach(column -> set.add(column + " = ?"));
+            set.add(tokenColumn + " = ?");
+            return "UPDATE " + shape.quotedName() + " SET " + set + " WHERE " + keyCondition() + " AND " + tokenColumn + " "
+                    + Sql.operator(policy) + " ?";
+        });
         return Sql.update(connection, sql, params);
     }
 
-    private String guardedUpdateSql(List<String> columns) {
-        StringJoiner set = new StringJoiner(", ");
-        columns.forEach(column -> set.add(column + " = ?"));
-        set.add(tokenColumn + " = ?");
-        return "UPDATE " + table + " SET " + set + " WHERE " + keyCondition(keyColumns) + " AND " + tokenColumn + " "
-                + Sql.operator(policy) + " ?";
-    }
-
-    private boolean insert(Connection connection, FencingToken token, Map<String, ?> key, List<String> keys,
+    /**
+     * Inserts the row.
+     *
+     * @return false if the row's key already exists; any other error (a CHECK, another unique
+     *     constraint) is thrown unchanged
+     */
+    private boolean insert(Connection connection, TableShape shape, FencingToken token, RowKey row,
             Map<String, ?> values, List<String> columns) throws SQLException {
-        List<String> names = new ArrayList<>(keys);
+        List<String> names = new ArrayList<>(keyColumns);
         names.addAll(columns);
         names.add(tokenColumn);
-        List<Object> params = keyValues(key, keys);
+        List<Object> params = new ArrayList<>(row.values());
         columns.forEach(column -> params.add(values.get(column)));
         params.add(token.value());
-        String sql = "INSERT INTO " + table + " (" + String.join(", ", names) + ") VALUES ("
-                + String.join(", ", java.util.Collections.nCopies(names.size(), "?")) + ")";
+        String sql = "INSERT INTO " + shape.quotedName() + " (" + String.join(", ", names) + ") VALUES ("
+                + String.join(", ", Collections.nCopies(names.size(), "?")) + ")";
         Savepoint beforeInsert = connection.setSavepoint();
         try {
             Sql.update(connection, sql, params);
             connection.releaseSavepoint(beforeInsert);
             return true;
         } catch (SQLException e) {
-            if (!SqlDialect.of(connection).isDuplicateKey(e)) {
-                throw e;
+            connection.rollback(beforeInsert);
+            if (!shape.dialect().isDuplicateKey(e) || rowToken(connection, shape, row).isEmpty()) {
+                throw e; // not this key's duplicate: a unique constraint of another column
             }
-            connection.rollback(beforeInsert); // someone inserted it first: update it on the next round
             return false;
         }
     }
 
-    private OptionalLong rowToken(Connection connection, Map<String, ?> key, List<String> keys) throws SQLException {
-        return Sql.queryLong(connection, "SELECT " + tokenColumn + " FROM " + table + " WHERE " + keyCondition(keys),
-                keyValues(key, keys));
+    private OptionalLong rowToken(Connection connection, TableShape shape, RowKey row) throws SQLException {
+        return Sql.queryLong(connection, "SELECT " + tokenColumn + " FROM " + shape.quotedName() + " WHERE "
+                + keyCondition() + " FOR UPDATE", row.values());
     }
 
-    private void refuseIfStale(FencingToken token, Map<String, ?> key, OptionalLong mark) {
-        if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
-            throw StaleTokenException.of(describe(key), token, mark.getAsLong(), policy);
+    private TableShape shape(Connection connection) throws SQLException {
+        String catalog = String.valueOf(connection.getCatalog());
+        TableShape shape = shapes.get(catalog);
+        if (shape == null) {
+            shape = TableShape.describe(connection, SqlDialect.of(connection), table, keyColumns, tokenColumn, fenceTable);
+            if (shapes.size() < MAX_CACHED) {
+                shapes.putIfAbsent(catalog, shape);
+            }
         }
+        return shape;
     }
 
-    private <T> T inTransaction(Connection connection, SqlWork<T> work) throws SQLException {
-        SqlDialect dialect = SqlDialect.of(connection);
-        boolean ownTransaction = connection.getAutoCommit();
-        if (ownTransaction) {
-            connection.setAutoCommit(false);
+    private GuardedStatement guarded(String sql, TableShape shape) {
+        String cacheKey = shape.dialect() + "\n" + sql;
+        GuardedStatement statement = statements.get(cacheKey);
+        if (statement == null) {
+            statement = GuardedStatement.parse(sql, shape.dialect(), TOKEN_MARKER, tokenColumn, keyColumns, policy);
+            if (statements.size() < MAX_CACHED) {
+                statements.putIfAbsent(cacheKey, statement);
+            }
         }
+        String written = statement.writtenTable();
+        boolean foldsCase = shape.dialect() == SqlDialect.POSTGRESQL;
+        if (!(foldsCase ? written.equalsIgnoreCase(table) || written.equalsIgnoreCase(shape.canonicalName())
+                : written.equals(table) || written.equals(shape.canonicalName()))) {
+            throw new IllegalArgumentException("the statement updates '" + written + "', but this FencedTable guards '"
+                    + table + "' (" + shape.canonicalName() + "); got: " + sql);
+        }
+        return statement;
+    }
+
+    /** Maps a missing table or column to the error that names the migration. */
+    private <T> T run(Connection connection, Transactions.Work<T> work) throws SQLException {
         try {
-            T result = work.run();
-            if (ownTransaction) {
-                connection.commit();
-            }
-            return result;
-        } catch (SQLException | RuntimeException | Error e) {
-            if (ownTransaction) {
-                try {
-                    connection.rollback();
-                } catch (SQLException rollbackFailed) {
-                    e.addSuppressed(rollbackFailed);
-                }
-            }
-            if (e instanceof SQLException sql) {
-                throw SchemaProblems.check(dialect, sql, table, tokenColumn, fenceTable);
-            }
-            throw e;
-        } finally {
-            if (ownTransaction) {
-                connection.setAutoCommit(true);
-            }
+            return work.run();
+        } catch (SQLException e) {
+            throw SchemaProblems.check(SqlDialect.of(connection), e, table, tokenColumn, fenceTable);
         }
     }
 
@@ -382,42 +472,37 @@ public final class FencedTable {
         }
         columns.sort(null);
         List<String> checked = List.copyOf(columns);
-        if (checkedColumns.size() < MAX_CACHED_COLUMN_SETS) {
+        if (checkedColumns.size() < MAX_CACHED) {
             checkedColumns.putIfAbsent(Set.copyOf(checked), checked);
         }
         return checked;
     }
 
-    private static List<Object> keyValues(Map<String, ?> key, List<String> keys) {
-        List<Object> values = new ArrayList<>();
-        keys.forEach(column -> values.add(key.get(column)));
-        return values;
-    }
-
-    private static String keyCondition(List<String> keys) {
+    private String keyCondition() {
         StringJoiner where = new StringJoiner(" AND ");
-        keys.forEach(column -> where.add(column + " = ?"));
+        keyColumns.forEach(column -> where.add(column + " = ?"));
         return where.toString();
     }
 
-    private String rowResource(Map<String, ?> key, List<String> keys) {
-        StringJoiner resource = new StringJoiner(",", table + ":", "");
-        keys.forEach(column -> resource.add(String.valueOf(key.get(column))));
-        return FenceRows.requireResource(resource.toString());
+    private StaleTokenException stale(Map<String, ?> key, FencingToken token, long mark) {
+        return StaleTokenException.of(table + key, token, mark, policy);
     }
 
-    private String describe(Map<String, ?> key) {
-        return table + key;
+    private IllegalStateException keptRacing(String operation, Map<String, ?> key) {
+        return new IllegalStateException(operation + " of " + table + key + " kept racing with other writers for "
+                + Transactions.ATTEMPTS + " rounds; retry it");
+    }
+
+    private static OptionalLong max(OptionalLong a, OptionalLong b) {
+        if (a.isEmpty()) {
+            return b;
+        }
+        return b.isPresent() && b.getAsLong() > a.getAsLong() ? b : a;
     }
 
     private static void checkToken(FencingToken token) {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
-    }
-
-    @FunctionalInterface
-    private interface SqlWork<T> {
-        T run() throws SQLException;
     }
 }

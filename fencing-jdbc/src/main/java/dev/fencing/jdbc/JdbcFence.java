@@ -25,12 +25,18 @@ import javax.sql.DataSource;
  * that lock sees the newer token once it gets the row (PostgreSQL re-checks the condition on the
  * newest row version under READ COMMITTED; InnoDB's update reads the latest committed row) and
  * fails as stale; if the zombie came first, the newer holder waits for it and then advances past
- * it. Under REPEATABLE READ or SERIALIZABLE a concurrent newer holder may surface as a
- * serialization failure (SQLState 40001) instead — still rolled back, but not a
- * {@code StaleTokenException}; READ COMMITTED is recommended.
+ * it. A refusal reads the mark with {@code SELECT ... FOR UPDATE}, the newest committed row under
+ * every isolation level. Under PostgreSQL's REPEATABLE READ or SERIALIZABLE a zombie that waited for
+ * the row gets a serialization failure (SQLState 40001) instead: {@link #inTransaction} then runs
+ * the fence again in a new transaction — the callback has not run yet — whose snapshot shows the
+ * newer token, so the zombie gets {@link StaleTokenException} with the real mark. With
+ * {@link #advance} in your own transaction the 40001 surfaces: roll back and retry.
  *
- * <p>Needs the {@code fencing_fence} table from the {@code migrations} module. Only writes made
- * inside the callback are fenced. Thread-safe.
+ * <p>Needs the {@code fencing_fence} table from the {@code migrations} module; on first use the
+ * fence checks that it compares resources byte for byte (an install from before that conversion
+ * is refused, naming the migration). A fence serves one database. Only writes made inside the
+ * callback are fenced. The cost is one statement, so one round trip, more than the same
+ * transaction without the fence. Thread-safe.
  */
 public final class JdbcFence {
 
@@ -38,13 +44,11 @@ public final class JdbcFence {
     public static final String DEFAULT_TABLE = "fencing_fence";
 
     private final DataSource dataSource;
-    private final String table;
-    private final Policy policy;
+    private final Fence fence;
 
     private JdbcFence(DataSource dataSource, String table, Policy policy) {
         this.dataSource = dataSource;
-        this.table = table;
-        this.policy = policy;
+        this.fence = new Fence(table, policy);
     }
 
     /** A fence on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
@@ -77,17 +81,39 @@ public final class JdbcFence {
         }
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
+            if (autoCommit) {
+                connection.setAutoCommit(false);
+            }
             try {
-                advance(connection, token);
+                advanceFirst(connection, token);
                 T result = work.apply(connection);
                 connection.commit();
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
-                rollbackQuietly(connection, e);
+                Transactions.rollbackQuietly(connection, e);
                 throw e;
             } finally {
-                connection.setAutoCommit(autoCommit);
+                if (autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+    }
+
+    /**
+     * The fence is the transaction's first statement, so a serialization failure there (REPEATABLE
+     * READ on PostgreSQL, when a newer holder committed while this one waited for the row) is
+     * retried in a new transaction, whose snapshot shows the newer token: the caller gets
+     * {@link StaleTokenException} with the real mark. Once {@code work} has run, nothing is retried.
+     */
+    private void advanceFirst(Connection connection, FencingToken token) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                fence.advance(connection, token);
+                return;
+            } catch (SQLException e) {
+                connection.rollback();
+                Transactions.retryOrThrow(e, attempt);
             }
         }
     }
@@ -108,19 +134,11 @@ public final class JdbcFence {
             throw new IllegalStateException("advance needs a transaction: auto-commit is on, so the fence and the writes"
                     + " after it would commit separately; call connection.setAutoCommit(false) first");
         }
-        FenceRows.advance(connection, table, token.resource(), token, policy);
+        fence.advance(connection, token);
     }
 
     /** The policy the fence applies. */
     public Policy policy() {
-        return policy;
-    }
-
-    private static void rollbackQuietly(Connection connection, Throwable cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException rollbackFailed) {
-            cause.addSuppressed(rollbackFailed);
-        }
+        return fence.policy();
     }
 }

@@ -30,8 +30,16 @@ import javax.sql.DataSource;
  *       {@code INSERT} when the item was absent;
  *   <li>delete: a write of {@code item_value = NULL}, a tombstone that keeps the token.
  * </ul>
- * A refused write reads the row's token to report the mark. Thread-safe; each call borrows one
- * connection from the data source.
+ * A refused write reads the row's token to report the mark. Only a unique-key violation of the
+ * key (PostgreSQL 23505, MySQL/MariaDB 1062) counts as "inserted first"; every other error
+ * surfaces unchanged, as the cause of an {@link UncheckedSqlException}. A statement refused with a
+ * serialization failure (REPEATABLE READ on PostgreSQL, when the row changed while it waited) is
+ * run again. Every write also bumps the version, so it always changes its row and a
+ * changed-rows count ({@code useAffectedRows=true}) reads like a matched-rows one.
+ *
+ * <p>On first use the store checks that {@code item_key} compares keys byte for byte, and refuses
+ * an install whose keys compare otherwise (MySQL's {@code utf8mb4_bin}: {@code 'a' = 'a '}) with
+ * the migration to run. Thread-safe; each call borrows one connection from the data source.
  */
 public final class JdbcFencedStore implements StorageAccessor<Long> {
 
@@ -42,6 +50,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
 
     private final DataSource dataSource;
     private final String table;
+    private volatile SqlDialect checked;
 
     private JdbcFencedStore(DataSource dataSource, String table) {
         this.dataSource = dataSource;
@@ -78,7 +87,16 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     public WriteOutcome write(String key, String value, long token, Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
             for (int round = 0; round < WRITE_ROUNDS; round++) {
-                if (update(connection, key, value, token, policy, null) == 1) {
+                int updated;
+                try {
+                    updated = update(connection, key, value, token, policy, null);
+                } catch (SQLException e) {
+                    if (!SqlDialect.isSerializationFailure(e)) {
+                        throw e;
+                    }
+                    continue; // REPEATABLE READ: the row changed while this statement waited for it
+                }
+                if (updated == 1) {
                     return WriteOutcome.written();
                 }
                 OptionalLong mark = mark(connection, key);
@@ -100,9 +118,17 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     @Override
     public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
-            boolean written = expected == null
-                    ? insert(connection, key, value, token)
-                    : update(connection, key, value, token, policy, expected.version()) == 1;
+            boolean written;
+            try {
+                written = expected == null
+                        ? insert(connection, key, value, token)
+                        : update(connection, key, value, token, policy, expected.version()) == 1;
+            } catch (SQLException e) {
+                if (!SqlDialect.isSerializationFailure(e)) {
+                    throw e;
+                }
+                return WriteOutcome.conflict(); // the row changed while this statement waited: the core reloads
+            }
             if (written) {
                 return WriteOutcome.written();
             }
@@ -130,10 +156,10 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
                     Arrays.asList(key, value, token));
             return true;
         } catch (SQLException e) {
-            if (SqlDialect.of(connection).isDuplicateKey(e)) {
-                return false;
+            if (SqlDialect.of(connection).isDuplicateKey(e) && mark(connection, key).isPresent()) {
+                return false; // someone inserted the key first
             }
-            throw e;
+            throw e; // a CHECK, NOT NULL or another unique constraint of a table of your own: not "exists"
         }
     }
 
@@ -146,6 +172,11 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
             try {
                 if (!connection.getAutoCommit()) {
                     connection.setAutoCommit(true);
+                }
+                if (checked == null) {
+                    SqlDialect dialect = SqlDialect.of(connection);
+                    Catalog.requireExactKey(connection, dialect, table, "item_key");
+                    checked = dialect;
                 }
                 return work.apply(connection);
             } catch (SQLException e) {

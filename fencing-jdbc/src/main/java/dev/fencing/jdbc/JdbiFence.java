@@ -30,12 +30,12 @@ public final class JdbiFence {
 
     private final Jdbi jdbi;
     private final String table;
-    private final Policy policy;
+    private final Fence fence;
 
     private JdbiFence(Jdbi jdbi, String table, Policy policy) {
         this.jdbi = jdbi;
         this.table = table;
-        this.policy = policy;
+        this.fence = new Fence(table, policy);
     }
 
     /** A fence on {@value JdbcFence#DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
@@ -58,18 +58,35 @@ public final class JdbiFence {
      */
     public <R, X extends Exception> R inTransaction(FencingToken token, HandleCallback<R, X> callback) throws X {
         requireNonNull(token, callback);
-        return jdbi.inTransaction(handle -> {
-            advance(handle, token);
-            return callback.withHandle(handle);
-        });
+        for (int attempt = 1; ; attempt++) {
+            boolean[] advanced = {false};
+            try {
+                return jdbi.inTransaction(handle -> {
+                    advance(handle, token);
+                    advanced[0] = true;
+                    return callback.withHandle(handle);
+                });
+            } catch (UnableToExecuteStatementException e) {
+                // as JdbcFence: a serialization failure of the first statement is retried in a new
+                // transaction, whose snapshot shows the newer token; after the callback ran, never
+                if (advanced[0] || !(e.getCause() instanceof SQLException sql)) {
+                    throw e;
+                }
+                try {
+                    Transactions.retryOrThrow(sql, attempt);
+                } catch (SQLException notRetried) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** {@link #inTransaction} for a callback that returns nothing. */
     public <X extends Exception> void useTransaction(FencingToken token, HandleConsumer<X> callback) throws X {
         requireNonNull(token, callback);
-        jdbi.useTransaction(handle -> {
-            advance(handle, token);
+        inTransaction(token, handle -> {
             callback.useHandle(handle);
+            return null;
         });
     }
 
@@ -101,7 +118,7 @@ public final class JdbiFence {
                     + " handle.begin(), so the fence and the writes commit together");
         }
         try {
-            FenceRows.advance(handle.getConnection(), table, token.resource(), token, policy);
+            fence.advance(handle.getConnection(), token);
         } catch (SQLException e) {
             throw new UnableToExecuteStatementException("advancing fence row '" + token.resource() + "' in " + table
                     + " failed: " + e.getMessage(), e, null);

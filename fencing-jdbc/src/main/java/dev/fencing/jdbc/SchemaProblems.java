@@ -24,6 +24,12 @@ final class SchemaProblems {
         return check(dialect, e, table, tokenColumn);
     }
 
+    /** The error for a missing table: its name, where it was looked for, and the migration that creates it. */
+    static IllegalStateException missingTable(String table, String tokenColumn, String where) {
+        return new IllegalStateException("table '" + table + "' does not exist (" + where + "). "
+                + remedy(table, tokenColumn));
+    }
+
     /** Throws the clear error if {@code e} is a missing table or column; returns {@code e} otherwise. */
     static SQLException check(SqlDialect dialect, SQLException e, String table, String tokenColumn) {
         if (dialect.isUndefinedTable(e)) {
@@ -38,7 +44,7 @@ final class SchemaProblems {
         return e;
     }
 
-    private static String remedy(String table, String tokenColumn) {
+    static String remedy(String table, String tokenColumn) {
         if (tokenColumn == null) {
             return "It is one of the toolkit's tables: run FencingMigrations.migrate(dataSource) from the 'migrations'"
                     + " module, or add Vendor.<yours>.location() to your Flyway locations";

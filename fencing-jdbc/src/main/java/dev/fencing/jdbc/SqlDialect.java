@@ -82,6 +82,12 @@ public enum SqlDialect {
                 + " MySQL/MariaDB");
     }
 
+    /** {@code identifier} quoted as this database quotes names. */
+    String quote(String identifier) {
+        char quote = this == POSTGRESQL ? '"' : '`';
+        return quote + identifier.replace(String.valueOf(quote), String.valueOf(quote) + quote) + quote;
+    }
+
     /**
      * The statement that advances the fence row. PostgreSQL: parameters resource, token; MySQL:
      * token, resource, token. One row counted means the token was accepted.
@@ -95,8 +101,22 @@ public enum SqlDialect {
 
     abstract boolean isUndefinedColumn(SQLException e);
 
-    /** Whether {@code e} is a unique-key violation (SQLState class 23). */
+    /**
+     * Whether {@code e} is a unique-key violation: PostgreSQL SQLState 23505, MySQL/MariaDB error 1062
+     * (or 1586, the same naming the key). Not the rest of class 23: a CHECK, NOT NULL or foreign-key
+     * violation is an error of its own, never "the row exists".
+     */
     boolean isDuplicateKey(SQLException e) {
-        return e.getSQLState() != null && e.getSQLState().startsWith("23");
+        return this == POSTGRESQL ? "23505".equals(e.getSQLState()) : e.getErrorCode() == 1062 || e.getErrorCode() == 1586;
+    }
+
+    /**
+     * Whether {@code e} says the transaction lost a race the database will not resolve for it: a
+     * serialization failure (SQLState 40001; PostgreSQL REPEATABLE READ when a row changed after the
+     * snapshot, MySQL/MariaDB deadlock 1213) or a PostgreSQL deadlock (40P01). A transaction that
+     * wrote nothing else may simply run again.
+     */
+    static boolean isSerializationFailure(SQLException e) {
+        return "40001".equals(e.getSQLState()) || "40P01".equals(e.getSQLState()) || e.getErrorCode() == 1213;
     }
 }

@@ -9,11 +9,15 @@ import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
  * One fresh database per server per test JVM, with the toolkit's migrations applied and the
  * tables the tests write: {@code accounts} (id, balance, fencing_token), {@code guarded_kv}
- * (a key-value table with a token column) and {@code plain_kv} (the same without one).
+ * (a key-value table with a token column) and {@code plain_kv} (the same without one), both keyed
+ * by text that compares exactly; and tables keyed the ways a database can alias keys:
+ * {@code ci_kv} (case-insensitive), {@code pad_kv} (trailing spaces ignored), {@code uuid_kv},
+ * {@code pairs} (a composite key), and {@code checked} (a CHECK and a second unique column).
  */
 final class Databases {
 
@@ -29,17 +33,49 @@ final class Databases {
         return TestServers.mariaDb();
     }
 
+    /** The migrated database of {@code server}, its connections at {@code isolation}. */
+    static DataSource migrated(SqlTestServer server, int isolation) {
+        return new IsolatedDataSource(migrated(server), isolation);
+    }
+
+    /** The migrated MariaDB database reached through a URL with extra driver {@code parameters}. */
+    static DataSource mariaDbWith(String parameters) {
+        DataSource db = migrated(mariaDb());
+        try (Connection connection = db.getConnection()) {
+            String url = TestServers.mariaDb().jdbcUrl().replaceFirst("(jdbc:mariadb://[^/]+/)[^?]*", "$1"
+                    + connection.getCatalog());
+            return new MariaDbDataSource(url + (url.contains("?") ? "&" : "?") + parameters);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach the test database on " + mariaDb(), e);
+        }
+    }
+
     static synchronized DataSource migrated(SqlTestServer server) {
         return MIGRATED.computeIfAbsent(server.vendor(), vendor -> {
             DataSource db = server.freshDatabase();
             FencingMigrations.migrate(db);
+            boolean postgres = server.vendor().equals("postgresql");
+            String exact = postgres ? "VARCHAR(256)" : "VARCHAR(256) COLLATE utf8mb4_nopad_bin";
+            String token = " fencing_token BIGINT NOT NULL DEFAULT 0";
             try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
-                statement.execute("CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL,"
-                        + " fencing_token BIGINT NOT NULL DEFAULT 0)");
-                statement.execute("CREATE TABLE guarded_kv (k VARCHAR(256) PRIMARY KEY, v TEXT, version BIGINT NOT NULL,"
-                        + " fencing_token BIGINT NOT NULL DEFAULT 0)");
-                statement.execute("CREATE TABLE plain_kv (k VARCHAR(256) PRIMARY KEY, v TEXT, version BIGINT NOT NULL)");
+                statement.execute("CREATE TABLE accounts (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL," + token + ")");
+                statement.execute("CREATE TABLE guarded_kv (k " + exact + " PRIMARY KEY, v TEXT, version BIGINT NOT NULL,"
+                        + token + ")");
+                statement.execute("CREATE TABLE plain_kv (k " + exact + " PRIMARY KEY, v TEXT, version BIGINT NOT NULL)");
                 statement.execute("CREATE TABLE unfenced (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)");
+                if (postgres) {
+                    statement.execute("CREATE COLLATION ignore_case (provider = icu, locale = 'und-u-ks-level2',"
+                            + " deterministic = false)");
+                }
+                statement.execute("CREATE TABLE ci_kv (k VARCHAR(100) " + (postgres ? "COLLATE ignore_case " : "")
+                        + "PRIMARY KEY, v TEXT," + token + ")"); // MariaDB: the database default, utf8mb4_general_ci
+                statement.execute("CREATE TABLE pad_kv (k " + (postgres ? "CHAR(20)" : "VARCHAR(100) COLLATE utf8mb4_bin")
+                        + " PRIMARY KEY, v TEXT," + token + ")");
+                statement.execute("CREATE TABLE uuid_kv (id UUID PRIMARY KEY, v TEXT," + token + ")");
+                statement.execute("CREATE TABLE pairs (a " + exact + " NOT NULL, b " + exact + " NOT NULL, v TEXT," + token
+                        + ", PRIMARY KEY (a, b))");
+                statement.execute("CREATE TABLE checked (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL CHECK (balance >= 0),"
+                        + " email VARCHAR(100) UNIQUE," + token + ")");
             } catch (SQLException e) {
                 throw new IllegalStateException("cannot create the test tables on " + server, e);
             }

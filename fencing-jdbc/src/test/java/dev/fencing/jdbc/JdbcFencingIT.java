@@ -105,7 +105,7 @@ class JdbcFencingIT {
         }
     }
 
-    private static boolean blockedOnALock(DataSource db, SqlTestServer server) throws SQLException {
+    static boolean blockedOnALock(DataSource db, SqlTestServer server) throws SQLException {
         String sql = server.vendor().equals("postgresql")
                 ? "SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
                 : "SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'";
@@ -178,6 +178,7 @@ class JdbcFencingIT {
         DataSource bare = server.freshDatabase(); // no migrations
         try (Connection connection = bare.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE ledger (id BIGINT PRIMARY KEY, balance BIGINT NOT NULL)");
+            statement.execute("CREATE TABLE fenced_ledger (id BIGINT PRIMARY KEY, fencing_token BIGINT NOT NULL)");
         }
         assertThatThrownBy(() -> JdbcFence.create(bare).inTransaction(FencingToken.of("r", 1), connection -> 1))
                 .isInstanceOf(IllegalStateException.class)
@@ -190,7 +191,12 @@ class JdbcFencingIT {
                     .hasMessageContaining("table 'ledger'")
                     .hasMessageContaining("the token column is 'fencing_token'")
                     .hasMessageContaining("AddFencingTokenColumns");
-            assertThatThrownBy(() -> FencedTable.of("ledger", "id").delete(connection, FencingToken.of("r", 1),
+            assertThatThrownBy(() -> FencedTable.of("nowhere", "id").delete(connection, FencingToken.of("r", 1),
+                    Map.of("id", 1)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("table 'nowhere' does not exist")
+                    .hasMessageContaining("AddFencingTokenColumns");
+            assertThatThrownBy(() -> FencedTable.of("fenced_ledger", "id").delete(connection, FencingToken.of("r", 1),
                     Map.of("id", 1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("table 'fencing_fence' does not exist");

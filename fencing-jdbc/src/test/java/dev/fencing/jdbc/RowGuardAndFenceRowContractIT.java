@@ -1,5 +1,8 @@
 package dev.fencing.jdbc;
 
+import static java.sql.Connection.TRANSACTION_READ_COMMITTED;
+import static java.sql.Connection.TRANSACTION_REPEATABLE_READ;
+
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
@@ -10,7 +13,8 @@ import org.junit.jupiter.api.Nested;
 /**
  * The FencedStoreContract through the two native JDBC paths — the row guard ({@link FencedTable}
  * on a table with a token column) and the fence row ({@link JdbcFence} around plain DAO
- * statements) — on PostgreSQL and MariaDB.
+ * statements) — on PostgreSQL and MariaDB, each at its default isolation (PostgreSQL READ
+ * COMMITTED, MariaDB REPEATABLE READ) and at the other one.
  */
 class RowGuardAndFenceRowContractIT {
 
@@ -43,6 +47,38 @@ class RowGuardAndFenceRowContractIT {
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+        }
+    }
+
+    @Nested
+    class RowGuardOnPostgresRepeatableRead extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new RowGuardAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+        }
+    }
+
+    @Nested
+    class RowGuardOnMariaDbReadCommitted extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
+        }
+    }
+
+    @Nested
+    class FenceRowOnPostgresRepeatableRead extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new FenceRowAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+        }
+    }
+
+    @Nested
+    class FenceRowOnMariaDbReadCommitted extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
         }
     }
 

@@ -14,10 +14,21 @@ import org.flywaydb.core.api.output.MigrateResult;
  *
  * <p>They run under their own schema-history table, {@value #HISTORY_TABLE}, so they never collide
  * with the application's Flyway history. The scripts are repeatable migrations
- * ({@code R__fencing_tables.sql}) made of idempotent DDL: applying them again changes nothing,
- * and they can equally be added to an application's own Flyway run by adding
+ * ({@code R__fencing_tables.sql}) made of idempotent DDL: applying them again changes nothing, and a
+ * changed script converts the tables of earlier installs (key columns that compare exactly, times
+ * past 2038). They can equally be added to an application's own Flyway run by adding
  * {@link Vendor#location()} to its locations (a repeatable migration has no version, so it cannot
- * clash with the application's versions).
+ * clash with the application's versions); then there is one history and no order to keep.
+ *
+ * <h2>Before or after the application's Flyway</h2>
+ * Both orders work. After: the toolkit's history sits next to the application's. Before, on a
+ * schema that holds nothing else: Flyway would refuse the application's first run ("non-empty
+ * schema ... but no schema history table"), and {@code baselineOnMigrate} would then baseline at
+ * version 1 and skip the application's {@code V1}. So {@link #migrate(DataSource)} then also records
+ * a baseline at version 0 in {@value #APPLICATION_HISTORY_TABLE} (Flyway's default history table),
+ * and the application's first run applies its {@code V1} onwards. An application with another
+ * history table passes its name to {@link #migrate(DataSource, String)}; one that does not use
+ * Flyway passes {@code null}.
  *
  * <pre>{@code
  * FencingMigrations.migrate(dataSource);                       // one line, own history table
@@ -34,15 +45,37 @@ public final class FencingMigrations {
 
     private FencingMigrations() {}
 
+    /** The schema-history table of an application's Flyway unless it names another: Flyway's default. */
+    public static final String APPLICATION_HISTORY_TABLE = "flyway_schema_history";
+
     /**
-     * Creates or updates the toolkit's tables in {@code dataSource}'s default schema.
+     * Creates or updates the toolkit's tables in {@code dataSource}'s default schema; on a schema
+     * that holds nothing else, also records a baseline at version 0 in
+     * {@value #APPLICATION_HISTORY_TABLE} so that the application's first Flyway run still applies
+     * its {@code V1} (see the class comment).
      *
      * @return Flyway's report; {@code migrationsExecuted} is 0 when everything was already there
      * @throws IllegalArgumentException if the database is neither PostgreSQL nor MySQL/MariaDB
      * @throws org.flywaydb.core.api.FlywayException if a migration fails
      */
     public static MigrateResult migrate(DataSource dataSource) {
-        return configure(dataSource).load().migrate();
+        return migrate(dataSource, APPLICATION_HISTORY_TABLE);
+    }
+
+    /**
+     * As {@link #migrate(DataSource)} for an application whose Flyway keeps its history in
+     * {@code applicationHistoryTable}; {@code null} for an application that does not use Flyway
+     * (then no baseline is recorded).
+     *
+     * @throws IllegalArgumentException if {@code applicationHistoryTable} is not a plain SQL name
+     */
+    public static MigrateResult migrate(DataSource dataSource, String applicationHistoryTable) {
+        FluentConfiguration configuration = configure(dataSource);
+        if (applicationHistoryTable != null) {
+            Identifiers.requireTable(applicationHistoryTable);
+            ApplicationBaseline.recordIfOnlyOurs(dataSource, applicationHistoryTable);
+        }
+        return configuration.load().migrate();
     }
 
     /**

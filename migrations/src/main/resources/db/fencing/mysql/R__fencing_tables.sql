@@ -1,26 +1,43 @@
 -- The fencing toolkit's own tables (MySQL 8 / MariaDB 10.6+). Repeatable and idempotent: safe to
 -- apply under the toolkit's history table or inside an application's own Flyway run.
--- Keys use a binary collation: resource names are case-sensitive.
+--
+-- Keys are VARBINARY: compared byte for byte, so 'a', 'A' and 'a ' are three keys. (A _bin
+-- collation is not enough: utf8mb4_bin pads with spaces, so 'a' = 'a ', and MariaDB's
+-- utf8mb4_0900_bin is an alias of utf8mb4_bin.) 1024 bytes hold 256 characters of UTF-8.
+-- Times are DATETIME(6): TIMESTAMP stops at 2038-01-19.
 
 -- fencing-jdbc's fence row: per resource, the highest token a fenced transaction has presented.
 CREATE TABLE IF NOT EXISTS fencing_fence (
-    resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
-    token      BIGINT       NOT NULL,
-    updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    resource   VARBINARY(1024) NOT NULL PRIMARY KEY,
+    token      BIGINT          NOT NULL,
+    updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB;
 
 -- lock-postgres-advisory's durable token counter (kept on both vendors for one schema).
 CREATE TABLE IF NOT EXISTS fencing_token_counter (
-    resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
-    token      BIGINT       NOT NULL,
-    updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    resource   VARBINARY(1024) NOT NULL PRIMARY KEY,
+    token      BIGINT          NOT NULL,
+    updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB;
 
 -- fencing-jdbc's JdbcFencedStore: item_value NULL is a tombstone that keeps the token of the delete.
 CREATE TABLE IF NOT EXISTS fencing_store (
-    item_key   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
-    item_value LONGTEXT     CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
-    token      BIGINT       NOT NULL,
-    version    BIGINT       NOT NULL,
-    updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    item_key   VARBINARY(1024) NOT NULL PRIMARY KEY,
+    item_value LONGTEXT        CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+    token      BIGINT          NOT NULL,
+    version    BIGINT          NOT NULL,
+    updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB;
+
+-- Installs made before: keys were VARCHAR utf8mb4_bin (PAD SPACE) and times TIMESTAMP(6).
+-- Converting keeps every row (no two of them can become equal: bytes tell apart more than
+-- utf8mb4_bin did); on tables already converted it changes nothing.
+ALTER TABLE fencing_fence
+    MODIFY resource   VARBINARY(1024) NOT NULL,
+    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
+ALTER TABLE fencing_token_counter
+    MODIFY resource   VARBINARY(1024) NOT NULL,
+    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
+ALTER TABLE fencing_store
+    MODIFY item_key   VARBINARY(1024) NOT NULL,
+    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -30,14 +31,89 @@ class MigrationsIT {
         assertThat(FencingMigrations.migrate(db).migrationsExecuted).isEqualTo(1);
         assertThat(FencingMigrations.migrate(db).migrationsExecuted).isZero();
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('a', 1)");
-            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('A', 2)"); // case-sensitive keys
             statement.execute("INSERT INTO fencing_token_counter (resource, token) VALUES ('a', 1)");
             statement.execute("INSERT INTO fencing_store (item_key, item_value, token, version) VALUES ('k', NULL, 3, 1)");
-            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence")).isEqualTo(2);
             assertThat(count(statement, "SELECT COUNT(*) FROM " + FencingMigrations.HISTORY_TABLE)).isPositive();
         }
-        assertThat(tableExists(db, "flyway_schema_history")).isFalse();
+    }
+
+    /** Keys that differ in case, trailing spaces or accents are different keys in every toolkit table. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void theToolkitsKeyColumnsCompareExactly(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        FencingMigrations.migrate(db);
+        assertKeysCompareExactly(db);
+    }
+
+    /**
+     * An install made before keys compared exactly (MySQL: utf8mb4_bin, where 'a' = 'a '; times in
+     * TIMESTAMP(6), which ends in 2038) is converted by the next migrate, and keeps its rows.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void anEarlierInstallIsConvertedAndKeepsItsRows(SqlTestServer server) throws SQLException {
+        DataSource db = server.freshDatabase();
+        Vendor vendor = FencingMigrations.vendorOf(db);
+        Flyway.configure().dataSource(db).table(FencingMigrations.HISTORY_TABLE)
+                .locations(vendor.location().replace("db/fencing", "db/fencing-legacy")).load().migrate();
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('kept ', 41)");
+            statement.execute("INSERT INTO fencing_store (item_key, item_value, token, version) VALUES ('k', 'v', 7, 2)");
+            if (vendor == Vendor.MYSQL) {
+                assertThatThrownBy(() -> statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('kept', 1)"))
+                        .as("the legacy MySQL key pads with spaces: 'kept' = 'kept '").isInstanceOf(SQLException.class);
+            }
+        }
+
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).as("the changed script runs again").isEqualTo(1);
+
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            assertThat(count(statement, "SELECT token FROM fencing_fence WHERE resource = 'kept '")).isEqualTo(41);
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence WHERE resource = 'kept'")).isZero();
+            assertThat(count(statement, "SELECT version FROM fencing_store WHERE item_key = 'k'")).isEqualTo(2);
+            if (vendor == Vendor.MYSQL) {
+                assertThat(columnType(statement, "fencing_fence", "resource")).isEqualTo("varbinary(1024)");
+                assertThat(columnType(statement, "fencing_store", "item_key")).isEqualTo("varbinary(1024)");
+                assertThat(columnType(statement, "fencing_token_counter", "updated_at")).isEqualTo("datetime(6)");
+                statement.execute("UPDATE fencing_fence SET updated_at = '2040-01-01 00:00:00' WHERE resource = 'kept '");
+            }
+        }
+        assertKeysCompareExactly(db);
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isZero();
+    }
+
+    private static void assertKeysCompareExactly(DataSource db) throws SQLException {
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            for (String table : List.of("fencing_fence", "fencing_token_counter")) {
+                for (String key : List.of("a", "A", "a ", "\u00e9", "e\u0301")) {
+                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table
+                            + " (resource, token) VALUES (?, 1)")) {
+                        insert.setString(1, key);
+                        insert.executeUpdate();
+                    }
+                }
+                assertThat(count(statement, "SELECT COUNT(*) FROM " + table + " WHERE resource IN ('a', 'A', 'a ')"))
+                        .as(table).isEqualTo(3);
+                assertThat(count(statement, "SELECT COUNT(*) FROM " + table + " WHERE resource = 'a'")).as(table).isEqualTo(1);
+            }
+            for (String key : List.of("x", "X", "x ")) {
+                try (PreparedStatement insert = connection.prepareStatement("INSERT INTO fencing_store (item_key,"
+                        + " item_value, token, version) VALUES (?, 'v', 1, 1)")) {
+                    insert.setString(1, key);
+                    insert.executeUpdate();
+                }
+            }
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_store WHERE item_key = 'x'")).isEqualTo(1);
+        }
+    }
+
+    private static String columnType(Statement statement, String table, String column) throws SQLException {
+        try (ResultSet row = statement.executeQuery("SELECT COLUMN_TYPE FROM information_schema.COLUMNS WHERE"
+                + " TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table + "' AND COLUMN_NAME = '" + column + "'")) {
+            row.next();
+            return row.getString(1);
+        }
     }
 
     @ParameterizedTest(name = "{0}")

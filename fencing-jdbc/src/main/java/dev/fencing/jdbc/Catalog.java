@@ -1,0 +1,199 @@
+package dev.fencing.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Reads from the database's catalog what a table name resolves to and how its columns compare:
+ * PostgreSQL through the {@code search_path} ({@code to_regclass}); MySQL/MariaDB in the named or
+ * current database, by its {@code lower_case_table_names} rule.
+ */
+final class Catalog {
+
+    /** A table as the catalog names it, and its columns by lower-case name. */
+    record Table(String schema, String name, Map<String, Column> columns) {
+        String qualifiedName() {
+            return schema + "." + name;
+        }
+    }
+
+    /** One column: its type, nullability and (for text) collation. */
+    record Column(String name, String type, boolean notNull, String charset, String collation, boolean deterministic) {}
+
+    private static final Pattern COLLATION_NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
+
+    private Catalog() {}
+
+    /**
+     * The table {@code table} (an unquoted, optionally schema-qualified name) resolves to on
+     * {@code connection}.
+     *
+     * @throws IllegalStateException if there is no such table, naming the migration that creates it
+     *     ({@code tokenColumn} null for the toolkit's own tables)
+     */
+    static Table table(Connection connection, SqlDialect dialect, String table, String tokenColumn) throws SQLException {
+        Table found = dialect == SqlDialect.POSTGRESQL ? postgres(connection, table) : mysql(connection, table);
+        if (found == null) {
+            throw SchemaProblems.missingTable(table, tokenColumn, "as seen from this connection's "
+                    + (dialect == SqlDialect.POSTGRESQL ? "search_path" : "current database"));
+        }
+        return found;
+    }
+
+    /**
+     * Checks that {@code column} of the toolkit's {@code table} compares keys byte for byte.
+     *
+     * @throws IllegalStateException if the table is missing, or from an install whose keys compare
+     *     otherwise (MySQL's utf8mb4_bin: 'a' = 'a '), naming the migration that converts it
+     */
+    static void requireExactKey(Connection connection, SqlDialect dialect, String table, String column) throws SQLException {
+        Table found = table(connection, dialect, table, null);
+        Column key = found.columns().get(column);
+        KeyColumn.Kind kind = key == null ? null
+                : dialect == SqlDialect.POSTGRESQL ? postgresKind(key) : mysqlKind(connection, key);
+        if (kind != KeyColumn.Kind.TEXT_EXACT) {
+            throw new IllegalStateException("column '" + column + "' of the toolkit's table '" + table + "' "
+                    + (key == null ? "is missing" : "(" + key.type() + (key.collation() == null ? "" : ", collation "
+                            + key.collation()) + ") does not compare keys byte for byte, so keys that differ in case or"
+                            + " trailing spaces could share one entry")
+                    + ". Run FencingMigrations.migrate(dataSource) from the 'migrations' module (or your Flyway run with"
+                    + " Vendor.<yours>.location()) to convert it");
+        }
+    }
+
+    /**
+     * How {@code column} of {@code table} compares.
+     *
+     * @throws IllegalStateException if no exact rule is known for it, saying which column types are supported
+     */
+    static KeyColumn keyColumn(Connection connection, SqlDialect dialect, Table table, Column column) throws SQLException {
+        String type = column.type();
+        String where = "key column '" + column.name() + "' of table '" + table.qualifiedName() + "' (" + type
+                + (column.collation() == null ? "" : ", collation " + column.collation()) + ")";
+        KeyColumn.Kind kind = dialect == SqlDialect.POSTGRESQL ? postgresKind(column) : mysqlKind(connection, column);
+        if (kind == null) {
+            throw new IllegalStateException(where + " does not compare values exactly, or in a way the toolkit can"
+                    + " reproduce: the database could treat differently spelled keys (case, accents, trailing spaces,"
+                    + " number formats) as one row, while the row's fence entry would not. Use an integer, a UUID, or text"
+                    + " with a binary collation: VARCHAR ... COLLATE utf8mb4_nopad_bin on MariaDB, utf8mb4_0900_bin on"
+                    + " MySQL 8, VARBINARY; on PostgreSQL text/varchar with a deterministic collation");
+        }
+        return new KeyColumn(column.name(), kind);
+    }
+
+    private static KeyColumn.Kind postgresKind(Column column) {
+        return switch (column.type()) {
+            case "int2", "int4", "int8" -> KeyColumn.Kind.INTEGER;
+            case "uuid" -> KeyColumn.Kind.UUID;
+            case "text", "varchar" -> column.deterministic() ? KeyColumn.Kind.TEXT_EXACT : null;
+            case "bpchar" -> column.deterministic() ? KeyColumn.Kind.TEXT_PAD_SPACE : null;
+            default -> null;
+        };
+    }
+
+    private static KeyColumn.Kind mysqlKind(Connection connection, Column column) throws SQLException {
+        String type = column.type();
+        if (type.matches("(tiny|small|medium|big)?int( unsigned)?")) {
+            return KeyColumn.Kind.INTEGER;
+        }
+        if (type.equals("uuid")) {
+            return KeyColumn.Kind.UUID_TEXT;
+        }
+        if (type.equals("varbinary") || type.endsWith("blob")) {
+            return KeyColumn.Kind.TEXT_EXACT;
+        }
+        boolean text = type.equals("varchar") || type.equals("char") || type.endsWith("text");
+        String collation = column.collation();
+        if (!text || collation == null || !collation.endsWith("_bin")) {
+            return null; // binary(n) pads with 0x00; _ci, _ai, _cs collations fold spellings together
+        }
+        if (padsWithSpaces(connection, column.charset(), collation)) {
+            return KeyColumn.Kind.TEXT_PAD_SPACE;
+        }
+        return type.equals("char") ? null : KeyColumn.Kind.TEXT_EXACT; // CHAR(n) strips what NO PAD would compare
+    }
+
+    /** Asks the server: the name does not tell (MariaDB's utf8mb4_0900_bin is an alias of the PAD SPACE utf8mb4_bin). */
+    private static boolean padsWithSpaces(Connection connection, String charset, String collation) throws SQLException {
+        if (!COLLATION_NAME.matcher(charset).matches() || !COLLATION_NAME.matcher(collation).matches()) {
+            throw new IllegalStateException("unexpected character set or collation name '" + charset + "', '" + collation + "'");
+        }
+        String a = "CONVERT('a' USING " + charset + ") COLLATE " + collation;
+        String aSpace = "CONVERT('a ' USING " + charset + ") COLLATE " + collation;
+        return Sql.queryLong(connection, "SELECT " + a + " = " + aSpace, List.of()).orElse(1) == 1;
+    }
+
+    private static Table postgres(Connection connection, String table) throws SQLException {
+        String sql = "SELECT n.nspname, c.relname, a.attname, b.typname, a.attnotnull, co.collname, co.collisdeterministic"
+                + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+                + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
+                + " LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid"
+                + " LEFT JOIN pg_catalog.pg_type b ON b.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END"
+                + " LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation"
+                + " WHERE c.oid = pg_catalog.to_regclass(?) ORDER BY a.attnum";
+        try (PreparedStatement statement = Sql.prepare(connection, sql, List.of(table));
+                ResultSet rows = statement.executeQuery()) {
+            Table found = null;
+            while (rows.next()) {
+                if (found == null) {
+                    found = new Table(rows.getString(1), rows.getString(2), new LinkedHashMap<>());
+                }
+                if (rows.getString(3) != null) {
+                    found.columns().put(rows.getString(3), new Column(rows.getString(3), rows.getString(4),
+                            rows.getBoolean(5), null, rows.getString(6), rows.getString(6) == null || rows.getBoolean(7)));
+                }
+            }
+            return found;
+        }
+    }
+
+    private static Table mysql(Connection connection, String table) throws SQLException {
+        int dot = table.indexOf('.');
+        String schema = dot < 0 ? null : table.substring(0, dot);
+        String name = table.substring(dot + 1);
+        List<String[]> candidates = new ArrayList<>();
+        boolean foldsCase = false;
+        try (PreparedStatement statement = Sql.prepare(connection, "SELECT TABLE_SCHEMA, TABLE_NAME,"
+                + " @@lower_case_table_names FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE())"
+                + " AND TABLE_NAME = ?", java.util.Arrays.asList(schema, name)); ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                candidates.add(new String[] {rows.getString(1), rows.getString(2)});
+                foldsCase = rows.getInt(3) != 0;
+            }
+        }
+        String[] match = null;
+        for (String[] candidate : candidates) {
+            if (candidate[1].equals(name) && (schema == null || candidate[0].equals(schema))) {
+                match = candidate;
+            }
+        }
+        if (match == null && foldsCase && candidates.size() == 1) {
+            match = candidates.get(0);
+        }
+        if (match == null) {
+            return null;
+        }
+        Table found = new Table(match[0], match[1], new LinkedHashMap<>());
+        try (PreparedStatement statement = Sql.prepare(connection, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,"
+                + " CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
+                + " AND BINARY TABLE_NAME = BINARY ? ORDER BY ORDINAL_POSITION", List.of(match[0], match[1]));
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                String columnType = rows.getString(3).toLowerCase(Locale.ROOT);
+                String type = rows.getString(2).toLowerCase(Locale.ROOT) + (columnType.contains("unsigned") ? " unsigned" : "");
+                String column = rows.getString(1).toLowerCase(Locale.ROOT); // column names ignore case in MySQL
+                found.columns().put(column, new Column(rows.getString(1), type, "NO".equals(rows.getString(4)),
+                        rows.getString(5), rows.getString(6), true));
+            }
+        }
+        return found;
+    }
+}
