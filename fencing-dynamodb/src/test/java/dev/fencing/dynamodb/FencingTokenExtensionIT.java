@@ -46,7 +46,7 @@ class FencingTokenExtensionIT {
         String id = "account-" + UUID.randomUUID();
         assertThatThrownBy(() -> accounts.putItem(account(id, 100, null)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fencing token attribute 'fencingToken'")
+                .hasMessageContaining("fencing token attribute 'fencing_token'")
                 .hasMessageContaining("must be set to the lease's token");
         assertThat(accounts.getItem(Key.builder().partitionValue(id).build())).isNull();
     }
