@@ -17,7 +17,7 @@ class FencingTokenExtensionIT {
 
     private final DynamoDbClient client = Dynamo.client();
     private final DynamoDbEnhancedClient enhanced = DynamoDbEnhancedClient.builder().dynamoDbClient(client)
-            .extensions(FencingTokenExtension.create()).build();
+            .extensions(FencingTokenExtension.create().withSdkDefaults()).build();
     private final DynamoDbTable<Account> accounts = enhanced.table(Dynamo.newTable(client), TableSchema.fromBean(Account.class));
 
     private static Account account(String id, long balance, Long token) {
