@@ -5,14 +5,19 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.internal.Checks;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.CancellationReason;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
@@ -20,6 +25,10 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsResponse;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactWriteItemsResponse;
@@ -51,12 +60,30 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * returns none (dynalite) is asked with a consistent read.
  *
  * <p>A fenced delete writes a tombstone — the key, the token and {@code fencing_deleted = true}
- * — so an older holder cannot re-create the item; {@link #getItem} treats a tombstone as absent,
- * and a later fenced put or update replaces it. Your own conditions see a tombstone as an item.
- * Placeholders are chosen so they never collide with yours. Legacy {@code Expected},
- * {@code ConditionalOperator} and {@code AttributeUpdates} requests are refused. Thread-safe.
+ * — so an older holder cannot re-create the item; a later fenced put or update with an accepted
+ * token replaces it (an update removes the marker). Your own conditions see a tombstone as an
+ * item. The enhanced client's {@link FencingTokenExtension} uses the same two attributes, so
+ * either path honours the other's marks and tombstones.
+ *
+ * <p><b>Reads.</b> A raw read returns tombstones like any item. Read through {@link #getItem},
+ * {@link #batchGetItem} and {@link #transactGetItems}, which report a tombstone as no item, and
+ * pass every {@code Query} and {@code Scan} through {@link #excludeTombstones(QueryRequest)} /
+ * {@link #excludeTombstones(ScanRequest)} (also for paginators and the async client).
+ *
+ * <p><b>Batches.</b> {@code BatchWriteItem} cannot carry conditions: never send a raw one to a
+ * fenced table. {@link #batchWriteItem} writes the same batch as one fenced transaction.
+ *
+ * <p>Placeholders are chosen so they never collide with yours. Legacy {@code Expected},
+ * {@code ConditionalOperator}, {@code AttributeUpdates}, {@code QueryFilter} and
+ * {@code ScanFilter} requests are refused. Thread-safe.
  */
 public final class FencedDynamoDb {
+
+    /** The attribute holding the token unless configured otherwise, on both paths. */
+    public static final String DEFAULT_TOKEN_ATTRIBUTE = "fencing_token";
+
+    /** The attribute marking a tombstone unless configured otherwise, on both paths. */
+    public static final String DEFAULT_TOMBSTONE_ATTRIBUTE = "fencing_deleted";
 
     private final DynamoDbClient client;
     private final RequestFencer fencer;
@@ -72,6 +99,10 @@ public final class FencedDynamoDb {
     /** Fencing with attribute {@code fencing_token}, tombstone marker {@code fencing_deleted}, {@link Policy#MONOTONIC}. */
     public static FencedDynamoDb create(DynamoDbClient client) {
         return builder(client).build();
+    }
+
+    RequestFencer fencer() {
+        return fencer;
     }
 
     /** A builder over {@code client}. */
@@ -129,18 +160,92 @@ public final class FencedDynamoDb {
         }
     }
 
-    /** {@code GetItem}, with a tombstone reported as no item. */
+    /**
+     * {@code GetItem}, with a tombstone reported as no item. A projection gets the tombstone
+     * attribute added so that a tombstone is recognised (and removed from the answer).
+     */
     public GetItemResponse getItem(GetItemRequest request) {
-        GetItemResponse response = client.getItem(Checks.requireNonNull("request", request));
-        if (response.hasItem() && fencer.isTombstone(response.item())) {
-            return response.toBuilder().item(null).build();
-        }
-        return response;
+        TombstoneReads.Marked<GetItemRequest, Boolean> marked = fencer.reads().mark(Checks.requireNonNull("request", request));
+        return fencer.reads().present(client.getItem(marked.request()), marked.marked());
     }
 
-    /** The token stored in {@code item}, if any. */
+    /**
+     * {@code BatchGetItem} without tombstones (projections as for {@link #getItem}); the
+     * unprocessed keys are returned for you to retry, as by the SDK.
+     */
+    public BatchGetItemResponse batchGetItem(BatchGetItemRequest request) {
+        TombstoneReads.Marked<BatchGetItemRequest, Set<String>> marked =
+                fencer.reads().mark(Checks.requireNonNull("request", request));
+        return fencer.reads().present(client.batchGetItem(marked.request()), marked.marked());
+    }
+
+    /**
+     * {@code TransactGetItems} with each tombstone reported as no item (an empty response in its
+     * place, as DynamoDB answers for a missing item). Needs a server with transactions.
+     */
+    public TransactGetItemsResponse transactGetItems(TransactGetItemsRequest request) {
+        TombstoneReads.Marked<TransactGetItemsRequest, Set<Integer>> marked =
+                fencer.reads().mark(Checks.requireNonNull("request", request));
+        return fencer.reads().present(client.transactGetItems(marked.request()), marked.marked());
+    }
+
+    /**
+     * {@code request} with a filter that drops tombstones on the server, AND-ed with your own
+     * {@code FilterExpression}; send it with {@code query} or {@code queryPaginator} of any client.
+     * On a global secondary index the tombstone attribute must be projected into the index
+     * ({@code ALL}, or {@code INCLUDE} it), or the filter cannot see it.
+     *
+     * @throws IllegalArgumentException for legacy {@code KeyConditions}, {@code QueryFilter},
+     *     {@code AttributesToGet} or {@code ConditionalOperator}, which DynamoDB will not mix with a filter expression
+     */
+    public QueryRequest excludeTombstones(QueryRequest request) {
+        return fencer.reads().exclude(Checks.requireNonNull("request", request));
+    }
+
+    /** {@code request} with a filter that drops tombstones, as for {@link #excludeTombstones(QueryRequest)}. */
+    public ScanRequest excludeTombstones(ScanRequest request) {
+        return fencer.reads().exclude(Checks.requireNonNull("request", request));
+    }
+
+    /** Whether {@code item}, as read raw, is a tombstone left by a fenced delete of either path. */
+    public boolean isTombstone(Map<String, AttributeValue> item) {
+        return fencer.isTombstone(item);
+    }
+
+    /** The token stored in {@code item}, if any (a decimal mark is rounded up, never through a double). */
     public OptionalLong tokenOf(Map<String, AttributeValue> item) {
         return fencer.tokenOf(item);
+    }
+
+    /**
+     * A fenced {@code BatchWriteItem}: the same puts and deletes as ONE {@code TransactWriteItems},
+     * each put with the token and its condition, each delete as a tombstone — all written, or
+     * none. At most 100 writes (the service's limit for a transaction), each item once. Needs a server with
+     * transactions (dynalite has none). The response has no unprocessed items.
+     *
+     * @throws StaleTokenException if any item carries a token the policy refuses; nothing was written
+     * @throws IllegalArgumentException for an empty or too large batch, an item written twice, a
+     *     missing key attribute, or an item carrying the token attribute
+     * @throws TransactionCanceledException if the transaction failed for another reason (a conflict
+     *     with another transaction, a throttle); nothing was written
+     */
+    public BatchWriteItemResponse batchWriteItem(FencingToken token, BatchWriteItemRequest request) {
+        Checks.requireNonNull("token", token);
+        Checks.requireNonNull("request", request);
+        BatchWrites.Plan plan = BatchWrites.plan(fencer, token, request, this::keys);
+        try {
+            TransactWriteItemsResponse response = client.transactWriteItems(plan.request());
+            BatchWriteItemResponse.Builder batch = BatchWriteItemResponse.builder().unprocessedItems(Map.of());
+            if (response.hasConsumedCapacity()) {
+                batch.consumedCapacity(response.consumedCapacity());
+            }
+            if (response.hasItemCollectionMetrics()) {
+                batch.itemCollectionMetrics(response.itemCollectionMetrics());
+            }
+            return batch.build();
+        } catch (TransactionCanceledException e) {
+            throw staleOr(e, token, plan.targets());
+        }
     }
 
     /**
@@ -159,21 +264,17 @@ public final class FencedDynamoDb {
         List<TransactWriteItem> items = new ArrayList<>();
         items.add(TransactWriteItem.builder().update(fencer.fenceUpdate(token, fence)).build());
         items.addAll(request.transactItems());
+        List<BatchWrites.Target> targets = new ArrayList<>(Collections.nCopies(items.size(), null));
+        targets.set(0, new BatchWrites.Target(fence.tableName(), fence.key()));
         try {
             return client.transactWriteItems(request.toBuilder().transactItems(items).build());
         } catch (TransactionCanceledException e) {
-            List<CancellationReason> reasons = e.hasCancellationReasons() ? e.cancellationReasons() : List.of();
-            if (!reasons.isEmpty() && "ConditionalCheckFailed".equals(reasons.get(0).code())) {
-                Map<String, AttributeValue> stored = reasons.get(0).hasItem() ? reasons.get(0).item() : read(fence.tableName(),
-                        fence.key());
-                OptionalLong mark = fencer.tokenOf(stored);
-                if (mark.isPresent() && !fencer.policy().accepts(token.value(), mark.getAsLong())) {
-                    throw StaleTokenException.of(RequestFencer.describe(fence.tableName(), fence.key()), token,
-                            mark.getAsLong(), fencer.policy());
-                }
-            }
-            throw e;
+            throw staleOr(e, token, targets);
         }
+    }
+
+    private RuntimeException staleOr(TransactionCanceledException e, FencingToken token, List<BatchWrites.Target> targets) {
+        return BatchWrites.staleOr(e, token, targets, fencer, this::read);
     }
 
     private RuntimeException stale(ConditionalCheckFailedException e, FencingToken token, String table,
@@ -198,15 +299,19 @@ public final class FencedDynamoDb {
     /** Configures a {@link FencedDynamoDb}. */
     public static final class Builder {
         private final DynamoDbClient client;
-        private String tokenAttribute = "fencing_token";
-        private String tombstoneAttribute = "fencing_deleted";
+        private String tokenAttribute = DEFAULT_TOKEN_ATTRIBUTE;
+        private String tombstoneAttribute = DEFAULT_TOMBSTONE_ATTRIBUTE;
         private Policy policy = Policy.MONOTONIC;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
         }
 
-        /** The attribute holding the token; default {@code fencing_token}. Any name: it is always a placeholder. */
+        /**
+         * The attribute holding the token; default {@code fencing_token}. Any name: it is always a
+         * placeholder. Beans read by the enhanced client must then say
+         * {@code @DynamoDbFencingToken(attributeName = "...")} with the same name.
+         */
         public Builder tokenAttribute(String tokenAttribute) {
             this.tokenAttribute = Attributes.requireName("tokenAttribute", tokenAttribute);
             return this;
@@ -224,11 +329,8 @@ public final class FencedDynamoDb {
             return this;
         }
 
+        /** The wrapper; {@link FencingTokenExtension#of(FencedDynamoDb)} gives the enhanced client the same settings. */
         public FencedDynamoDb build() {
-            if (tokenAttribute.equals(tombstoneAttribute)) {
-                throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
-                        + tokenAttribute + "'");
-            }
             return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy));
         }
     }

@@ -5,11 +5,14 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemResponse;
@@ -17,6 +20,10 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsRequest;
+import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
@@ -25,7 +32,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * the futures complete exceptionally with {@link dev.fencing.core.StaleTokenException} or the
  * SDK's {@code ConditionalCheckFailedException} (wrapped in a {@link CompletionException}, as
  * the SDK's own futures do). Bad input fails the future with {@link IllegalArgumentException}.
- * Thread-safe.
+ * Reads that drop tombstones as in {@link FencedDynamoDb}; for a fenced batch write use
+ * {@link FencedDynamoDb#batchWriteItem} (never a raw {@code BatchWriteItem}). Thread-safe.
  */
 public final class FencedDynamoDbAsync {
 
@@ -41,7 +49,8 @@ public final class FencedDynamoDbAsync {
 
     /** Fencing with attribute {@code fencing_token}, tombstone marker {@code fencing_deleted}, {@link Policy#MONOTONIC}. */
     public static FencedDynamoDbAsync create(DynamoDbAsyncClient client) {
-        return create(client, "fencing_token", "fencing_deleted", Policy.MONOTONIC);
+        return create(client, FencedDynamoDb.DEFAULT_TOKEN_ATTRIBUTE, FencedDynamoDb.DEFAULT_TOMBSTONE_ATTRIBUTE,
+                Policy.MONOTONIC);
     }
 
     /** Fencing with the given attributes and policy. */
@@ -86,10 +95,40 @@ public final class FencedDynamoDbAsync {
         });
     }
 
-    /** {@code GetItem}, with a tombstone reported as no item. */
+    /** See {@link FencedDynamoDb#getItem}: a tombstone is reported as no item. */
     public CompletableFuture<GetItemResponse> getItem(GetItemRequest request) {
-        return client.getItem(Checks.requireNonNull("request", request)).thenApply(response ->
-                response.hasItem() && fencer.isTombstone(response.item()) ? response.toBuilder().item(null).build() : response);
+        TombstoneReads.Marked<GetItemRequest, Boolean> marked = fencer.reads().mark(Checks.requireNonNull("request", request));
+        return client.getItem(marked.request()).thenApply(response -> fencer.reads().present(response, marked.marked()));
+    }
+
+    /** See {@link FencedDynamoDb#batchGetItem}: no tombstones. */
+    public CompletableFuture<BatchGetItemResponse> batchGetItem(BatchGetItemRequest request) {
+        TombstoneReads.Marked<BatchGetItemRequest, Set<String>> marked =
+                fencer.reads().mark(Checks.requireNonNull("request", request));
+        return client.batchGetItem(marked.request()).thenApply(response -> fencer.reads().present(response, marked.marked()));
+    }
+
+    /** See {@link FencedDynamoDb#transactGetItems}: each tombstone reported as no item. */
+    public CompletableFuture<TransactGetItemsResponse> transactGetItems(TransactGetItemsRequest request) {
+        TombstoneReads.Marked<TransactGetItemsRequest, Set<Integer>> marked =
+                fencer.reads().mark(Checks.requireNonNull("request", request));
+        return client.transactGetItems(marked.request())
+                .thenApply(response -> fencer.reads().present(response, marked.marked()));
+    }
+
+    /** See {@link FencedDynamoDb#excludeTombstones(QueryRequest)}. */
+    public QueryRequest excludeTombstones(QueryRequest request) {
+        return fencer.reads().exclude(Checks.requireNonNull("request", request));
+    }
+
+    /** See {@link FencedDynamoDb#excludeTombstones(ScanRequest)}. */
+    public ScanRequest excludeTombstones(ScanRequest request) {
+        return fencer.reads().exclude(Checks.requireNonNull("request", request));
+    }
+
+    /** Whether {@code item}, as read raw, is a tombstone. */
+    public boolean isTombstone(Map<String, AttributeValue> item) {
+        return fencer.isTombstone(item);
     }
 
     private <T> CompletableFuture<T> withKeys(FencingToken token, String table,

@@ -30,11 +30,17 @@ final class RequestFencer {
     private final String tokenAttribute;
     private final String tombstoneAttribute;
     private final Policy policy;
+    private final TombstoneReads reads;
 
     RequestFencer(String tokenAttribute, String tombstoneAttribute, Policy policy) {
+        if (tokenAttribute.equals(tombstoneAttribute)) {
+            throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
+                    + tokenAttribute + "'");
+        }
         this.tokenAttribute = tokenAttribute;
         this.tombstoneAttribute = tombstoneAttribute;
         this.policy = policy;
+        this.reads = new TombstoneReads(tombstoneAttribute);
     }
 
     String tokenAttribute() {
@@ -47,6 +53,10 @@ final class RequestFencer {
 
     Policy policy() {
         return policy;
+    }
+
+    TombstoneReads reads() {
+        return reads;
     }
 
     PutItemRequest fence(FencingToken token, PutItemRequest request, List<String> keyAttributes) {
@@ -165,15 +175,11 @@ final class RequestFencer {
     }
 
     OptionalLong tokenOf(Map<String, AttributeValue> item) {
-        if (item == null || !item.containsKey(tokenAttribute) || item.get(tokenAttribute).n() == null) {
-            return OptionalLong.empty();
-        }
-        return OptionalLong.of(Long.parseLong(item.get(tokenAttribute).n()));
+        return item == null ? OptionalLong.empty() : Marks.of(item.get(tokenAttribute));
     }
 
     boolean isTombstone(Map<String, AttributeValue> item) {
-        AttributeValue marker = item == null ? null : item.get(tombstoneAttribute);
-        return marker != null && Boolean.TRUE.equals(marker.bool());
+        return reads.isTombstone(item);
     }
 
     static Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item, List<String> keyAttributes) {
@@ -251,7 +257,7 @@ final class RequestFencer {
     }
 
     static AttributeValue number(long value) {
-        return AttributeValue.fromN(Long.toString(value));
+        return Marks.number(value);
     }
 
     /** A merged condition with the placeholders chosen for the token. */

@@ -1,14 +1,25 @@
 package dev.fencing.dynamodb;
 
+import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbAttribute;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
 
-/** A bean with a fencing token attribute, as a user of the enhanced client writes it. */
+/** A bean with a fencing token attribute, as the README tells a user of the enhanced client to write it. */
 @DynamoDbBean
 public class Account {
     private String pk;
     private Long balance;
+    private String note;
     private Long fencingToken;
+
+    static Account of(String pk, Long balance, String note, Long token) {
+        Account account = new Account();
+        account.setPk(pk);
+        account.setBalance(balance);
+        account.setNote(note);
+        account.setFencingToken(token);
+        return account;
+    }
 
     @DynamoDbPartitionKey
     public String getPk() {
@@ -27,7 +38,16 @@ public class Account {
         this.balance = balance;
     }
 
+    public String getNote() {
+        return note;
+    }
+
+    public void setNote(String note) {
+        this.note = note;
+    }
+
     @DynamoDbFencingToken
+    @DynamoDbAttribute("fencing_token")
     public Long getFencingToken() {
         return fencingToken;
     }

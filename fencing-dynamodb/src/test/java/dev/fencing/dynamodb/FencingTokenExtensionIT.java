@@ -17,7 +17,7 @@ class FencingTokenExtensionIT {
 
     private final DynamoDbClient client = Dynamo.client();
     private final DynamoDbEnhancedClient enhanced = DynamoDbEnhancedClient.builder().dynamoDbClient(client)
-            .extensions(FencingTokenExtension.create()).build();
+            .extensions(FencingTokenExtension.create().withSdkDefaults()).build();
     private final DynamoDbTable<Account> accounts = enhanced.table(Dynamo.newTable(client), TableSchema.fromBean(Account.class));
 
     private static Account account(String id, long balance, Long token) {
@@ -46,7 +46,7 @@ class FencingTokenExtensionIT {
         String id = "account-" + UUID.randomUUID();
         assertThatThrownBy(() -> accounts.putItem(account(id, 100, null)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("fencing token attribute 'fencingToken'")
+                .hasMessageContaining("fencing token attribute 'fencing_token'")
                 .hasMessageContaining("must be set to the lease's token");
         assertThat(accounts.getItem(Key.builder().partitionValue(id).build())).isNull();
     }

@@ -4,72 +4,77 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Example;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
-/** Condition merging is pure logic: property-tested over generated caller expressions. */
+/** Condition merging is pure logic: tested over generated caller expressions (plain JUnit with a fixed seed). */
 class RequestFencerTest {
 
     private final RequestFencer fencer = new RequestFencer("fencing_token", "fencing_deleted", Policy.MONOTONIC);
 
     record CallerRequest(String condition, Map<String, String> names, Map<String, AttributeValue> values) {}
 
+    private static final List<String> NAME_PLACEHOLDERS = List.of("#fencing_token", "#fencing_token_1", "#fencing_token_2",
+            "#fencing_token_10", "#a", "#fencing_tokenx");
+    private static final List<String> VALUE_PLACEHOLDERS = List.of(":fencing_token", ":fencing_token_1", ":fencing_token_2",
+            ":v", ":fencing_token_1x");
+    private static final List<String> OPERATORS = List.of("=", "<>", "<", ">=");
+
     /** Placeholders chosen to collide: the wrapper's own first choices and their suffixed forms. */
-    @Provide
-    Arbitrary<CallerRequest> callerRequests() {
-        Arbitrary<String> namePlaceholders = Arbitraries.of("#fencing_token", "#fencing_token_1", "#fencing_token_2",
-                "#fencing_token_10", "#a", "#fencing_tokenx");
-        Arbitrary<String> valuePlaceholders = Arbitraries.of(":fencing_token", ":fencing_token_1", ":fencing_token_2",
-                ":v", ":fencing_token_1x");
-        Arbitrary<String> comparison = Combinators.combine(namePlaceholders, valuePlaceholders,
-                Arbitraries.of("=", "<>", "<", ">=")).as((n, v, op) -> n + " " + op + " " + v);
-        Arbitrary<String> condition = comparison.list().ofMinSize(0).ofMaxSize(4)
-                .map(parts -> parts.isEmpty() ? null : String.join(" AND ", parts));
-        Arbitrary<Map<String, String>> names = namePlaceholders.list().ofMaxSize(4)
-                .map(list -> {
-                    Map<String, String> map = new HashMap<>();
-                    list.forEach(n -> map.put(n, "attr" + Math.abs(n.hashCode() % 7)));
-                    return map;
-                });
-        Arbitrary<Map<String, AttributeValue>> values = valuePlaceholders.list().ofMaxSize(4)
-                .map(list -> {
-                    Map<String, AttributeValue> map = new HashMap<>();
-                    list.forEach(v -> map.put(v, AttributeValue.fromN("1")));
-                    return map;
-                });
-        return Combinators.combine(condition, names, values).as(CallerRequest::new);
-    }
-
-    @Property(tries = 500)
-    void theTokenPlaceholdersNeverCollideAndTheCallersPartsSurvive(@ForAll("callerRequests") CallerRequest caller) {
-        RequestFencer.Condition merged = fencer.condition(FencingToken.of("r", 7), caller.condition(), caller.names(),
-                caller.values(), List.of());
-
-        assertThat(caller.names()).doesNotContainKey(merged.nameRef());
-        assertThat(caller.values()).doesNotContainKey(merged.valueRef());
-        if (caller.condition() != null) {
-            assertThat(Placeholders.mentions(caller.condition(), merged.nameRef())).isFalse();
-            assertThat(Placeholders.mentions(caller.condition(), merged.valueRef())).isFalse();
-            assertThat(merged.expression()).startsWith("(" + caller.condition() + ") AND (");
+    private static CallerRequest callerRequest(Random random) {
+        List<String> parts = new ArrayList<>();
+        for (int i = random.nextInt(5); i > 0; i--) {
+            parts.add(pick(random, NAME_PLACEHOLDERS) + " " + pick(random, OPERATORS) + " " + pick(random, VALUE_PLACEHOLDERS));
         }
-        assertThat(merged.names()).containsAllEntriesOf(caller.names()).containsEntry(merged.nameRef(), "fencing_token");
-        assertThat(merged.values()).containsAllEntriesOf(caller.values())
-                .containsEntry(merged.valueRef(), AttributeValue.fromN("7"));
-        assertThat(merged.expression()).endsWith("attribute_not_exists(" + merged.nameRef() + ") OR " + merged.nameRef()
-                + " <= " + merged.valueRef() + (caller.condition() == null ? "" : ")"));
+        Map<String, String> names = new HashMap<>();
+        for (int i = random.nextInt(5); i > 0; i--) {
+            String name = pick(random, NAME_PLACEHOLDERS);
+            names.put(name, "attr" + Math.abs(name.hashCode() % 7));
+        }
+        Map<String, AttributeValue> values = new HashMap<>();
+        for (int i = random.nextInt(5); i > 0; i--) {
+            values.put(pick(random, VALUE_PLACEHOLDERS), AttributeValue.fromN("1"));
+        }
+        return new CallerRequest(parts.isEmpty() ? null : String.join(" AND ", parts), names, values);
     }
 
-    @Example
+    private static String pick(Random random, List<String> from) {
+        return from.get(random.nextInt(from.size()));
+    }
+
+    /** 500 generated caller requests from a fixed seed (printed in each assertion's description, to replay). */
+    @Test
+    void theTokenPlaceholdersNeverCollideAndTheCallersPartsSurvive() {
+        Random random = new Random(20261118L);
+        for (int attempt = 0; attempt < 500; attempt++) {
+            CallerRequest caller = callerRequest(random);
+            String described = "attempt " + attempt + " (seed 20261118): " + caller;
+            RequestFencer.Condition merged = fencer.condition(FencingToken.of("r", 7), caller.condition(), caller.names(),
+                    caller.values(), List.of());
+
+            assertThat(caller.names()).as(described).doesNotContainKey(merged.nameRef());
+            assertThat(caller.values()).as(described).doesNotContainKey(merged.valueRef());
+            if (caller.condition() != null) {
+                assertThat(Placeholders.mentions(caller.condition(), merged.nameRef())).as(described).isFalse();
+                assertThat(Placeholders.mentions(caller.condition(), merged.valueRef())).as(described).isFalse();
+                assertThat(merged.expression()).as(described).startsWith("(" + caller.condition() + ") AND (");
+            }
+            assertThat(merged.names()).as(described).containsAllEntriesOf(caller.names())
+                    .containsEntry(merged.nameRef(), "fencing_token");
+            assertThat(merged.values()).as(described).containsAllEntriesOf(caller.values())
+                    .containsEntry(merged.valueRef(), AttributeValue.fromN("7"));
+            assertThat(merged.expression()).as(described).endsWith("attribute_not_exists(" + merged.nameRef() + ") OR "
+                    + merged.nameRef() + " <= " + merged.valueRef() + (caller.condition() == null ? "" : ")"));
+        }
+    }
+
+    @Test
     void theTokenIsSetInTheCallersSetClauseAndTheTombstoneMarkerRemoved() {
         UpdateItemRequest request = UpdateItemRequest.builder().tableName("t").key(Map.of("pk", AttributeValue.fromS("k")))
                 .updateExpression("REMOVE old SET balance = :b ADD visits :one")
@@ -82,14 +87,14 @@ class RequestFencerTest {
                 .isEqualTo("attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token");
     }
 
-    @Example
+    @Test
     void strictUsesLessThan() {
         RequestFencer strict = new RequestFencer("t", "d", Policy.STRICT);
         assertThat(strict.condition(FencingToken.of("r", 1), null, Map.of(), Map.of(), List.of()).expression())
                 .isEqualTo("attribute_not_exists(#fencing_token) OR #fencing_token < :fencing_token");
     }
 
-    @Example
+    @Test
     void placeholdersAreWholeTokens() {
         assertThat(Placeholders.mentions("#fencing_token_1 = :x", "#fencing_token")).isFalse();
         assertThat(Placeholders.mentions("#fencing_token = :x", "#fencing_token")).isTrue();
