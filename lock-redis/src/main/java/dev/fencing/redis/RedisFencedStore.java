@@ -22,7 +22,9 @@ import java.util.Optional;
  * <p>Each key is a hash {@code <prefix>{key}:item} with fields {@code v} (the value; absent in a
  * tombstone), {@code t} (the high-water mark) and {@code n} (a version). Every write is one Lua
  * script that compares the token with {@code t} (and, for {@code update}, the version with
- * {@code n}) and writes only if both hold; a delete removes {@code v} and keeps {@code t}.
+ * {@code n}) and writes only if both hold; a delete removes {@code v} and keeps {@code t}. Tokens
+ * are compared as decimal strings (length first, then digits), never as Lua numbers, so every
+ * {@code long} compares exactly — a double would call 2<sup>53</sup> and 2<sup>53</sup> + 1 equal.
  *
  * <p>The store is only as durable as Redis: a restart without persistence forgets the marks
  * along with the values.
@@ -91,12 +93,13 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     }
 
     private WriteOutcome run(String key, String value, long token, Policy policy, String expectedVersion) {
-        long reply = WRITE.run(redis, new String[] {itemKey(key)}, Long.toString(token),
+        String reply = WRITE.runForText(redis, new String[] {itemKey(key)}, Long.toString(token),
                 policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
                 expectedVersion);
-        if (reply == 0) {
-            return WriteOutcome.written();
-        }
-        return reply < 0 ? WriteOutcome.conflict() : WriteOutcome.stale(reply);
+        return switch (reply) {
+            case "0" -> WriteOutcome.written();
+            case "-1" -> WriteOutcome.conflict();
+            default -> WriteOutcome.stale(Long.parseLong(reply));
+        };
     }
 }

@@ -1,16 +1,29 @@
 -- KEYS[1] item hash: fields v (value, absent in a tombstone), t (high-water mark), n (version)
 -- ARGV[1] token, ARGV[2] '1' for STRICT, ARGV[3] '1' to write a tombstone, ARGV[4] value,
 -- ARGV[5] expected version: '*' for any, '' for "absent", else the version loaded
--- Returns 0 if written, -1 if the item changed (version), or the mark (> 0) if the token is stale.
-local mark = tonumber(redis.call('HGET', KEYS[1], 't'))
-local token = tonumber(ARGV[1])
-if mark and (token < mark or (ARGV[2] == '1' and token == mark)) then
-  return mark
+-- Returns '0' if written, '-1' if the item changed (version), or the mark if the token is stale.
+-- Tokens and marks stay decimal strings (positive, no leading zeros): Lua numbers are doubles and
+-- would call 2^53 and 2^53 + 1 equal, so the comparison is by length, then digit by digit.
+local function compare(a, b)
+  if #a ~= #b then
+    return #a < #b and -1 or 1
+  end
+  if a == b then
+    return 0
+  end
+  return a < b and -1 or 1
+end
+local mark = redis.call('HGET', KEYS[1], 't')
+if mark then
+  local order = compare(ARGV[1], mark)
+  if order < 0 or (ARGV[2] == '1' and order == 0) then
+    return mark
+  end
 end
 if ARGV[5] ~= '*' then
   local version = redis.call('HGET', KEYS[1], 'n')
   if (version or '') ~= ARGV[5] then
-    return -1
+    return '-1'
   end
 end
 if ARGV[3] == '1' then
@@ -20,4 +33,4 @@ else
 end
 redis.call('HSET', KEYS[1], 't', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'n', 1)
-return 0
+return '0'

@@ -52,11 +52,25 @@ public final class LuaScript {
 
     /** Runs the script, returning its integer reply. */
     public long run(RedisScriptingCommands<String, String> redis, String[] keys, String... args) {
-        Long reply;
+        Long reply = run(redis, ScriptOutputType.INTEGER, keys, args);
+        return reply;
+    }
+
+    /**
+     * Runs the script, returning its string reply — for numbers a {@code long} holds exactly but a
+     * Lua number (a double) would round, such as fencing tokens above 2<sup>53</sup>.
+     */
+    public String runForText(RedisScriptingCommands<String, String> redis, String[] keys, String... args) {
+        return run(redis, ScriptOutputType.VALUE, keys, args);
+    }
+
+    private <T> T run(RedisScriptingCommands<String, String> redis, ScriptOutputType type, String[] keys,
+            String... args) {
+        T reply;
         try {
-            reply = redis.evalsha(sha, ScriptOutputType.INTEGER, keys, args);
+            reply = redis.evalsha(sha, type, keys, args);
         } catch (RedisNoScriptException notCached) {
-            reply = redis.eval(source, ScriptOutputType.INTEGER, keys, args);
+            reply = redis.eval(source, type, keys, args);
         }
         if (reply == null) {
             throw new IllegalStateException("script " + name + " returned nil");
