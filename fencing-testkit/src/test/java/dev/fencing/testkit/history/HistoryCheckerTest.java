@@ -1,0 +1,218 @@
+package dev.fencing.testkit.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.Policy;
+import dev.fencing.testkit.BrokenFencedStore;
+import dev.fencing.testkit.InMemoryFencedStore;
+import dev.fencing.testkit.history.Operation.Kind;
+import dev.fencing.testkit.history.Operation.Outcome;
+import dev.fencing.testkit.history.Violation.Rule;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** The checker's rules on small hand-written histories, each broken one way and its valid twin. */
+class HistoryCheckerTest {
+
+    private final List<Operation> ops = new ArrayList<>();
+    private long clock;
+
+    /** Appends an operation that runs alone: invoked after the previous one returned. */
+    private HistoryCheckerTest op(Kind kind, long token, String value, Outcome outcome, String observed,
+            long observedToken) {
+        long invoked = clock += 10;
+        long completed = clock += 10;
+        ops.add(new Operation(0, 0, "k", kind, token, value, outcome, observed, observedToken, invoked, completed,
+                outcome == Outcome.UNKNOWN ? "RedisCommandTimeoutException: timed out" : null));
+        return this;
+    }
+
+    private HistoryCheckerTest write(long token, String value) {
+        return op(Kind.WRITE, token, value, Outcome.OK, null, 0);
+    }
+
+    private HistoryCheckerTest delete(long token) {
+        return op(Kind.DELETE, token, null, Outcome.OK, null, 0);
+    }
+
+    private HistoryCheckerTest refused(long token, long mark) {
+        return op(Kind.WRITE, token, null, Outcome.STALE, null, mark);
+    }
+
+    private HistoryCheckerTest read(String value, long token) {
+        return op(Kind.READ, 0, null, Outcome.OK, value, value == null ? 0 : token);
+    }
+
+    private HistoryCheckerTest mark(long mark) {
+        return op(Kind.MARK, 0, null, Outcome.OK, null, mark);
+    }
+
+    private HistoryCheckerTest increment(long token, String result) {
+        return op(Kind.INCREMENT, token, result, Outcome.OK, null, token);
+    }
+
+    private List<Rule> rules(Policy policy) {
+        CheckResult result = HistoryChecker.check(new History(policy, 7, ops));
+        return result.violations().stream().map(Violation::rule).toList();
+    }
+
+    @Test
+    void aZombieWriteAcceptedAfterANewerOneIsReported() {
+        write(5, "same").write(6, "same").write(5, "ZOMBIE");
+        assertThat(rules(Policy.MONOTONIC)).contains(Rule.STALE_WRITE_ACCEPTED);
+    }
+
+    @Test
+    void aHolderRewritingItsOwnTokenIsFineUnderMonotonicButNotUnderStrict() {
+        write(5, "a").write(5, "b").read("b", 5).mark(5);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+        assertThat(rules(Policy.STRICT)).containsExactly(Rule.STALE_WRITE_ACCEPTED);
+    }
+
+    @Test
+    void overlappingWritesMayLandInEitherOrder() {
+        ops.add(new Operation(0, 0, "k", Kind.WRITE, 6, "new", Outcome.OK, null, 0, 0, 100, null));
+        ops.add(new Operation(1, 1, "k", Kind.WRITE, 5, "old", Outcome.OK, null, 0, 50, 150, null));
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void aRefusalMustNameARealMarkThatRefusesAndIsNotBehind() {
+        write(7, "a").refused(5, 7);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        write(7, "a").refused(5, 9);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.REFUSAL_MARK_WRONG);
+
+        ops.clear();
+        write(6, "a").write(7, "b").refused(5, 6);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.REFUSAL_MARK_WRONG);
+
+        ops.clear();
+        write(4, "a").refused(5, 4);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.REFUSAL_MARK_WRONG);
+        assertThat(rules(Policy.STRICT)).containsExactly(Rule.REFUSAL_MARK_WRONG);
+    }
+
+    @Test
+    void theMarkReadNeverGoesBackwardsAndIsARealToken() {
+        write(5, "a").delete(8).mark(8).write(9, "b").mark(9);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        write(5, "a").delete(8).mark(5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.MARK_WENT_BACKWARDS);
+
+        ops.clear();
+        write(5, "a").mark(6);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.MARK_NOBODY_WROTE);
+
+        ops.clear();
+        ops.add(new Operation(0, 0, "k", Kind.WRITE, 9, "b", Outcome.UNKNOWN, null, 0, 0, 10, "timeout"));
+        clock = 20;
+        mark(9).mark(0);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.MARK_WENT_BACKWARDS);
+    }
+
+    @Test
+    void aDeletedValueMustNotComeBackAndAnAcceptedOneMustNotVanish() {
+        write(5, "a").delete(6).read(null, 0).write(7, "b").read("b", 7);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        write(5, "a").delete(6).read("a", 5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        write(5, "a").delete(5).read("a", 5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        write(5, "a").read("a", 4);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        write(5, "a").read(null, 0);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.ACCEPTED_WRITE_VANISHED);
+    }
+
+    @Test
+    void aWriteWhoseReplyWasLostMayExplainALaterRead() {
+        op(Kind.WRITE, 5, "a", Outcome.UNKNOWN, null, 0).read("a", 5).mark(5);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void incrementsAreNeitherLostNorDoubled() {
+        increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 1, null, Outcome.STALE, null, 2).read("2", 2);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        increment(1, "1").increment(2, "1").read("1", 2);
+        assertThat(rules(Policy.MONOTONIC)).contains(Rule.INCREMENT_LOST_OR_DOUBLED);
+
+        ops.clear();
+        increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 3, null, Outcome.UNKNOWN, null, 0).read("4", 3);
+        assertThat(rules(Policy.MONOTONIC)).contains(Rule.INCREMENT_LOST_OR_DOUBLED);
+    }
+
+    @Test
+    void aHistoryRoundTripsThroughAFileWithNullsEmptiesAndEscapes(@TempDir Path dir) throws Exception {
+        write(5, "").write(6, "tab\tline\nback\\slash\"").op(Kind.WRITE, 7, "x", Outcome.UNKNOWN, null, 0).read(null, 0);
+        History history = new History(Policy.STRICT, -3, ops);
+        Path file = dir.resolve("h.txt");
+        history.writeTo(file);
+        assertThat(History.readFrom(file)).isEqualTo(history);
+
+        Files.writeString(file, "not a history\n");
+        assertThatThrownBy(() -> History.readFrom(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not a fencing history");
+        Files.writeString(file, "# fencing-history/1 policy=MONOTONIC seed=1\n0\t0\tk\n");
+        assertThatThrownBy(() -> History.readFrom(file)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("line 2");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void theReferenceStorePassesARandomRun(Policy policy) {
+        var memory = InMemoryFencedStore.memory();
+        List<FencedStore> processes = List.of(InMemoryFencedStore.over(memory, policy),
+                InMemoryFencedStore.over(memory, policy), InMemoryFencedStore.over(memory, policy));
+        History history = HistoryRun.builder().seed(11).operationsPerWriter(2_000).build().run(processes);
+        CheckResult result = HistoryChecker.check(history);
+
+        result.assertPassed();
+        assertThat(result.writeOutcomes().get(Outcome.OK)).isGreaterThan(100);
+        assertThat(result.writeOutcomes().get(Outcome.STALE)).isGreaterThan(100);
+    }
+
+    @Test
+    void aStoreThatIgnoresTokensFailsARandomRunAndTheReportNamesTheSeed() {
+        FencedStore broken = new BrokenFencedStore();
+        History history = HistoryRun.builder().seed(12).build().run(List.of(broken, broken));
+        CheckResult result = HistoryChecker.check(history);
+
+        assertThat(result.violations()).extracting(Violation::rule).contains(Rule.STALE_WRITE_ACCEPTED);
+        assertThatThrownBy(result::assertPassed).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("seed 12").hasMessageContaining("STALE_WRITE_ACCEPTED");
+    }
+
+    @Test
+    void settingsOutsideTheirRangesAreRefusedByName() {
+        assertThatThrownBy(() -> HistoryRun.builder().writers(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("writers").hasMessageContaining("got 0");
+        assertThatThrownBy(() -> HistoryRun.builder().keyPrefix(" ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keyPrefix");
+        assertThatThrownBy(() -> HistoryRun.builder().build().run(List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one store");
+    }
+}
