@@ -5,7 +5,12 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
+import dev.fencing.testkit.history.CheckResult;
+import dev.fencing.testkit.history.History;
+import dev.fencing.testkit.history.HistoryChecker;
+import dev.fencing.testkit.history.HistoryRecorder;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,12 +29,17 @@ import picocli.CommandLine.Option;
  * Many in-process workers increment counters through the fenced store while some of them pause
  * past their TTL (a simulated GC) and, on servers the CLI started itself, faults are injected.
  * At the end it checks: no lost update (each counter equals its accepted increments), no token
- * regression accepted (by counter value, the tokens never go down), every refusal really stale.
+ * regression accepted (by counter value, the tokens never go down), every refusal really stale —
+ * and runs the testkit's {@link HistoryChecker} over every store call it recorded (written to a
+ * file with {@code --history}).
  */
 @Command(name = "torture", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Fenced workers under GC-like pauses and injected faults; checks every invariant.",
                 "No lost update, no accepted token regression, every refusal really stale: exit 0 only if all held."})
 final class TortureCommand extends FencingCommand {
+
+    /** Runs up to this long keep their history in memory and check it even without {@code --history}. */
+    private static final Duration HISTORY_IN_MEMORY_LIMIT = Duration.ofMinutes(10);
 
     @Mixin
     LockStoreOptions kinds;
@@ -58,6 +68,11 @@ final class TortureCommand extends FencingCommand {
                     + " (default: ${DEFAULT-VALUE}).")
     List<String> faultNames;
 
+    @Option(names = "--history", paramLabel = "FILE",
+            description = "Also write every store call (times, tokens, outcomes) to FILE, for `fencing check-history`."
+                    + " The history checker runs on it either way; without --history only for runs up to 10 minutes.")
+    Path historyFile;
+
     @Option(names = "--fault-interval", paramLabel = "D", converter = DurationConverter.class,
             description = "Time between injected faults (default: a quarter of --duration).")
     Duration faultInterval;
@@ -68,7 +83,10 @@ final class TortureCommand extends FencingCommand {
         PrintWriter out = out();
         try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
             List<Fault> faults = chooseFaults(backend.faults());
-            FencedStore store = backend.store(Policy.MONOTONIC);
+            HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
+                    ? new HistoryRecorder() : null;
+            FencedStore store = history == null ? backend.store(Policy.MONOTONIC)
+                    : history.recording(0, backend.store(Policy.MONOTONIC), true);
             String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < resources; i++) {
@@ -109,9 +127,24 @@ final class TortureCommand extends FencingCommand {
                 err().println();
             }
             checkInvariants(store, acceptedWrites, outcomes);
-            report(out, backend, faults, outcomes, pauses.get(), injected.get());
+            CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
+            report(out, backend, faults, outcomes, pauses.get(), injected.get(), checked);
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
         }
+    }
+
+    /**
+     * Checks the recorded history with the testkit's {@link HistoryChecker} (the same code that
+     * {@code check-history} runs on the file) and counts each violation as an invariant violated.
+     */
+    private CheckResult checkHistory(HistoryRecorder recorder, Policy policy, Outcomes outcomes) {
+        History history = recorder.history(policy, 0);
+        if (historyFile != null) {
+            history.writeTo(historyFile);
+        }
+        CheckResult result = HistoryChecker.check(history);
+        result.violations().forEach(v -> outcomes.violation("history: " + v));
+        return result;
     }
 
     private void validate() {
@@ -216,7 +249,8 @@ final class TortureCommand extends FencingCommand {
         });
     }
 
-    private void report(PrintWriter out, Backend backend, List<Fault> faults, Outcomes outcomes, long pauses, long injected) {
+    private void report(PrintWriter out, Backend backend, List<Fault> faults, Outcomes outcomes, long pauses, long injected,
+            CheckResult checked) {
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("lock", backend.lockDescription());
         report.put("store", backend.storeDescription());
@@ -232,6 +266,13 @@ final class TortureCommand extends FencingCommand {
         long operations = outcomes.accepted() + outcomes.rejectedStale() + outcomes.failedCount();
         report.put("operations", operations);
         report.putAll(counts);
+        if (checked != null) {
+            report.put("historyOperations", checked.history().operations().size());
+            report.put("historyViolations", checked.violations().size());
+            if (historyFile != null) {
+                report.put("historyFile", historyFile.toString());
+            }
+        }
         report.put("ok", outcomes.violations().isEmpty());
         if (json) {
             Json.print(out, report);
@@ -248,6 +289,11 @@ final class TortureCommand extends FencingCommand {
                 pauses, counts.get("leasesLost"));
         if (outcomes.failedCount() > 0) {
             out.println("  failures by cause: " + counts.get("failures"));
+        }
+        if (checked != null) {
+            out.println("  history: " + checked.history().operations().size() + " store calls checked, "
+                    + (checked.passed() ? "no violation" : checked.violations().size() + " violation(s)")
+                    + (historyFile == null ? "" : "; written to " + historyFile));
         }
         if (outcomes.violations().isEmpty()) {
             out.println("  invariants held: no lost update, no accepted token regression, every refusal really stale");

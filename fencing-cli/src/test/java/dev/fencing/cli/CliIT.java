@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -16,6 +19,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -120,6 +124,41 @@ class CliIT {
         assertThat(report.get("faultsInjected").asLong()).as("faults injected").isPositive();
         assertThat(report.get("operations").asLong()).isEqualTo(report.get("accepted").asLong()
                 + report.get("rejectedStale").asLong() + report.get("failed").asLong());
+        assertThat(report.get("historyOperations").asLong()).as("store calls the history checker saw")
+                .isGreaterThanOrEqualTo(report.get("accepted").asLong() + report.get("rejectedStale").asLong());
+        assertThat(report.get("historyViolations").asLong()).isZero();
+    }
+
+    /**
+     * The torture run's history file is checked by {@code check-history}, the same checker: it
+     * passes as written, fails once a stale write accepted after a newer one is added to it, and a
+     * file that is not a history is bad usage.
+     */
+    @Test
+    void tortureWritesAHistoryThatCheckHistoryChecksAndAForgedStaleWriteFails(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("torture.history");
+        CliRun run = CliRun.of("torture", "--redis-uri", TestServers.redis().uri(), "--workers", "3", "--duration",
+                "1s", "--ttl", "100ms", "--pause-probability", "0.3", "--history", file.toString(), "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.json().get("historyFile").asText()).isEqualTo(file.toString());
+
+        CliRun checked = CliRun.of("check-history", file.toString());
+        assertThat(checked.exitCode()).as(checked.toString()).isZero();
+        assertThat(checked.out()).contains("no violation");
+
+        String key = "forged-key";
+        Files.writeString(file, String.join("\n",
+                "0\t0\t\"" + key + "\tWRITE\t7\t\"new\tOK\t~\t0\t10\t20\t~",
+                "0\t1\t\"" + key + "\tWRITE\t6\t\"zombie\tOK\t~\t0\t30\t40\t~") + "\n",
+                StandardOpenOption.APPEND);
+        CliRun forged = CliRun.of("check-history", file.toString(), "--json");
+        assertThat(forged.exitCode()).as(forged.toString()).isEqualTo(ExitCode.INVARIANT_VIOLATED);
+        assertThat(forged.json().get("violations").toString()).contains("STALE_WRITE_ACCEPTED", key);
+
+        Files.writeString(file, "not a history\n");
+        CliRun bad = CliRun.of("check-history", file.toString());
+        assertThat(bad.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(bad.err()).contains("not a fencing history");
     }
 
     static Stream<Arguments> sharedServers() {

@@ -1,19 +1,10 @@
 package dev.fencing.testkit.history;
 
-import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
-import dev.fencing.core.StaleTokenException;
-import dev.fencing.core.StoredValue;
-import dev.fencing.testkit.history.Operation.Kind;
-import dev.fencing.testkit.history.Operation.Outcome;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
@@ -92,13 +83,11 @@ public final class HistoryRun {
         AtomicLong lock = new AtomicLong();
         CountDownLatch ready = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<List<Operation>> recorded = new ArrayList<>();
+        HistoryRecorder recorder = new HistoryRecorder(start);
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
-            List<Operation> mine = new ArrayList<>();
-            recorded.add(mine);
             Writer writer = new Writer(w, new SplittableRandom(seed + 0x9E3779B97F4A7C15L * (w + 1)), processes,
-                    valueKeys, counterKey, lock, start, mine);
+                    valueKeys, counterKey, lock, recorder);
             Thread thread = new Thread(() -> {
                 try {
                     ready.await();
@@ -125,21 +114,15 @@ public final class HistoryRun {
         if (failure.get() != null) {
             throw new IllegalStateException("a history writer failed (seed " + seed + ")", failure.get());
         }
-        List<Operation> finals = new ArrayList<>();
-        recorded.add(finals);
         List<String> allKeys = new ArrayList<>(valueKeys);
         allKeys.add(counterKey);
         for (int p = 0; p < processes.size(); p++) {
-            Recorder recorder = new Recorder(p, -1, start, finals);
             for (String key : allKeys) {
-                recorder.read(processes.get(p), key);
-                recorder.mark(processes.get(p), key);
+                recorder.read(p, -1, processes.get(p), key);
+                recorder.mark(p, -1, processes.get(p), key);
             }
         }
-        List<Operation> all = new ArrayList<>();
-        recorded.forEach(all::addAll);
-        all.sort(Comparator.comparingLong(Operation::invokedNanos));
-        return new History(policy, seed, all);
+        return recorder.history(policy, seed);
     }
 
     /** One writer thread's choices. */
@@ -150,21 +133,19 @@ public final class HistoryRun {
         private final List<String> valueKeys;
         private final String counterKey;
         private final AtomicLong lock;
-        private final long start;
-        private final List<Operation> out;
+        private final HistoryRecorder recorder;
         private long held;
         private int written;
 
         Writer(int id, SplittableRandom random, List<? extends FencedStore> processes, List<String> valueKeys,
-                String counterKey, AtomicLong lock, long start, List<Operation> out) {
+                String counterKey, AtomicLong lock, HistoryRecorder recorder) {
             this.id = id;
             this.random = random;
             this.processes = processes;
             this.valueKeys = valueKeys;
             this.counterKey = counterKey;
             this.lock = lock;
-            this.start = start;
-            this.out = out;
+            this.recorder = recorder;
             this.held = lock.incrementAndGet();
         }
 
@@ -175,31 +156,30 @@ public final class HistoryRun {
             long token = random.nextInt(100) < 10 ? Math.max(1, held - 1 - random.nextInt(3)) : held;
             int own = id % processes.size();
             int process = random.nextInt(100) < 70 ? own : random.nextInt(processes.size());
-            Recorder recorder = new Recorder(process, id, start, out);
             FencedStore store = processes.get(process);
             if (random.nextInt(100) < 20) {
                 int choice = random.nextInt(100);
                 if (choice < 70) {
-                    recorder.increment(store, counterKey, token);
+                    recorder.increment(process, id, store, counterKey, token);
                 } else if (choice < 90) {
-                    recorder.read(store, counterKey);
+                    recorder.read(process, id, store, counterKey);
                 } else {
-                    recorder.mark(store, counterKey);
+                    recorder.mark(process, id, store, counterKey);
                 }
                 return;
             }
             String key = valueKeys.get(random.nextInt(valueKeys.size()));
             int choice = random.nextInt(100);
             if (choice < 35) {
-                recorder.write(store, key, nextValue(), token);
+                recorder.write(process, id, store, key, nextValue(), token);
             } else if (choice < 50) {
-                recorder.delete(store, key, token);
+                recorder.delete(process, id, store, key, token);
             } else if (choice < 65) {
-                recorder.update(store, key, nextValue(), token);
+                recorder.update(process, id, store, key, nextValue(), token);
             } else if (choice < 85) {
-                recorder.read(store, key);
+                recorder.read(process, id, store, key);
             } else {
-                recorder.mark(store, key);
+                recorder.mark(process, id, store, key);
             }
         }
 
@@ -207,104 +187,6 @@ public final class HistoryRun {
         private String nextValue() {
             int choice = random.nextInt(100);
             return choice < 40 ? "same" : choice < 60 ? "" : "w" + id + "-" + written++;
-        }
-    }
-
-    /** Calls the store and records the call with its times and outcome. */
-    private static final class Recorder {
-        private final int process;
-        private final int writer;
-        private final long start;
-        private final List<Operation> out;
-
-        Recorder(int process, int writer, long start, List<Operation> out) {
-            this.process = process;
-            this.writer = writer;
-            this.start = start;
-            this.out = out;
-        }
-
-        void write(FencedStore store, String key, String value, long token) {
-            long invoked = now();
-            try {
-                store.write(key, value, FencingToken.of("history", token));
-                add(key, Kind.WRITE, token, value, Outcome.OK, null, 0, invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.WRITE, token, value, invoked, e);
-            }
-        }
-
-        void update(FencedStore store, String key, String value, long token) {
-            long invoked = now();
-            try {
-                StoredValue result = store.update(key, FencingToken.of("history", token), current -> value);
-                add(key, Kind.UPDATE, token, result.value(), Outcome.OK, null, result.token(), invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.UPDATE, token, value, invoked, e);
-            }
-        }
-
-        void increment(FencedStore store, String key, long token) {
-            long invoked = now();
-            try {
-                StoredValue result = store.update(key, FencingToken.of("history", token),
-                        current -> Long.toString(current.map(Long::parseLong).orElse(0L) + 1));
-                add(key, Kind.INCREMENT, token, result.value(), Outcome.OK, null, result.token(), invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.INCREMENT, token, null, invoked, e);
-            }
-        }
-
-        void delete(FencedStore store, String key, long token) {
-            long invoked = now();
-            try {
-                store.delete(key, FencingToken.of("history", token));
-                add(key, Kind.DELETE, token, null, Outcome.OK, null, 0, invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.DELETE, token, null, invoked, e);
-            }
-        }
-
-        void read(FencedStore store, String key) {
-            long invoked = now();
-            try {
-                Optional<StoredValue> value = store.read(key);
-                add(key, Kind.READ, 0, null, Outcome.OK, value.map(StoredValue::value).orElse(null),
-                        value.map(StoredValue::token).orElse(0L), invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.READ, 0, null, invoked, e);
-            }
-        }
-
-        void mark(FencedStore store, String key) {
-            long invoked = now();
-            try {
-                OptionalLong mark = store.highWaterMark(key);
-                add(key, Kind.MARK, 0, null, Outcome.OK, null, mark.orElse(0), invoked, null);
-            } catch (RuntimeException e) {
-                failed(key, Kind.MARK, 0, null, invoked, e);
-            }
-        }
-
-        private void failed(String key, Kind kind, long token, String value, long invoked, RuntimeException e) {
-            if (e instanceof StaleTokenException stale) {
-                add(key, kind, token, null, Outcome.STALE, null, stale.highWaterMark(), invoked, null);
-            } else if (e instanceof ConcurrentUpdateException) {
-                add(key, kind, token, null, Outcome.CONFLICT, null, 0, invoked, null);
-            } else {
-                add(key, kind, token, value, Outcome.UNKNOWN, null, 0, invoked,
-                        e.getClass().getSimpleName() + ": " + e.getMessage());
-            }
-        }
-
-        private void add(String key, Kind kind, long token, String value, Outcome outcome, String observed,
-                long observedToken, long invoked, String error) {
-            out.add(new Operation(process, writer, key, kind, token, value, outcome, observed, observedToken, invoked,
-                    now(), error));
-        }
-
-        private long now() {
-            return System.nanoTime() - start;
         }
     }
 

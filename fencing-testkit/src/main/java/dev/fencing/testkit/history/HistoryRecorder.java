@@ -1,0 +1,172 @@
+package dev.fencing.testkit.history;
+
+import dev.fencing.core.ConcurrentUpdateException;
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import dev.fencing.testkit.history.Operation.Kind;
+import dev.fencing.testkit.history.Operation.Outcome;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * Calls a {@link FencedStore} and records each call as an {@link Operation}: invocation and
+ * completion time on one clock, and the outcome — a {@code StaleTokenException} as
+ * {@link Outcome#STALE} with the mark it named, a {@code ConcurrentUpdateException} as
+ * {@link Outcome#CONFLICT}, any other exception as {@link Outcome#UNKNOWN} (the write may have
+ * happened). Exceptions are recorded, not thrown: the caller reads the outcome from the returned
+ * operation. Thread-safe.
+ */
+public final class HistoryRecorder {
+
+    private final long start;
+    private final ConcurrentLinkedQueue<Operation> operations = new ConcurrentLinkedQueue<>();
+    private final ThreadLocal<RuntimeException> thrown = new ThreadLocal<>();
+    private final Map<Thread, Integer> writers = new ConcurrentHashMap<>();
+    private final AtomicInteger nextWriter = new AtomicInteger();
+
+    /** A recorder whose clock starts now. */
+    public HistoryRecorder() {
+        this(System.nanoTime());
+    }
+
+    HistoryRecorder(long startNanos) {
+        this.start = startNanos;
+    }
+
+    /** The history recorded so far, ordered by invocation. */
+    public History history(Policy policy, long seed) {
+        List<Operation> sorted = new ArrayList<>(operations);
+        sorted.sort(Comparator.comparingLong(Operation::invokedNanos));
+        return new History(policy, seed, sorted);
+    }
+
+    /** {@code store.write(key, value, token)}, recorded. */
+    public Operation write(int process, int writer, FencedStore store, String key, String value, long token) {
+        long invoked = now();
+        try {
+            store.write(key, value, FencingToken.of("history", token));
+            return add(process, writer, key, Kind.WRITE, token, value, Outcome.OK, null, 0, invoked, null);
+        } catch (RuntimeException e) {
+            return failed(process, writer, key, Kind.WRITE, token, value, invoked, e);
+        }
+    }
+
+    /** {@code store.update(key, token, any -> value)}, recorded as {@link Kind#UPDATE}. */
+    public Operation update(int process, int writer, FencedStore store, String key, String value, long token) {
+        return update(process, writer, store, key, Kind.UPDATE, token, current -> value);
+    }
+
+    /** {@code store.update} adding one to a decimal counter (absent is 0), recorded as {@link Kind#INCREMENT}. */
+    public Operation increment(int process, int writer, FencedStore store, String key, long token) {
+        return update(process, writer, store, key, Kind.INCREMENT, token,
+                current -> Long.toString(current.map(Long::parseLong).orElse(0L) + 1));
+    }
+
+    Operation update(int process, int writer, FencedStore store, String key, Kind kind, long token,
+            Function<Optional<String>, String> change) {
+        long invoked = now();
+        try {
+            StoredValue result = store.update(key, FencingToken.of("history", token), change);
+            return add(process, writer, key, kind, token, result.value(), Outcome.OK, null, result.token(), invoked,
+                    null);
+        } catch (RuntimeException e) {
+            return failed(process, writer, key, kind, token, null, invoked, e);
+        }
+    }
+
+    /** {@code store.delete(key, token)}, recorded. */
+    public Operation delete(int process, int writer, FencedStore store, String key, long token) {
+        long invoked = now();
+        try {
+            store.delete(key, FencingToken.of("history", token));
+            return add(process, writer, key, Kind.DELETE, token, null, Outcome.OK, null, 0, invoked, null);
+        } catch (RuntimeException e) {
+            return failed(process, writer, key, Kind.DELETE, token, null, invoked, e);
+        }
+    }
+
+    /** {@code store.read(key)}, recorded. */
+    public Operation read(int process, int writer, FencedStore store, String key) {
+        long invoked = now();
+        try {
+            Optional<StoredValue> value = store.read(key);
+            return add(process, writer, key, Kind.READ, 0, null, Outcome.OK, value.map(StoredValue::value).orElse(null),
+                    value.map(StoredValue::token).orElse(0L), invoked, null);
+        } catch (RuntimeException e) {
+            return failed(process, writer, key, Kind.READ, 0, null, invoked, e);
+        }
+    }
+
+    /** {@code store.highWaterMark(key)}, recorded. */
+    public Operation mark(int process, int writer, FencedStore store, String key) {
+        long invoked = now();
+        try {
+            OptionalLong mark = store.highWaterMark(key);
+            return add(process, writer, key, Kind.MARK, 0, null, Outcome.OK, null, mark.orElse(0), invoked, null);
+        } catch (RuntimeException e) {
+            return failed(process, writer, key, Kind.MARK, 0, null, invoked, e);
+        }
+    }
+
+    /**
+     * {@code store} as seen through this recorder: every call is recorded (the writer is the
+     * calling thread, numbered in order of first call) and then returns or throws exactly as
+     * {@code store} did. Its {@code update} is recorded as {@link Kind#INCREMENT} when
+     * {@code updatesIncrement} — only when every change passed to it adds one to a decimal counter.
+     */
+    public FencedStore recording(int process, FencedStore store, boolean updatesIncrement) {
+        return new RecordingFencedStore(this, process, store, updatesIncrement);
+    }
+
+    /** The writer number of {@code thread}, given in order of first call. */
+    int writerOf(Thread thread) {
+        return writers.computeIfAbsent(thread, t -> nextWriter.getAndIncrement());
+    }
+
+    /** The exception the calling thread's last recorded call threw, cleared; null if it returned. */
+    RuntimeException takeThrown() {
+        RuntimeException e = thrown.get();
+        thrown.remove();
+        return e;
+    }
+
+    private Operation failed(int process, int writer, String key, Kind kind, long token, String value, long invoked,
+            RuntimeException e) {
+        if (e instanceof IllegalArgumentException) {
+            throw e; // a bad call is the caller's bug, not an outcome of the store
+        }
+        thrown.set(e);
+        if (e instanceof StaleTokenException stale) {
+            return add(process, writer, key, kind, token, null, Outcome.STALE, null, stale.highWaterMark(), invoked,
+                    null);
+        }
+        if (e instanceof ConcurrentUpdateException) {
+            return add(process, writer, key, kind, token, null, Outcome.CONFLICT, null, 0, invoked, null);
+        }
+        return add(process, writer, key, kind, token, value, Outcome.UNKNOWN, null, 0, invoked,
+                e.getClass().getSimpleName() + ": " + e.getMessage());
+    }
+
+    private Operation add(int process, int writer, String key, Kind kind, long token, String value, Outcome outcome,
+            String observed, long observedToken, long invoked, String error) {
+        Operation op = new Operation(process, writer, key, kind, token, value, outcome, observed, observedToken,
+                invoked, now(), error);
+        operations.add(op);
+        return op;
+    }
+
+    private long now() {
+        return System.nanoTime() - start;
+    }
+}

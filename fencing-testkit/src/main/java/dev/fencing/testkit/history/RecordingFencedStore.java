@@ -1,0 +1,77 @@
+package dev.fencing.testkit.history;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StoredValue;
+import dev.fencing.testkit.history.Operation.Kind;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/** A store that records every call in a {@link HistoryRecorder}, then behaves exactly as the one it wraps. */
+final class RecordingFencedStore implements FencedStore {
+
+    private final HistoryRecorder recorder;
+    private final int process;
+    private final FencedStore store;
+    private final boolean updatesIncrement;
+
+    RecordingFencedStore(HistoryRecorder recorder, int process, FencedStore store, boolean updatesIncrement) {
+        this.recorder = recorder;
+        this.process = process;
+        this.store = store;
+        this.updatesIncrement = updatesIncrement;
+    }
+
+    @Override
+    public void write(String key, String value, FencingToken token) {
+        recorder.write(process, writer(), store, key, value, token.value());
+        rethrow();
+    }
+
+    @Override
+    public Optional<StoredValue> read(String key) {
+        Operation op = recorder.read(process, writer(), store, key);
+        rethrow();
+        return op.observed() == null ? Optional.empty() : Optional.of(new StoredValue(key, op.observed(),
+                op.observedToken()));
+    }
+
+    @Override
+    public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
+        Operation op = recorder.update(process, writer(), store, key, updatesIncrement ? Kind.INCREMENT : Kind.UPDATE,
+                token.value(), change);
+        rethrow();
+        return new StoredValue(key, op.value(), op.observedToken());
+    }
+
+    @Override
+    public void delete(String key, FencingToken token) {
+        recorder.delete(process, writer(), store, key, token.value());
+        rethrow();
+    }
+
+    @Override
+    public OptionalLong highWaterMark(String key) {
+        Operation op = recorder.mark(process, writer(), store, key);
+        rethrow();
+        return op.observedToken() == 0 ? OptionalLong.empty() : OptionalLong.of(op.observedToken());
+    }
+
+    @Override
+    public Policy policy() {
+        return store.policy();
+    }
+
+    private void rethrow() {
+        RuntimeException e = recorder.takeThrown();
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    private int writer() {
+        return recorder.writerOf(Thread.currentThread());
+    }
+}
