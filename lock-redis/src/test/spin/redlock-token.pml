@@ -122,71 +122,74 @@ inline stray(k)
     fi
 }
 
+/* step 1 on node k: answered in time, or not (late: see stray; lost; lock held there) */
+inline ask(k)
+{
+    if
+    :: atomic {
+           c[k] + 1 <= now + SKEW -> acquire(k, r); got++;
+           if   /* T is the largest in-time reply, atT how many in-time replies equal it */
+           :: r > T -> T = r; atT = 1
+           :: r == T -> atT++
+           :: else -> skip
+           fi;
+           r = 0
+       }
+    :: true
+    fi
+}
+
+/* step 3 on node k: raise-token acknowledged in time, or not (late: see stray; lost) */
+inline raise(k)
+{
+    if
+    :: atomic { c[k] = MAX(c[k], T); acks++ }
+    :: true
+    fi
+}
+
 proctype client()
 {
-    byte i, r, T, got, atT, acks, floor;
+    byte r, T, got, atT, acks;
+#ifdef OVERLAP
+    byte floor;
+#endif
 
 end:
     do
-    :: atomic { floor = last; i = 0 };   /* a round starts; `floor` for the OVERLAP check */
-       /* 1. acquire on every node */
-       do
-       :: i < N ->
-          if
-          :: atomic {   /* answered in time; atT counts the in-time replies equal to T */
-                 c[i] + 1 <= now + SKEW -> acquire(i, r); got++;
-                 if
-                 :: r > T -> T = r; atT = 1
-                 :: r == T -> atT++
-                 :: else -> skip
-                 fi;
-                 r = 0
-             }
-          :: skip   /* late (see stray), lost, or the lock is held on this node */
-          fi;
-          i++
-       :: else -> break
-       od;
-       if
-       :: got >= Q ->
-          /* 3. write-back unless a majority already answered T */
-#ifdef NO_WRITEBACK
-          acks = Q;
-#else
-          if
-          :: atT >= Q -> acks = Q
-          :: else ->
-             i = 0;
-             do
-             :: i < N ->
-                if
-                :: atomic { c[i] = MAX(c[i], T); acks++ }
-                :: skip   /* late (see stray) or lost */
-                fi;
-                i++
-             :: else -> break
-             od
-          fi;
-#endif
-          /* 4. hand out */
-          atomic {
-              if
-              :: acks >= Q ->
+    :: /* a round; every node's step is one atomic action, the environment acts between them */
 #ifdef OVERLAP
-                 assert(T > floor);                   /* later round, larger token */
-                 assert((issued & (1 << T)) == 0);    /* never twice */
-                 issued = issued | (1 << T);
-                 last = MAX(last, T);
-#else
-                 assert(T > last);                    /* THE PROPERTY */
-                 last = T;
+       floor = last;   /* the largest token handed out before this round started */
 #endif
-              :: else -> skip
-              fi
-          }
-       :: else -> skip   /* no majority: released everywhere, nothing handed out */
+       ask(0); ask(1); ask(2);
+#ifndef NO_WRITEBACK
+       if
+       :: got >= Q && atT < Q -> raise(0); raise(1); raise(2)
+       :: else -> skip   /* no majority (nothing to write), or a majority already answered T */
        fi;
-       atomic { i = 0; T = 0; got = 0; atT = 0; acks = 0; floor = 0 }
+#endif
+       /* 2 and 4: the grant stands with a majority of in-time replies and T on a majority */
+       atomic {
+           if
+#ifdef NO_WRITEBACK
+           :: got >= Q ->
+#else
+           :: got >= Q && (atT >= Q || acks >= Q) ->
+#endif
+#ifdef OVERLAP
+              assert(T > floor);                   /* later round, larger token */
+              assert((issued & (1 << T)) == 0);    /* never twice */
+              issued = issued | (1 << T);
+              last = MAX(last, T);
+              floor = 0;
+#else
+              assert(T > last);                    /* THE PROPERTY */
+              last = T;
+#endif
+           :: else -> skip   /* no grant: released everywhere, nothing handed out */
+           fi;
+           T = 0; got = 0; atT = 0; acks = 0
+       }
     od
 }
 
