@@ -57,7 +57,8 @@ class TokenSchemeModelsTest {
             new Variant("redlock-token.pml", List.of("-DNO_WRITEBACK"), false, "no write-back of the max"),
             new Variant("redlock-token.pml", List.of("-DINCR_ONLY"), false, "INCR-only nodes restored from old data"),
             new Variant("redlock-token.pml", List.of("-DSHORT_RESTART"), false, "restart not longer than the clock skew"),
-            new Variant("redlock-token.pml", List.of("-DOVERLAP"), false, "two grant rounds overlap (a double grant)"));
+            new Variant("redlock-token.pml", List.of("-DOVERLAP"), false, "two grant rounds overlap (a double grant)"),
+            new Variant("redlock-token.pml", List.of("-DOVERLAP", "-DSKEW=0"), false, "overlapping rounds, synchronized clocks"));
 
     private static final Pattern ERRORS = Pattern.compile("errors: (\\d+)");
     private static final Pattern SUMMARY = Pattern.compile(
