@@ -43,7 +43,7 @@ class TokenSchemeModelsTest {
     }
 
     private static final List<Variant> VARIANTS = List.of(
-            new Variant("redis-token.pml", List.of(), true, "max(counter+1, TIME), restarts take >= 1 µs, < 1 grant/µs"),
+            new Variant("redis-token.pml", List.of(), true, "max(counter+1, TIME), restarts take >= 1 µs, <= 1 grant per µs"),
             new Variant("redis-token.pml", List.of("-DBURST=2"), true, "bursts of 3 grants per µs, restarts take >= 3 µs"),
             new Variant("redis-token.pml", List.of("-DINCR_ONLY"), false, "old scheme: INCR, seeded only when missing"),
             new Variant("redis-token.pml", List.of("-DCLOCK_BACK"), false, "the new server's clock is behind the old one"),
