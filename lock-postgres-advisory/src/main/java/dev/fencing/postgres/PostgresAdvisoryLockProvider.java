@@ -37,13 +37,17 @@ import javax.sql.DataSource;
  *       JVM. Try-and-back-off was chosen over a blocking {@code pg_advisory_lock} under
  *       {@code lock_timeout}: a waiter holds no connection and no server backend between tries,
  *       and honours interruption and the wait timeout exactly.
- *   <li>Release runs {@code pg_advisory_unlock(key)}, lifts the idle bound and returns the connection.
+ *   <li>Release runs {@code pg_advisory_unlock(key)}, puts back the {@code idle_session_timeout}
+ *       the session had before the acquire and returns the connection.
  * </ol>
  *
  * <h2>What the tokens guarantee</h2>
  * The counter row is advanced in the same statement that observed the lock taken, and committed
- * before the lease is handed out: tokens are strictly increasing per resource, and durable across
- * server restarts and failovers to a synchronous replica. An asynchronous replica that loses
+ * durably before the lease is handed out: the statement raises {@code synchronous_commit} to
+ * {@code on} for its own transaction when the server, role or session has it {@code off} or
+ * {@code local} (a throughput setting under which a crash loses the last commits and tokens
+ * would be handed out again). Tokens are strictly increasing per resource, and durable across
+ * server crashes, restarts and failovers to a synchronous replica. An asynchronous replica that loses
  * the last commits can hand out a token again; the store's check is then what keeps data safe.
  *
  * <h2>Limits</h2>
@@ -84,21 +88,33 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             if (!connection.getAutoCommit()) {
                 connection.setAutoCommit(true);
             }
+            boolean taken;
             OptionalLong token;
+            String previousIdleBound;
             try (PreparedStatement statement = connection.prepareStatement(trySessionLock)) {
                 statement.setLong(1, key);
                 statement.setString(2, Long.toString(options.ttl().toMillis()));
                 statement.setString(3, resource);
                 try (ResultSet row = statement.executeQuery()) {
-                    token = row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+                    row.next();
+                    taken = row.getBoolean(1);
+                    long value = row.getLong(2);
+                    token = row.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+                    previousIdleBound = row.getString(3);
                 }
             }
-            if (token.isEmpty()) {
+            if (!taken) {
                 connection.close();
                 return Optional.empty();
             }
+            if (token.isEmpty()) {
+                // a trigger or rule on the counter table swallowed the upsert: never hand the pool a locked session
+                giveBack(connection, key, previousIdleBound);
+                throw new IllegalStateException("the counter upsert into '" + counterTable + "' returned no token for '"
+                        + resource + "' (a trigger or rule on the table?); the lock was released again");
+            }
             return Optional.of(new SessionLease(FencingToken.of(resource, token.getAsLong()), requestedAtNanos,
-                    options.ttl(), connection, key));
+                    options.ttl(), connection, key, previousIdleBound));
         } catch (SQLException e) {
             abandon(connection);
             throw unavailable(resource, "the acquire statement", e);
@@ -137,11 +153,38 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         }
     }
 
+    /** Unlocks {@code key}, restores the idle bound and closes; false if the session did not hold the key. */
+    private static boolean giveBack(Connection connection, long key, String previousIdleBound) {
+        boolean held;
+        try (PreparedStatement statement = connection.prepareStatement(CounterSql.RELEASE)) {
+            statement.setLong(1, key);
+            statement.setString(2, previousIdleBound);
+            try (ResultSet row = statement.executeQuery()) {
+                held = row.next() && row.getBoolean(1);
+            }
+        } catch (SQLException e) {
+            abandon(connection);
+            return false;
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // the release was done; a pool that cannot take the connection back discards it
+        }
+        return held;
+    }
+
+    /** Drops every lock of the session and closes; a session that cannot be cleaned is aborted, never pooled. */
     private static void abandon(Connection connection) {
-        try (connection; PreparedStatement unlock = connection.prepareStatement(CounterSql.UNLOCK_ALL)) {
+        try (PreparedStatement unlock = connection.prepareStatement(CounterSql.UNLOCK_ALL)) {
             unlock.execute();
-        } catch (SQLException | RuntimeException ignored) {
-            // a dead connection holds no locks
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.abort(Runnable::run); // a pool evicts an aborted connection; its session ends with it
+            } catch (SQLException | RuntimeException ignored) {
+                // already gone: a dead session holds no locks
+            }
         }
     }
 
@@ -163,11 +206,14 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     private final class SessionLease extends AbstractLease {
         private final Connection connection;
         private final long key;
+        private final String previousIdleBound;
 
-        SessionLease(FencingToken token, long requestedAtNanos, Duration ttl, Connection connection, long key) {
+        SessionLease(FencingToken token, long requestedAtNanos, Duration ttl, Connection connection, long key,
+                String previousIdleBound) {
             super(token, OwnerIds.random(), requestedAtNanos, ttl, clock(), listener());
             this.connection = connection;
             this.key = key;
+            this.previousIdleBound = previousIdleBound;
         }
 
         @Override
@@ -190,13 +236,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRelease() {
             synchronized (connection) {
-                try (connection; PreparedStatement statement = connection.prepareStatement(CounterSql.RELEASE)) {
-                    statement.setLong(1, key);
-                    try (ResultSet row = statement.executeQuery()) {
-                        return row.next() && row.getBoolean(1);
-                    }
-                } catch (SQLException e) {
-                    return false;
+                try {
+                    return giveBack(connection, key, previousIdleBound);
                 } finally {
                     releaseSignals().signal(resource());
                 }

@@ -26,6 +26,13 @@ import java.util.Optional;
  * <p>Works behind PgBouncer in transaction pooling mode, where session locks leak: everything
  * happens inside one transaction, on one server connection.
  *
+ * <p>Durability: the lock statement sets {@code synchronous_commit} to {@code on} for the rest of
+ * the caller's transaction ({@code set_config(..., true)}) when the server, role or session has
+ * it {@code off} or {@code local}, so the commit that publishes the token waits for the WAL
+ * flush: a crash cannot take the counter back below a token whose transaction committed. This
+ * costs the caller's transaction one WAL flush at commit, which is the price of a token that
+ * means anything; other transactions are not affected.
+ *
  * <p>The counter increment is part of the transaction: if it rolls back, the next grant may
  * reuse the token. Use the token only for writes in the same transaction (the fence row or row
  * guard of {@code fencing-jdbc} in the same database), which roll back with it — never for a
