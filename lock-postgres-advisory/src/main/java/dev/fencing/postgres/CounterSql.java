@@ -63,19 +63,29 @@ final class CounterSql {
 
     /** Transaction scope, blocking; makes the caller's commit durable (parameters: key, resource). */
     static String transactionLock(String table) {
-        return "WITH lock AS (SELECT pg_advisory_xact_lock(?) AS locked, " + DURABLE_COMMIT + " AS durable)"
-                + " INSERT INTO " + table + " AS c (resource, token) SELECT ?, 1 FROM lock WHERE lock.durable IS NOT NULL"
-                + " ON CONFLICT (resource) DO UPDATE SET token = c.token + 1, updated_at = CURRENT_TIMESTAMP"
-                + " RETURNING token";
+        return transactionStatement(table, "pg_advisory_xact_lock(?) IS NOT NULL");
     }
 
-    /** Transaction scope, one try, durable commit (parameters: key, resource); no row when held elsewhere. */
+    /** Transaction scope, one try, durable commit (parameters: key, resource); no token when held elsewhere. */
     static String transactionTryLock(String table) {
-        return "WITH lock AS (SELECT pg_try_advisory_xact_lock(?) AS taken, " + DURABLE_COMMIT + " AS durable)"
-                + " INSERT INTO " + table + " AS c (resource, token) SELECT ?, 1 FROM lock"
-                + " WHERE lock.taken AND lock.durable IS NOT NULL"
+        return transactionStatement(table, "pg_try_advisory_xact_lock(?)");
+    }
+
+    /**
+     * Always one row: the transaction's isolation level and the token (null if the lock was not
+     * taken). The lock is only tried at READ COMMITTED (or READ UNCOMMITTED, the same in
+     * PostgreSQL): at a higher level nothing is locked or counted, and the caller refuses.
+     * ({@code pg_advisory_xact_lock} returns a void value, which is not null: "IS NOT NULL" is true once it returns.)
+     */
+    private static String transactionStatement(String table, String takeLock) {
+        return "WITH level AS (SELECT current_setting('transaction_isolation') AS isolation),"
+                + " lock AS (SELECT " + takeLock + " AS taken, " + DURABLE_COMMIT + " AS durable FROM level"
+                + " WHERE isolation IN ('read committed', 'read uncommitted')),"
+                + " granted AS (INSERT INTO " + table + " AS c (resource, token)"
+                + " SELECT ?, 1 FROM lock WHERE lock.taken AND lock.durable IS NOT NULL"
                 + " ON CONFLICT (resource) DO UPDATE SET token = c.token + 1, updated_at = CURRENT_TIMESTAMP"
-                + " RETURNING token";
+                + " RETURNING c.token)"
+                + " SELECT level.isolation, (SELECT token FROM granted) FROM level";
     }
 
     /** The checks at build time: server version and whether the counter table exists (parameter: table). */
