@@ -107,6 +107,65 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
     }
 
     @Test
+    void releasePutsBackTheIdleBoundTheSessionHadBeforeTheAcquire() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(pool());
+        config.setMaximumPoolSize(1);
+        config.setConnectionInitSql("SET idle_session_timeout = '7min'"); // as a role or database default would
+        try (HikariDataSource single = new HikariDataSource(config);
+                PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(single)) {
+            Lease lease = locks.tryAcquire(resource("r"), LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
+            lease.renew(Duration.ofSeconds(3));
+            lease.release();
+            assertThat(idleSessionTimeout(single)).isEqualTo("7min");
+            assertThat(locks.tryAcquire(resource("r"), LeaseOptions.ofTtl(Duration.ofSeconds(2)))).as("refused? no: free")
+                    .hasValueSatisfying(Lease::release);
+            assertThat(idleSessionTimeout(single)).isEqualTo("7min");
+        }
+    }
+
+    @Test
+    void aLockWhoseCounterUpsertReturnedNoRowIsReleasedBeforeTheConnectionGoesBack() throws Exception {
+        String table = "swallowing_counter";
+        try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS " + table + " (LIKE fencing_token_counter INCLUDING ALL)");
+            statement.execute("CREATE OR REPLACE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS"
+                    + " 'BEGIN RETURN NULL; END'");
+            statement.execute("DROP TRIGGER IF EXISTS swallow ON " + table);
+            statement.execute("CREATE TRIGGER swallow BEFORE INSERT OR UPDATE ON " + table
+                    + " FOR EACH ROW EXECUTE FUNCTION swallow()");
+        }
+        String resource = resource("r");
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(pool());
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource single = new HikariDataSource(config);
+                PostgresAdvisoryLockProvider swallowed = PostgresAdvisoryLockProvider.builder(single)
+                        .counterTable(table).build()) {
+            assertThatThrownBy(() -> swallowed.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("returned no token")
+                    .hasMessageContaining(table);
+            try (Connection pooled = single.getConnection(); Statement statement = pooled.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                            + " AND pid = pg_backend_pid()")) {
+                row.next();
+                assertThat(row.getLong(1)).as("advisory locks held by the pooled session").isZero();
+            }
+            assertThat(provider.tryAcquire(resource, LeaseOptions.ofDefaults())).as("the lock is free")
+                    .hasValueSatisfying(Lease::release);
+        }
+    }
+
+    private static String idleSessionTimeout(DataSource dataSource) throws Exception {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SHOW idle_session_timeout")) {
+            row.next();
+            return row.getString(1);
+        }
+    }
+
+    @Test
     void aMissingCounterTableIsNamedWithTheMigrationToRun() {
         DataSource bare = TestServers.postgres().freshDatabase();
         assertThatThrownBy(() -> PostgresAdvisoryLockProvider.create(bare))
