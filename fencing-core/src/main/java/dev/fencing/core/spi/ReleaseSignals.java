@@ -19,6 +19,7 @@ public final class ReleaseSignals {
         long generation;
         int waiters;
         int sleeping; // guarded by the signal's monitor
+        final java.util.List<Registration> callbacks = new java.util.ArrayList<>(); // guarded by the signal's monitor
     }
 
     /** A waiter's registration; close it when done waiting. */
@@ -26,6 +27,7 @@ public final class ReleaseSignals {
         private final String resource;
         private final Signal signal;
         private long seen;
+        private Runnable callback; // guarded by the signal's monitor
 
         private Registration(String resource, Signal signal) {
             this.resource = resource;
@@ -61,8 +63,34 @@ public final class ReleaseSignals {
             }
         }
 
+        /**
+         * Runs {@code wake} once, on the signalling thread, at the first release signalled since
+         * the registration or the previous wait — at once, on this thread, if one already was.
+         * For a waiter that holds no thread while it waits ({@code acquireAsync}); {@code wake}
+         * must be short and must not throw.
+         */
+        public void onNextSignal(Runnable wake) {
+            boolean now;
+            synchronized (signal) {
+                now = signal.generation != seen;
+                if (now) {
+                    seen = signal.generation;
+                } else {
+                    callback = wake;
+                    signal.callbacks.add(this);
+                }
+            }
+            if (now) {
+                wake.run();
+            }
+        }
+
         @Override
         public void close() {
+            synchronized (signal) {
+                signal.callbacks.remove(this);
+                callback = null;
+            }
             signals.computeIfPresent(resource, (k, s) -> --s.waiters == 0 ? null : s);
         }
     }
@@ -81,11 +109,19 @@ public final class ReleaseSignals {
     public void signal(String resource) {
         Signal signal = signals.get(resource);
         if (signal != null) {
+            java.util.List<Runnable> wake = new java.util.ArrayList<>();
             synchronized (signal) {
                 signal.generation++;
                 signal.notifyAll();
+                for (Registration registration : signal.callbacks) {
+                    registration.seen = signal.generation;
+                    wake.add(registration.callback);
+                    registration.callback = null;
+                }
+                signal.callbacks.clear();
             }
             wakeUps.incrementAndGet();
+            wake.forEach(Runnable::run);
         }
     }
 
