@@ -16,6 +16,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 
 /**
@@ -59,13 +66,26 @@ import javax.sql.DataSource;
  */
 public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
+    /** The least time an attempt waits for a pooled connection, even when the wait timeout has run out. */
+    public static final Duration MIN_BORROW_WAIT = Duration.ofMillis(100);
+
+    private static final String POOL_ADVICE = "every held session lock keeps one connection of the pool until it is"
+            + " released, so a pool no larger than the leases held at once (plus the connections their own work needs)"
+            + " runs dry; size the pool for that, or give the provider a pool of its own";
+
     private final DataSource dataSource;
+    private final ExecutorService borrower;
     private final String counterTable;
     private final String trySessionLock;
 
     private PostgresAdvisoryLockProvider(Builder builder) {
         super(builder, "fencing-postgres-async");
         this.dataSource = builder.dataSource;
+        this.borrower = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "fencing-postgres-borrow");
+            thread.setDaemon(true);
+            return thread;
+        });
         this.counterTable = builder.counterTable;
         this.trySessionLock = CounterSql.trySessionLock(counterTable);
     }
@@ -82,8 +102,18 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        return attempt(resource, options, requestedAtNanos, requestedAtNanos + options.waitTimeout().toNanos());
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos,
+            long deadlineNanos) {
         long key = AdvisoryKeys.of(resource);
-        Connection connection = borrow(resource);
+        Optional<Connection> borrowed = borrow(resource, deadlineNanos, options.waitTimeout());
+        if (borrowed.isEmpty()) {
+            return Optional.empty(); // interrupted while waiting for the pool; the interrupt status is kept
+        }
+        Connection connection = borrowed.get();
         try {
             if (!connection.getAutoCommit()) {
                 connection.setAutoCommit(true);
@@ -145,11 +175,63 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         }
     }
 
-    private Connection borrow(String resource) {
+    /**
+     * A connection from the pool, waiting at most until {@code deadlineNanos} (but at least
+     * {@link #MIN_BORROW_WAIT}, so that a zero wait timeout can still borrow from a pool with a
+     * free connection): the borrow runs on a helper thread because {@code DataSource} has no
+     * timeout of its own per call. A connection that arrives after the caller gave up goes back
+     * to the pool at once.
+     *
+     * @return empty if the calling thread was interrupted (its interrupt status is set again)
+     */
+    private Optional<Connection> borrow(String resource, long deadlineNanos, Duration waitTimeout) {
+        CompletableFuture<Connection> pending = new CompletableFuture<>();
         try {
-            return dataSource.getConnection();
+            borrower.execute(() -> {
+                try {
+                    Connection connection = dataSource.getConnection();
+                    if (!pending.complete(connection)) {
+                        closeQuietly(connection);
+                    }
+                } catch (SQLException | RuntimeException | Error e) {
+                    pending.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("PostgresAdvisoryLockProvider is closed", e);
+        }
+        long budget = Math.max(deadlineNanos - clock().nanoTime(), MIN_BORROW_WAIT.toNanos());
+        try {
+            return Optional.of(pending.get(budget, TimeUnit.NANOSECONDS));
+        } catch (InterruptedException e) {
+            giveUp(pending);
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (TimeoutException e) {
+            giveUp(pending);
+            throw LockUnavailableException.unreachable(resource, "no pooled connection came free within the wait"
+                    + " timeout (" + waitTimeout.toMillis() + " ms): " + POOL_ADVICE, e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw LockUnavailableException.unreachable(resource, "the pool gave no connection (" + sql.getMessage()
+                        + ", SQLState " + sql.getSQLState() + "): either PostgreSQL is unreachable or " + POOL_ADVICE, sql);
+            }
+            throw LockUnavailableException.unreachable(resource, "the connection request failed: " + e.getCause(),
+                    e.getCause());
+        }
+    }
+
+    private static void giveUp(CompletableFuture<Connection> pending) {
+        if (!pending.cancel(false) && !pending.isCompletedExceptionally()) {
+            closeQuietly(pending.join());
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
         } catch (SQLException e) {
-            throw unavailable(resource, "a connection request", e);
+            // a pool that cannot take it back discards it
         }
     }
 
@@ -199,7 +281,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        // nothing of its own: each lease returns its connection to the caller's pool
+        // each lease returns its connection to the caller's pool; only the borrow threads are ours
+        borrower.shutdown();
     }
 
     /** A session lock: the lease owns its connection until release. */
@@ -220,6 +303,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         protected boolean doRenew(Duration ttl) {
             synchronized (connection) {
                 try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
+                    // a stalled server must not hold the renewal past the next tick (JDBC counts whole seconds)
+                    statement.setQueryTimeout((int) Math.max(1, ttl.dividedBy(3).toSeconds()));
                     statement.setString(1, Long.toString(ttl.toMillis()));
                     statement.setLong(2, CounterSql.high(key));
                     statement.setLong(3, CounterSql.low(key));

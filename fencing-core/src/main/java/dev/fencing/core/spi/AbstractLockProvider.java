@@ -89,6 +89,19 @@ public abstract class AbstractLockProvider implements LockProvider {
     protected abstract Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos);
 
     /**
+     * {@link #attempt(String, LeaseOptions, long)} knowing when the caller's wait ends: a provider
+     * whose attempt itself may wait (for a pooled connection) bounds that wait by
+     * {@code deadlineNanos}. For {@code tryAcquire} the deadline is the wait timeout from now.
+     * By default ignores the deadline.
+     *
+     * @param deadlineNanos the clock reading at which the caller's wait timeout runs out
+     */
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos,
+            long deadlineNanos) {
+        return attempt(resource, options, requestedAtNanos);
+    }
+
+    /**
      * Starts delivering release notices of {@code resource} to {@link #releaseSignals()}, for an
      * acquire that found the lock held and is about to wait; the wait loop closes the returned
      * watch when it stops waiting. For a provider whose notices cost something per interested
@@ -114,7 +127,8 @@ public abstract class AbstractLockProvider implements LockProvider {
     @Override
     public final Optional<Lease> tryAcquire(String resource, LeaseOptions options) {
         checkArguments(resource, options);
-        return granted(attempt(resource, options, clock.nanoTime()), options);
+        long now = clock.nanoTime();
+        return granted(attempt(resource, options, now, now + options.waitTimeout().toNanos()), options);
     }
 
     @Override
@@ -214,7 +228,7 @@ public abstract class AbstractLockProvider implements LockProvider {
             if (future.isDone()) {
                 return;
             }
-            Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime()), options);
+            Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
             if (lease.isPresent()) {
                 if (!future.complete(lease.get())) {
                     lease.get().close(); // cancelled meanwhile: a lease nobody will use is given back at once
@@ -273,10 +287,11 @@ public abstract class AbstractLockProvider implements LockProvider {
                 if (abandoned.getAsBoolean()) {
                     throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
                 }
-                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime()), options);
+                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
                 if (lease.isPresent()) {
                     return lease.get();
                 }
+                throwIfInterrupted(resource); // an attempt interrupted while it waited returns empty
                 long left = deadline - clock.nanoTime();
                 if (left <= 0) {
                     // a zero wait timeout ends here after exactly one attempt, having watched nothing
