@@ -12,6 +12,8 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.LaggingProxy;
+import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
@@ -23,16 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The provider on the testkit's PostgreSQL through a HikariCP pool. */
 class PostgresAdvisoryLockProviderIT extends LockProviderContract {
 
     private static HikariDataSource pool;
+    private static PGSimpleDataSource database;
 
     static synchronized DataSource pool() {
         if (pool == null) {
             DataSource db = TestServers.postgres().freshDatabase();
             FencingMigrations.migrate(db);
+            database = (PGSimpleDataSource) db;
             HikariConfig config = new HikariConfig();
             config.setDataSource(db);
             config.setMaximumPoolSize(40);
@@ -53,6 +58,26 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
     @Override
     protected LockProvider createProvider(FencingListener listener) {
         return PostgresAdvisoryLockProvider.builder(pool()).listener(listener).build();
+    }
+
+    /** A provider whose connections go through a proxy that is closed once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        pool();
+        PostgresTestServer server = TestServers.postgres();
+        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
+                .matcher(server.jdbcUrl());
+        if (!url.matches()) {
+            throw new IllegalStateException("cannot find host and port in " + server.describe());
+        }
+        LaggingProxy proxy = LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)));
+        PGSimpleDataSource viaProxy = new PGSimpleDataSource();
+        viaProxy.setURL(database.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
+        viaProxy.setUser(database.getUser());
+        viaProxy.setPassword(database.getPassword());
+        LockProvider provider = PostgresAdvisoryLockProvider.create(viaProxy);
+        proxy.close();
+        return provider;
     }
 
     @Test

@@ -76,8 +76,10 @@ public final class ReleaseSignals {
                 if (now) {
                     seen = signal.generation;
                 } else {
+                    if (callback == null) {
+                        signal.callbacks.add(this);
+                    }
                     callback = wake;
-                    signal.callbacks.add(this);
                 }
             }
             if (now) {
@@ -115,7 +117,9 @@ public final class ReleaseSignals {
                 signal.notifyAll();
                 for (Registration registration : signal.callbacks) {
                     registration.seen = signal.generation;
-                    wake.add(registration.callback);
+                    if (registration.callback != null) {
+                        wake.add(registration.callback);
+                    }
                     registration.callback = null;
                 }
                 signal.callbacks.clear();
