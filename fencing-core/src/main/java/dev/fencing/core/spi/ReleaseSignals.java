@@ -141,8 +141,9 @@ public final class ReleaseSignals {
     }
 
     /**
-     * How many threads are asleep in {@link Registration#await} for {@code resource} right now:
-     * they failed an attempt and will be woken by the next signal (or their timeout).
+     * How many waiters of {@code resource} sleep until the next signal right now: threads asleep
+     * in {@link Registration#await} plus waits armed by {@link Registration#onNextSignal}. They
+     * failed an attempt and will be woken by the next signal (or their timeout).
      */
     public int sleepers(String resource) {
         Signal signal = signals.get(resource);
@@ -150,7 +151,7 @@ public final class ReleaseSignals {
             return 0;
         }
         synchronized (signal) {
-            return signal.sleeping;
+            return signal.sleeping + signal.callbacks.size();
         }
     }
 
