@@ -57,6 +57,17 @@ import javax.sql.DataSource;
  * server crashes, restarts and failovers to a synchronous replica. An asynchronous replica that loses
  * the last commits can hand out a token again; the store's check is then what keeps data safe.
  *
+ * <h2>The pool</h2>
+ * Each held lease pins one pooled connection until release. The wait timeout bounds the whole
+ * acquire, borrowing included (each borrow may wait at least {@link #MIN_BORROW_WAIT}); an
+ * interrupt while waiting for the pool is an {@link InterruptedException} of {@code acquire}.
+ * Size the pool for the leases held at once plus the connections the holders' own work needs,
+ * or give the provider a pool of its own: holders that fill the pool and then need it for their
+ * fenced writes wait for a connection only their own release would free. A dry pool fails an
+ * acquire with a {@link LockUnavailableException} that says so. {@link #close()} stops the
+ * renewals; leases still held keep their connections until released, and their locks lapse on
+ * the server's idle bound.
+ *
  * <h2>Limits</h2>
  * Session locks need a session per lease: behind PgBouncer in transaction pooling mode they leak
  * to other clients of the server connection — use {@link TransactionLocks} there. Needs
