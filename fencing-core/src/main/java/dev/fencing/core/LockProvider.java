@@ -26,7 +26,11 @@ public interface LockProvider extends AutoCloseable {
      * Acquires {@code resource}, waiting up to {@link LeaseOptions#waitTimeout()} for its holder
      * to release it or for its lease to expire.
      *
-     * @throws LockUnavailableException if the wait timed out; nothing is held then
+     * <p>A wait timeout of zero is exactly one attempt. The call returns within the wait timeout
+     * plus the time of one attempt.
+     *
+     * @throws LockUnavailableException if the wait timed out, or the server could not be asked;
+     *     nothing is held then
      * @throws InterruptedException if the waiting thread was interrupted; nothing is held then
      */
     Lease acquire(String resource, LeaseOptions options) throws InterruptedException;
@@ -53,7 +57,8 @@ public interface LockProvider extends AutoCloseable {
 
     /**
      * Stops the provider and frees its connections and threads. Leases still held are not
-     * released by the provider; they expire on their TTL. Idempotent: closing a closed provider
+     * released by the provider: their auto-renewal stops and they expire on their TTL (a lease
+     * can still be released by hand). Pending {@link #acquireAsync} futures fail. Idempotent: closing a closed provider
      * does nothing, while acquiring from it throws {@link IllegalStateException}.
      */
     @Override

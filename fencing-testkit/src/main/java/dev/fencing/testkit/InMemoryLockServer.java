@@ -18,9 +18,32 @@ public final class InMemoryLockServer {
     private final Map<String, Holder> holders = new HashMap<>();
     private final Map<String, Long> tokens = new HashMap<>();
     private final CopyOnWriteArrayList<Consumer<String>> releaseListeners = new CopyOnWriteArrayList<>();
+    private volatile boolean unreachable;
+
+    /**
+     * Cuts the server off: every later call of a connected provider fails with
+     * {@link dev.fencing.core.LockUnavailableException} as a real server's client would, until
+     * {@link #reconnect()}. Locks and tokens are kept.
+     */
+    public void disconnect() {
+        unreachable = true;
+    }
+
+    /** Answers again after {@link #disconnect()}. */
+    public void reconnect() {
+        unreachable = false;
+    }
+
+    private void requireReachable(String resource) {
+        if (unreachable) {
+            throw dev.fencing.core.LockUnavailableException.unreachable(resource, "the in-memory lock server is"
+                    + " disconnected", null);
+        }
+    }
 
     /** Takes the lock for {@code ownerId} if free or expired; returns the new token, or 0 if held. */
     synchronized long tryLock(String resource, String ownerId, long nowNanos, long expiresAtNanos) {
+        requireReachable(resource);
         Holder holder = holders.get(resource);
         if (holder != null && holder.expiresAtNanos - nowNanos > 0) {
             return 0;
@@ -31,6 +54,7 @@ public final class InMemoryLockServer {
 
     /** Extends the lock if {@code ownerId} holds it and it has not expired. */
     synchronized boolean renew(String resource, String ownerId, long nowNanos, Duration ttl) {
+        requireReachable(resource);
         Holder holder = holders.get(resource);
         if (holder == null || !holder.ownerId.equals(ownerId) || holder.expiresAtNanos - nowNanos <= 0) {
             return false;
@@ -41,6 +65,9 @@ public final class InMemoryLockServer {
 
     /** Frees the lock if {@code ownerId} holds it and it has not expired, and tells connected providers. */
     boolean unlock(String resource, String ownerId, long nowNanos) {
+        if (unreachable) {
+            return false; // like a release whose reply never came: the lock lapses on its TTL
+        }
         boolean held;
         synchronized (this) {
             Holder holder = holders.get(resource);

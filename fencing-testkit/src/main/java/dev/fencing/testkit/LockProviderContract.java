@@ -57,6 +57,14 @@ public abstract class LockProviderContract {
      */
     protected abstract LockProvider createProvider(FencingListener listener);
 
+    /**
+     * A provider, built while its server answered, whose server then stopped answering (a closed
+     * proxy in front of it, a disconnected in-memory server). Every subclass provides one: the
+     * contract checks that such a provider's {@code tryAcquire} throws
+     * {@link LockUnavailableException} rather than answering "held" or hanging.
+     */
+    protected abstract LockProvider createUnreachableProvider();
+
     /** A TTL short enough to wait out in a test and long enough for a slow CI machine's round trips. */
     protected Duration shortTtl() {
         return Duration.ofMillis(600);
@@ -464,5 +472,130 @@ public abstract class LockProviderContract {
         assertThatThrownBy(() -> closing.acquire(resource("r"), longLease())).isInstanceOf(IllegalStateException.class);
         closing.close(); // idempotent, like Lease.close()
         assertThatThrownBy(() -> closing.tryAcquire(resource("r"), longLease())).isInstanceOf(IllegalStateException.class);
+    }
+
+    // ---- issue 16: takeover timing, unreachable servers, zero and bounded waits, close, release vs renewal ----
+
+    @Test
+    void validitySampledJustBeforeEachSuccessfulTakeoverIsNeverPositiveForTheOldLease() {
+        String resource = resource("r");
+        LockProvider other = anotherProvider();
+        for (int round = 0; round < 3; round++) {
+            Lease old = provider.tryAcquire(resource, ttl(shortTtl())).orElseThrow();
+            AtomicReference<Duration> sampledBeforeTakeover = new AtomicReference<>();
+            Lease next = await().atMost(shortTtl().multipliedBy(20)).pollInterval(Duration.ofMillis(5)).until(() -> {
+                Duration sampled = old.remaining();
+                Optional<Lease> taken = other.tryAcquire(resource, ttl(shortTtl()));
+                taken.ifPresent(lease -> sampledBeforeTakeover.set(sampled));
+                return taken;
+            }, Optional::isPresent).orElseThrow();
+            assertThat(sampledBeforeTakeover.get()).as("old holder's validity sampled just before takeover %d", round)
+                    .isEqualTo(Duration.ZERO);
+            assertThat(next.token().isNewerThan(old.token())).isTrue();
+            next.close();
+        }
+    }
+
+    @Test
+    void anUnreachableServerMakesTryAcquireThrowLockUnavailable() {
+        LockProvider cutOff = track(createUnreachableProvider());
+        assertThatThrownBy(() -> cutOff.tryAcquire(resource("r"), longLease()))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining(resource("r"));
+    }
+
+    @Test
+    void aZeroWaitTimeoutIsOneAttemptThatFailsAtOnceAndLeavesTheHolderAlone() throws Exception {
+        String resource = resource("r");
+        try (Lease held = provider.tryAcquire(resource, longLease()).orElseThrow()) {
+            LockProvider other = anotherProvider();
+            LeaseOptions noWait = longLease().withWaitTimeout(Duration.ZERO)
+                    .withBackoff(dev.fencing.core.Backoff.fixed(Duration.ofSeconds(30)));
+            assertThatThrownBy(() -> other.acquire(resource, noWait)).isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("wait timeout");
+            assertThatThrownBy(() -> other.acquireAsync(resource, noWait).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(LockUnavailableException.class);
+            assertThat(held.isValid()).isTrue();
+        }
+        try (Lease free = anotherProvider().acquire(resource, longLease().withWaitTimeout(Duration.ZERO))) {
+            assertThat(free.isValid()).as("a free lock is granted by the one attempt").isTrue();
+        }
+    }
+
+    /** How much an acquire may overrun its wait timeout: one attempt's round trips on a busy machine. */
+    protected Duration waitOverrunBound() {
+        return Duration.ofMillis(1500);
+    }
+
+    @Test
+    void acquireReturnsWithinItsWaitTimeoutPlusASmallBound() {
+        String resource = resource("r");
+        try (Lease held = provider.tryAcquire(resource, longLease()).orElseThrow()) {
+            LockProvider other = anotherProvider();
+            Duration wait = Duration.ofMillis(400);
+            // a backoff far above the wait: a loop that slept it out instead of the time left would overrun
+            LeaseOptions options = longLease().withWaitTimeout(wait)
+                    .withBackoff(dev.fencing.core.Backoff.fixed(Duration.ofSeconds(20)));
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> other.acquire(resource, options)).isInstanceOf(LockUnavailableException.class);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(took).isGreaterThanOrEqualTo(wait).isLessThan(wait.plus(waitOverrunBound()));
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void closeStopsRenewingAndHeldLeasesLapseOnTheirTtl() {
+        String resource = resource("r");
+        LockProvider closing = anotherProvider();
+        Lease lease = closing.tryAcquire(resource, LeaseOptions.builder().ttl(shortTtl()).autoRenew(true).build())
+                .orElseThrow();
+        closing.close();
+        // the lock is not released by close(): it lapses once the renewals stopped and a TTL passed
+        Lease next = await().atMost(shortTtl().multipliedBy(8)).pollInterval(Duration.ofMillis(20))
+                .until(() -> provider.tryAcquire(resource, longLease()), Optional::isPresent).orElseThrow();
+        assertThat(lease.isValid()).as("the closed provider's lease once the lock lapsed").isFalse();
+        await().during(shortTtl().multipliedBy(2)).atMost(shortTtl().multipliedBy(4)).until(next::isValid);
+        next.release();
+    }
+
+    @Test
+    void aReleaseRacingARenewalNeverLeavesTheLockHeld() throws Exception {
+        String resource = resource("r");
+        LockProvider other = anotherProvider();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 20; round++) {
+                Lease lease = provider.tryAcquire(resource, LeaseOptions.builder().ttl(Duration.ofSeconds(30))
+                        .autoRenew(round % 2 == 0).build()).orElseThrow();
+                java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+                Future<?> renewing = pool.submit(() -> {
+                    start.await();
+                    try {
+                        lease.renew(Duration.ofSeconds(30));
+                    } catch (LeaseLostException | IllegalStateException e) {
+                        // released first: the renewal must find nothing to extend
+                    }
+                    return null;
+                });
+                Future<?> releasing = pool.submit(() -> {
+                    start.await();
+                    lease.release();
+                    return null;
+                });
+                renewing.get(30, TimeUnit.SECONDS);
+                try {
+                    releasing.get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).as("round %d", round).isInstanceOf(LeaseLostException.class);
+                }
+                assertThat(lease.isValid()).isFalse();
+                Lease next = other.tryAcquire(resource, longLease())
+                        .orElseThrow(() -> new AssertionError("the lock stayed held after a release raced a renewal"));
+                next.release();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

@@ -12,4 +12,12 @@ class InMemoryLockProviderTest extends LockProviderContract {
     protected LockProvider createProvider(FencingListener listener) {
         return InMemoryLockProvider.connect(server, MonotonicClock.system(), listener);
     }
+
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        InMemoryLockServer cutOff = new InMemoryLockServer();
+        LockProvider provider = InMemoryLockProvider.connect(cutOff, MonotonicClock.system(), FencingListener.NONE);
+        cutOff.disconnect();
+        return provider;
+    }
 }

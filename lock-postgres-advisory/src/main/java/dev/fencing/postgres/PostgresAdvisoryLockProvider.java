@@ -16,6 +16,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 
 /**
@@ -37,14 +44,29 @@ import javax.sql.DataSource;
  *       JVM. Try-and-back-off was chosen over a blocking {@code pg_advisory_lock} under
  *       {@code lock_timeout}: a waiter holds no connection and no server backend between tries,
  *       and honours interruption and the wait timeout exactly.
- *   <li>Release runs {@code pg_advisory_unlock(key)}, lifts the idle bound and returns the connection.
+ *   <li>Release runs {@code pg_advisory_unlock(key)}, puts back the {@code idle_session_timeout}
+ *       the session had before the acquire and returns the connection.
  * </ol>
  *
  * <h2>What the tokens guarantee</h2>
  * The counter row is advanced in the same statement that observed the lock taken, and committed
- * before the lease is handed out: tokens are strictly increasing per resource, and durable across
- * server restarts and failovers to a synchronous replica. An asynchronous replica that loses
+ * durably before the lease is handed out: the statement raises {@code synchronous_commit} to
+ * {@code on} for its own transaction when the server, role or session has it {@code off} or
+ * {@code local} (a throughput setting under which a crash loses the last commits and tokens
+ * would be handed out again). Tokens are strictly increasing per resource, and durable across
+ * server crashes, restarts and failovers to a synchronous replica. An asynchronous replica that loses
  * the last commits can hand out a token again; the store's check is then what keeps data safe.
+ *
+ * <h2>The pool</h2>
+ * Each held lease pins one pooled connection until release. The wait timeout bounds the whole
+ * acquire, borrowing included (each borrow may wait at least {@link #MIN_BORROW_WAIT}); an
+ * interrupt while waiting for the pool is an {@link InterruptedException} of {@code acquire}.
+ * Size the pool for the leases held at once plus the connections the holders' own work needs,
+ * or give the provider a pool of its own: holders that fill the pool and then need it for their
+ * fenced writes wait for a connection only their own release would free. A dry pool fails an
+ * acquire with a {@link LockUnavailableException} that says so. {@link #close()} stops the
+ * renewals; leases still held keep their connections until released, and their locks lapse on
+ * the server's idle bound.
  *
  * <h2>Limits</h2>
  * Session locks need a session per lease: behind PgBouncer in transaction pooling mode they leak
@@ -55,13 +77,26 @@ import javax.sql.DataSource;
  */
 public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
+    /** The least time an attempt waits for a pooled connection, even when the wait timeout has run out. */
+    public static final Duration MIN_BORROW_WAIT = Duration.ofMillis(100);
+
+    private static final String POOL_ADVICE = "every held session lock keeps one connection of the pool until it is"
+            + " released, so a pool no larger than the leases held at once (plus the connections their own work needs)"
+            + " runs dry; size the pool for that, or give the provider a pool of its own";
+
     private final DataSource dataSource;
+    private final ExecutorService borrower;
     private final String counterTable;
     private final String trySessionLock;
 
     private PostgresAdvisoryLockProvider(Builder builder) {
         super(builder, "fencing-postgres-async");
         this.dataSource = builder.dataSource;
+        this.borrower = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "fencing-postgres-borrow");
+            thread.setDaemon(true);
+            return thread;
+        });
         this.counterTable = builder.counterTable;
         this.trySessionLock = CounterSql.trySessionLock(counterTable);
     }
@@ -78,27 +113,49 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        return attempt(resource, options, requestedAtNanos, requestedAtNanos + options.waitTimeout().toNanos());
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos,
+            long deadlineNanos) {
         long key = AdvisoryKeys.of(resource);
-        Connection connection = borrow(resource);
+        Optional<Connection> borrowed = borrow(resource, deadlineNanos, options.waitTimeout());
+        if (borrowed.isEmpty()) {
+            return Optional.empty(); // interrupted while waiting for the pool; the interrupt status is kept
+        }
+        Connection connection = borrowed.get();
         try {
             if (!connection.getAutoCommit()) {
                 connection.setAutoCommit(true);
             }
+            boolean taken;
             OptionalLong token;
+            String previousIdleBound;
             try (PreparedStatement statement = connection.prepareStatement(trySessionLock)) {
                 statement.setLong(1, key);
                 statement.setString(2, Long.toString(options.ttl().toMillis()));
                 statement.setString(3, resource);
                 try (ResultSet row = statement.executeQuery()) {
-                    token = row.next() ? OptionalLong.of(row.getLong(1)) : OptionalLong.empty();
+                    row.next();
+                    taken = row.getBoolean(1);
+                    long value = row.getLong(2);
+                    token = row.wasNull() ? OptionalLong.empty() : OptionalLong.of(value);
+                    previousIdleBound = row.getString(3);
                 }
             }
-            if (token.isEmpty()) {
+            if (!taken) {
                 connection.close();
                 return Optional.empty();
             }
+            if (token.isEmpty()) {
+                // a trigger or rule on the counter table swallowed the upsert: never hand the pool a locked session
+                giveBack(connection, key, previousIdleBound);
+                throw new IllegalStateException("the counter upsert into '" + counterTable + "' returned no token for '"
+                        + resource + "' (a trigger or rule on the table?); the lock was released again");
+            }
             return Optional.of(new SessionLease(FencingToken.of(resource, token.getAsLong()), requestedAtNanos,
-                    options.ttl(), connection, key));
+                    options.ttl(), connection, key, previousIdleBound));
         } catch (SQLException e) {
             abandon(connection);
             throw unavailable(resource, "the acquire statement", e);
@@ -129,19 +186,98 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         }
     }
 
-    private Connection borrow(String resource) {
+    /**
+     * A connection from the pool, waiting at most until {@code deadlineNanos} (but at least
+     * {@link #MIN_BORROW_WAIT}, so that a zero wait timeout can still borrow from a pool with a
+     * free connection): the borrow runs on a helper thread because {@code DataSource} has no
+     * timeout of its own per call. A connection that arrives after the caller gave up goes back
+     * to the pool at once.
+     *
+     * @return empty if the calling thread was interrupted (its interrupt status is set again)
+     */
+    private Optional<Connection> borrow(String resource, long deadlineNanos, Duration waitTimeout) {
+        CompletableFuture<Connection> pending = new CompletableFuture<>();
         try {
-            return dataSource.getConnection();
-        } catch (SQLException e) {
-            throw unavailable(resource, "a connection request", e);
+            borrower.execute(() -> {
+                try {
+                    Connection connection = dataSource.getConnection();
+                    if (!pending.complete(connection)) {
+                        closeQuietly(connection);
+                    }
+                } catch (SQLException | RuntimeException | Error e) {
+                    pending.completeExceptionally(e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new IllegalStateException("PostgresAdvisoryLockProvider is closed", e);
+        }
+        long budget = Math.max(deadlineNanos - clock().nanoTime(), MIN_BORROW_WAIT.toNanos());
+        try {
+            return Optional.of(pending.get(budget, TimeUnit.NANOSECONDS));
+        } catch (InterruptedException e) {
+            giveUp(pending);
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (TimeoutException e) {
+            giveUp(pending);
+            throw LockUnavailableException.unreachable(resource, "no pooled connection came free within the wait"
+                    + " timeout (" + waitTimeout.toMillis() + " ms): " + POOL_ADVICE, e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof SQLException sql) {
+                throw LockUnavailableException.unreachable(resource, "the pool gave no connection (" + sql.getMessage()
+                        + ", SQLState " + sql.getSQLState() + "): either PostgreSQL is unreachable or " + POOL_ADVICE, sql);
+            }
+            throw LockUnavailableException.unreachable(resource, "the connection request failed: " + e.getCause(),
+                    e.getCause());
         }
     }
 
+    private static void giveUp(CompletableFuture<Connection> pending) {
+        if (!pending.cancel(false) && !pending.isCompletedExceptionally()) {
+            closeQuietly(pending.join());
+        }
+    }
+
+    private static void closeQuietly(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // a pool that cannot take it back discards it
+        }
+    }
+
+    /** Unlocks {@code key}, restores the idle bound and closes; false if the session did not hold the key. */
+    private static boolean giveBack(Connection connection, long key, String previousIdleBound) {
+        boolean held;
+        try (PreparedStatement statement = connection.prepareStatement(CounterSql.RELEASE)) {
+            statement.setLong(1, key);
+            statement.setString(2, previousIdleBound);
+            try (ResultSet row = statement.executeQuery()) {
+                held = row.next() && row.getBoolean(1);
+            }
+        } catch (SQLException e) {
+            abandon(connection);
+            return false;
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // the release was done; a pool that cannot take the connection back discards it
+        }
+        return held;
+    }
+
+    /** Drops every lock of the session and closes; a session that cannot be cleaned is aborted, never pooled. */
     private static void abandon(Connection connection) {
-        try (connection; PreparedStatement unlock = connection.prepareStatement(CounterSql.UNLOCK_ALL)) {
+        try (PreparedStatement unlock = connection.prepareStatement(CounterSql.UNLOCK_ALL)) {
             unlock.execute();
-        } catch (SQLException | RuntimeException ignored) {
-            // a dead connection holds no locks
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            try {
+                connection.abort(Runnable::run); // a pool evicts an aborted connection; its session ends with it
+            } catch (SQLException | RuntimeException ignored) {
+                // already gone: a dead session holds no locks
+            }
         }
     }
 
@@ -156,24 +292,30 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        // nothing of its own: each lease returns its connection to the caller's pool
+        // each lease returns its connection to the caller's pool; only the borrow threads are ours
+        borrower.shutdown();
     }
 
     /** A session lock: the lease owns its connection until release. */
     private final class SessionLease extends AbstractLease {
         private final Connection connection;
         private final long key;
+        private final String previousIdleBound;
 
-        SessionLease(FencingToken token, long requestedAtNanos, Duration ttl, Connection connection, long key) {
+        SessionLease(FencingToken token, long requestedAtNanos, Duration ttl, Connection connection, long key,
+                String previousIdleBound) {
             super(token, OwnerIds.random(), requestedAtNanos, ttl, clock(), listener());
             this.connection = connection;
             this.key = key;
+            this.previousIdleBound = previousIdleBound;
         }
 
         @Override
         protected boolean doRenew(Duration ttl) {
             synchronized (connection) {
                 try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
+                    // a stalled server must not hold the renewal past the next tick (JDBC counts whole seconds)
+                    statement.setQueryTimeout((int) Math.max(1, ttl.dividedBy(3).toSeconds()));
                     statement.setString(1, Long.toString(ttl.toMillis()));
                     statement.setLong(2, CounterSql.high(key));
                     statement.setLong(3, CounterSql.low(key));
@@ -190,13 +332,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRelease() {
             synchronized (connection) {
-                try (connection; PreparedStatement statement = connection.prepareStatement(CounterSql.RELEASE)) {
-                    statement.setLong(1, key);
-                    try (ResultSet row = statement.executeQuery()) {
-                        return row.next() && row.getBoolean(1);
-                    }
-                } catch (SQLException e) {
-                    return false;
+                try {
+                    return giveBack(connection, key, previousIdleBound);
                 } finally {
                     releaseSignals().signal(resource());
                 }

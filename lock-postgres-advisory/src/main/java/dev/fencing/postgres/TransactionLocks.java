@@ -23,8 +23,20 @@ import java.util.Optional;
  * });
  * }</pre>
  *
+ * <p>Needs READ COMMITTED (PostgreSQL's default): at REPEATABLE READ or SERIALIZABLE the
+ * transaction's snapshot predates the lock, so a contended lock fails with a serialization error
+ * and reads under the lock see the past. Such a transaction is refused with
+ * {@link IllegalStateException} before anything is locked or counted.
+ *
  * <p>Works behind PgBouncer in transaction pooling mode, where session locks leak: everything
  * happens inside one transaction, on one server connection.
+ *
+ * <p>Durability: the lock statement sets {@code synchronous_commit} to {@code on} for the rest of
+ * the caller's transaction ({@code set_config(..., true)}) when the server, role or session has
+ * it {@code off} or {@code local}, so the commit that publishes the token waits for the WAL
+ * flush: a crash cannot take the counter back below a token whose transaction committed. This
+ * costs the caller's transaction one WAL flush at commit, which is the price of a token that
+ * means anything; other transactions are not affected.
  *
  * <p>The counter increment is part of the transaction: if it rolls back, the next grant may
  * reuse the token. Use the token only for writes in the same transaction (the fence row or row
@@ -55,7 +67,8 @@ public final class TransactionLocks {
      * Waits for the lock on {@code resource} (as long as the transaction's {@code lock_timeout}
      * allows) and returns a new token, in one statement.
      *
-     * @throws IllegalStateException if {@code connection} is in auto-commit mode
+     * @throws IllegalStateException if {@code connection} is in auto-commit mode, or its transaction
+     *     runs at REPEATABLE READ or SERIALIZABLE (nothing is locked then)
      */
     public FencingToken lock(Connection connection, String resource) throws SQLException {
         requireTransaction(connection, resource);
@@ -86,18 +99,27 @@ public final class TransactionLocks {
         }
     }
 
-    /** One try: a new token if the lock was free, empty if another transaction or session holds it. */
+    /**
+     * One try: a new token if the lock was free, empty if another transaction or session holds it.
+     *
+     * @throws IllegalStateException as {@link #lock(Connection, String)}
+     */
     public Optional<FencingToken> tryLock(Connection connection, String resource) throws SQLException {
         requireTransaction(connection, resource);
         return run(connection, tryLock, resource).map(token -> FencingToken.of(resource, token));
     }
 
     private static Optional<Long> run(Connection connection, String sql, String resource) throws SQLException {
+        String isolation;
+        Optional<Long> token;
         try (PreparedStatement statement = connection.prepareStatement(sql)) {
             statement.setLong(1, AdvisoryKeys.of(resource));
             statement.setString(2, resource);
             try (ResultSet row = statement.executeQuery()) {
-                return row.next() ? Optional.of(row.getLong(1)) : Optional.empty();
+                row.next();
+                isolation = row.getString(1);
+                long value = row.getLong(2);
+                token = row.wasNull() ? Optional.empty() : Optional.of(value);
             }
         } catch (SQLException e) {
             if ("42P01".equals(e.getSQLState())) {
@@ -106,6 +128,16 @@ public final class TransactionLocks {
             }
             throw e;
         }
+        if (!isolation.equals("read committed") && !isolation.equals("read uncommitted")) {
+            throw new IllegalStateException("TransactionLocks needs a READ COMMITTED transaction, this one is "
+                    + isolation.toUpperCase(java.util.Locale.ROOT) + ": its snapshot is taken before the lock is"
+                    + " granted, so a contended lock would fail with a serialization error (40001) and reads under"
+                    + " the lock would see data from before the previous holder's commit. Nothing was locked or"
+                    + " counted. Start the transaction at READ COMMITTED"
+                    + " (connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED)), or hold a"
+                    + " PostgresAdvisoryLockProvider session lock around a transaction of any level");
+        }
+        return token;
     }
 
     private static void requireTransaction(Connection connection, String resource) throws SQLException {

@@ -12,6 +12,8 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.LaggingProxy;
+import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
@@ -23,16 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The provider on the testkit's PostgreSQL through a HikariCP pool. */
 class PostgresAdvisoryLockProviderIT extends LockProviderContract {
 
     private static HikariDataSource pool;
+    private static PGSimpleDataSource database;
 
     static synchronized DataSource pool() {
         if (pool == null) {
             DataSource db = TestServers.postgres().freshDatabase();
             FencingMigrations.migrate(db);
+            database = (PGSimpleDataSource) db;
             HikariConfig config = new HikariConfig();
             config.setDataSource(db);
             config.setMaximumPoolSize(40);
@@ -53,6 +58,26 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
     @Override
     protected LockProvider createProvider(FencingListener listener) {
         return PostgresAdvisoryLockProvider.builder(pool()).listener(listener).build();
+    }
+
+    /** A provider whose connections go through a proxy that is closed once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        pool();
+        PostgresTestServer server = TestServers.postgres();
+        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
+                .matcher(server.jdbcUrl());
+        if (!url.matches()) {
+            throw new IllegalStateException("cannot find host and port in " + server.describe());
+        }
+        LaggingProxy proxy = LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)));
+        PGSimpleDataSource viaProxy = new PGSimpleDataSource();
+        viaProxy.setURL(database.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
+        viaProxy.setUser(database.getUser());
+        viaProxy.setPassword(database.getPassword());
+        LockProvider provider = PostgresAdvisoryLockProvider.create(viaProxy);
+        proxy.close();
+        return provider;
     }
 
     @Test
@@ -103,6 +128,65 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
                 row.next();
                 assertThat(row.getString(1)).isEqualTo("0");
             }
+        }
+    }
+
+    @Test
+    void releasePutsBackTheIdleBoundTheSessionHadBeforeTheAcquire() throws Exception {
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(pool());
+        config.setMaximumPoolSize(1);
+        config.setConnectionInitSql("SET idle_session_timeout = '7min'"); // as a role or database default would
+        try (HikariDataSource single = new HikariDataSource(config);
+                PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(single)) {
+            Lease lease = locks.tryAcquire(resource("r"), LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
+            lease.renew(Duration.ofSeconds(3));
+            lease.release();
+            assertThat(idleSessionTimeout(single)).isEqualTo("7min");
+            assertThat(locks.tryAcquire(resource("r"), LeaseOptions.ofTtl(Duration.ofSeconds(2)))).as("refused? no: free")
+                    .hasValueSatisfying(Lease::release);
+            assertThat(idleSessionTimeout(single)).isEqualTo("7min");
+        }
+    }
+
+    @Test
+    void aLockWhoseCounterUpsertReturnedNoRowIsReleasedBeforeTheConnectionGoesBack() throws Exception {
+        String table = "swallowing_counter";
+        try (Connection connection = pool().getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS " + table + " (LIKE fencing_token_counter INCLUDING ALL)");
+            statement.execute("CREATE OR REPLACE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS"
+                    + " 'BEGIN RETURN NULL; END'");
+            statement.execute("DROP TRIGGER IF EXISTS swallow ON " + table);
+            statement.execute("CREATE TRIGGER swallow BEFORE INSERT OR UPDATE ON " + table
+                    + " FOR EACH ROW EXECUTE FUNCTION swallow()");
+        }
+        String resource = resource("r");
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(pool());
+        config.setMaximumPoolSize(1);
+        try (HikariDataSource single = new HikariDataSource(config);
+                PostgresAdvisoryLockProvider swallowed = PostgresAdvisoryLockProvider.builder(single)
+                        .counterTable(table).build()) {
+            assertThatThrownBy(() -> swallowed.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("returned no token")
+                    .hasMessageContaining(table);
+            try (Connection pooled = single.getConnection(); Statement statement = pooled.createStatement();
+                    ResultSet row = statement.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+                            + " AND pid = pg_backend_pid()")) {
+                row.next();
+                assertThat(row.getLong(1)).as("advisory locks held by the pooled session").isZero();
+            }
+            assertThat(provider.tryAcquire(resource, LeaseOptions.ofDefaults())).as("the lock is free")
+                    .hasValueSatisfying(Lease::release);
+        }
+    }
+
+    private static String idleSessionTimeout(DataSource dataSource) throws Exception {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement();
+                ResultSet row = statement.executeQuery("SHOW idle_session_timeout")) {
+            row.next();
+            return row.getString(1);
         }
     }
 

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Transaction-scoped advisory locks, alone and with fencing-jdbc's fence row in the same transaction. */
 class TransactionLocksIT {
@@ -111,6 +113,31 @@ class TransactionLocksIT {
         }
         assertThatThrownBy(() -> TransactionLocks.create("bad name")).hasMessageContaining("'bad name'");
         assertThat(Optional.of(TransactionLocks.create("fencing_token_counter"))).isPresent();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {Connection.TRANSACTION_REPEATABLE_READ, Connection.TRANSACTION_SERIALIZABLE})
+    void aSnapshotIsolationTransactionIsRefusedBeforeAnythingIsLockedOrCounted(int level) throws Exception {
+        String resource = resource();
+        long before = inTransaction(connection -> locks.lock(connection, resource).value());
+        try (Connection connection = db.getConnection()) {
+            connection.setTransactionIsolation(level);
+            connection.setAutoCommit(false);
+            assertThatThrownBy(() -> locks.lock(connection, resource))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("needs a READ COMMITTED transaction")
+                    .hasMessageContaining(level == Connection.TRANSACTION_SERIALIZABLE ? "SERIALIZABLE" : "REPEATABLE READ")
+                    .hasMessageContaining("Nothing was locked or counted");
+            assertThatThrownBy(() -> locks.tryLock(connection, resource)).isInstanceOf(IllegalStateException.class);
+            try (Connection other = db.getConnection()) {
+                other.setAutoCommit(false);
+                assertThat(locks.tryLock(other, resource)).as("not locked by the refused transaction").isPresent();
+                other.commit();
+            }
+            connection.rollback();
+        }
+        long after = inTransaction(connection -> locks.lock(connection, resource).value());
+        assertThat(after).as("the refused calls counted nothing; one grant in between").isEqualTo(before + 2);
     }
 
     private static <T> T inTransaction(dev.fencing.jdbc.SqlFunction<T> work) throws SQLException {

@@ -30,6 +30,15 @@ class RedisClusterLockProviderIT extends LockProviderContract {
         return RedisLockProvider.clusterBuilder(cluster.seedUris().toArray(String[]::new)).listener(listener).build();
     }
 
+    /** A provider on a 3-master cluster of its own, stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        RedisClusterTestServer own = RedisClusterTestServer.launch(3);
+        LockProvider provider = RedisLockProvider.clusterBuilder(own.seedUris().toArray(String[]::new)).build();
+        own.nodes().forEach(RedisTestServer::stop);
+        return provider;
+    }
+
     private RedisLockProvider redisProvider() {
         return (RedisLockProvider) provider;
     }

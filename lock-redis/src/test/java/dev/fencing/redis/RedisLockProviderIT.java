@@ -29,6 +29,15 @@ class RedisLockProviderIT extends LockProviderContract {
         return RedisLockProvider.builder(redis.uri()).listener(listener).build();
     }
 
+    /** A provider on a Redis of its own, stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        RedisTestServer own = RedisTestServer.launch();
+        LockProvider provider = RedisLockProvider.builder(own.uri()).build();
+        own.stop();
+        return provider;
+    }
+
     private RedisLockProvider redisProvider() {
         return (RedisLockProvider) provider;
     }

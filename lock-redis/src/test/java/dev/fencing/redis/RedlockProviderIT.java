@@ -25,6 +25,15 @@ class RedlockProviderIT extends LockProviderContract {
         return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList()).listener(listener).build();
     }
 
+    /** A provider on three Redis nodes of its own, all stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        List<RedisTestServer> own = List.of(RedisTestServer.launch(), RedisTestServer.launch(), RedisTestServer.launch());
+        LockProvider provider = RedlockProvider.builder(own.stream().map(RedisTestServer::uri).toList()).build();
+        own.forEach(RedisTestServer::stop);
+        return provider;
+    }
+
     @Test
     void aGrantHoldsTheLockOnEveryNodeAndEveryCounterAtOrAboveItsToken() {
         RedlockProvider redlock = (RedlockProvider) provider;

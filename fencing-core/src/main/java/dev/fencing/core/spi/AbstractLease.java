@@ -35,6 +35,7 @@ public abstract class AbstractLease implements Lease {
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
     private volatile long deadlineNanos;
     private volatile ScheduledFuture<?> renewal;
+    private volatile Runnable renewalStopped;
 
     /**
      * @param token the granted token
@@ -163,10 +164,24 @@ public abstract class AbstractLease implements Lease {
 
     /** Starts auto-renewal on {@code watchdog}; called by the provider once, after the grant. */
     public final void startRenewal(LeaseWatchdog watchdog, Duration ttl) {
+        startRenewal(watchdog, ttl, () -> {});
+    }
+
+    /** As {@link #startRenewal(LeaseWatchdog, Duration)}; {@code whenStopped} runs once renewal stops for good. */
+    final void startRenewal(LeaseWatchdog watchdog, Duration ttl, Runnable whenStopped) {
+        renewalStopped = whenStopped;
         renewal = watchdog.watch(this, ttl);
         if (state.get() != State.ACTIVE) {
             stopRenewal();
         }
+    }
+
+    /**
+     * Stops auto-renewal without releasing: the lease stays valid until its local deadline and
+     * the lock lapses on the server's TTL. For a provider's {@code close()}.
+     */
+    final void stopRenewalAndLapse() {
+        stopRenewal();
     }
 
     /**
@@ -185,7 +200,7 @@ public abstract class AbstractLease implements Lease {
         return state.get() == State.LOST;
     }
 
-    /** One watchdog tick; never throws. */
+    /** One watchdog renewal, on a renewal thread; never throws. */
     final void renewFromWatchdog(Duration ttl) {
         if (state.get() != State.ACTIVE) {
             stopRenewal();
@@ -201,6 +216,16 @@ public abstract class AbstractLease implements Lease {
             } else {
                 LOG.warn("renewal of {} failed, retrying on the next tick: {}", token, e.toString());
             }
+        } catch (Error e) {
+            LOG.error("renewal of {} threw an error; the lease is marked lost", token, e);
+            markLost("the watchdog's renewal threw " + e, e);
+        }
+    }
+
+    /** A watchdog tick found the previous renewal still waiting for its server. */
+    final void renewalStillInFlight() {
+        if (state.get() == State.ACTIVE && deadlineNanos - clock.nanoTime() <= 0) {
+            markLost("the watchdog's renewal did not answer before the lease expired", null);
         }
     }
 
@@ -218,6 +243,11 @@ public abstract class AbstractLease implements Lease {
         ScheduledFuture<?> current = renewal;
         if (current != null) {
             current.cancel(false);
+            Runnable stopped = renewalStopped;
+            if (stopped != null) {
+                renewalStopped = null;
+                stopped.run();
+            }
         }
     }
 

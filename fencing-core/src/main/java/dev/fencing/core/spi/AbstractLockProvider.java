@@ -12,8 +12,16 @@ import dev.fencing.core.internal.SafeListener;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
@@ -30,13 +38,16 @@ public abstract class AbstractLockProvider implements LockProvider {
     private final MonotonicClock clock;
     private final FencingListener listener;
     private final LeaseWatchdog watchdog;
-    private final ExecutorService asyncExecutor;
+    private final ThreadPoolExecutor asyncAttempts;
+    private final ScheduledThreadPoolExecutor asyncTimers;
+    private final Set<AsyncWait> asyncWaits = ConcurrentHashMap.newKeySet();
+    private final Set<AbstractLease> renewing = ConcurrentHashMap.newKeySet();
     private final ReleaseSignals releaseSignals = new ReleaseSignals();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
      * @param settings the listener, clock and watchdog of the provider's builder
-     * @param asyncThreadName the name of the daemon threads that run the waits of {@link #acquireAsync}
+     * @param asyncThreadName the name of the daemon threads that run the attempts of {@link #acquireAsync}
      */
     protected AbstractLockProvider(ProviderBuilder<?> settings, String asyncThreadName) {
         this(settings.clock, settings.listener, settings.watchdog, asyncThreadName);
@@ -46,15 +57,20 @@ public abstract class AbstractLockProvider implements LockProvider {
      * @param clock the monotonic clock for lease validity and wait deadlines
      * @param listener events go here; {@code null} for none
      * @param watchdog renews leases acquired with {@code autoRenew}
-     * @param asyncThreadName the name of the daemon threads that run the waits of {@link #acquireAsync};
-     *     the provider owns that pool and shuts it down on {@link #close()}
+     * @param asyncThreadName the name of the daemon threads that run the attempts of {@link #acquireAsync};
+     *     the provider owns those threads and ends them on {@link #close()}
      */
     protected AbstractLockProvider(MonotonicClock clock, FencingListener listener, LeaseWatchdog watchdog,
             String asyncThreadName) {
         this.clock = Checks.requireNonNull("clock", clock);
         this.listener = SafeListener.of(listener);
         this.watchdog = Checks.requireNonNull("watchdog", watchdog);
-        this.asyncExecutor = newAsyncExecutor(Checks.requireName("asyncThreadName", asyncThreadName));
+        Checks.requireName("asyncThreadName", asyncThreadName);
+        this.asyncAttempts = new ThreadPoolExecutor(ASYNC_ATTEMPT_THREADS, ASYNC_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), daemons(asyncThreadName));
+        this.asyncAttempts.allowCoreThreadTimeOut(true);
+        this.asyncTimers = new ScheduledThreadPoolExecutor(1, daemons(asyncThreadName + "-timer"));
+        this.asyncTimers.setRemoveOnCancelPolicy(true);
     }
 
     /**
@@ -71,6 +87,19 @@ public abstract class AbstractLockProvider implements LockProvider {
      * @param requestedAtNanos the clock reading to count the lease's validity from
      */
     protected abstract Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos);
+
+    /**
+     * {@link #attempt(String, LeaseOptions, long)} knowing when the caller's wait ends: a provider
+     * whose attempt itself may wait (for a pooled connection) bounds that wait by
+     * {@code deadlineNanos}. For {@code tryAcquire} the deadline is the wait timeout from now.
+     * By default ignores the deadline.
+     *
+     * @param deadlineNanos the clock reading at which the caller's wait timeout runs out
+     */
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos,
+            long deadlineNanos) {
+        return attempt(resource, options, requestedAtNanos);
+    }
 
     /**
      * Starts delivering release notices of {@code resource} to {@link #releaseSignals()}, for an
@@ -98,7 +127,8 @@ public abstract class AbstractLockProvider implements LockProvider {
     @Override
     public final Optional<Lease> tryAcquire(String resource, LeaseOptions options) {
         checkArguments(resource, options);
-        return granted(attempt(resource, options, clock.nanoTime()), options);
+        long now = clock.nanoTime();
+        return granted(attempt(resource, options, now, now + options.waitTimeout().toNanos()), options);
     }
 
     @Override
@@ -107,24 +137,144 @@ public abstract class AbstractLockProvider implements LockProvider {
         return waitFor(resource, options, () -> false);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Event-driven: a pending wait holds no thread between its attempts. Attempts run on at
+     * most {@value #ASYNC_ATTEMPT_THREADS} threads of this provider (queued beyond that), the
+     * pause between them is a timer, and a release signal or the timer, whichever comes first,
+     * queues the next attempt. Closing the provider fails pending futures with
+     * {@link IllegalStateException}.
+     */
     @Override
     public final CompletableFuture<Lease> acquireAsync(String resource, LeaseOptions options) {
         checkArguments(resource, options);
-        CompletableFuture<Lease> future = new CompletableFuture<>();
-        asyncExecutor.execute(() -> {
+        AsyncWait wait = new AsyncWait(resource, options);
+        asyncWaits.add(wait);
+        wait.future.whenComplete((lease, failure) -> wait.wake());
+        if (closed.get()) {
+            wait.future.completeExceptionally(new IllegalStateException(getClass().getSimpleName() + " is closed"));
+        }
+        wait.submit();
+        return wait.future;
+    }
+
+    /** The threads that run the attempts of pending {@link #acquireAsync} waits, per provider. */
+    public static final int ASYNC_ATTEMPT_THREADS = 4;
+
+    /** One pending {@link #acquireAsync}: the state of the wait loop between attempts. */
+    private final class AsyncWait implements Runnable {
+        final CompletableFuture<Lease> future = new CompletableFuture<>();
+        private final String resource;
+        private final LeaseOptions options;
+        private final long deadline;
+        private final ReleaseSignals.Registration registration;
+        private final AtomicBoolean sleeping = new AtomicBoolean();
+        private final Object lock = new Object(); // one attempt at a time
+        private volatile ScheduledFuture<?> timer;
+        private ReleaseWatch watch;
+        private boolean finished;
+        private int waits;
+
+        AsyncWait(String resource, LeaseOptions options) {
+            this.resource = resource;
+            this.options = options;
+            this.deadline = clock.nanoTime() + options.waitTimeout().toNanos();
+            this.registration = releaseSignals.register(resource);
+        }
+
+        void submit() {
             try {
-                Lease lease = waitFor(resource, options, future::isDone);
-                if (!future.complete(lease)) {
-                    lease.close();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                future.completeExceptionally(e);
-            } catch (RuntimeException | Error e) {
-                future.completeExceptionally(e);
+                asyncAttempts.execute(this);
+            } catch (RejectedExecutionException e) {
+                future.completeExceptionally(new IllegalStateException(
+                        AbstractLockProvider.this.getClass().getSimpleName() + " is closed", e));
+                run(); // cleans up on this thread: the future is done
             }
-        });
-        return future;
+        }
+
+        /** The timer or a release signal: queue the next attempt, once. */
+        void wake() {
+            if (sleeping.compareAndSet(true, false)) {
+                ScheduledFuture<?> pending = timer;
+                if (pending != null) {
+                    pending.cancel(false);
+                }
+                submit();
+            } else if (future.isDone()) {
+                submit(); // an attempt in progress finishes; this run then only cleans up
+            }
+        }
+
+        @Override
+        public void run() {
+            synchronized (lock) {
+                if (finished) {
+                    return;
+                }
+                try {
+                    step();
+                } catch (RuntimeException | Error e) {
+                    sleeping.set(false);
+                    future.completeExceptionally(e);
+                }
+                if (future.isDone() && !sleeping.get()) {
+                    finish();
+                }
+            }
+        }
+
+        private void step() {
+            if (future.isDone()) {
+                return;
+            }
+            Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
+            if (lease.isPresent()) {
+                if (!future.complete(lease.get())) {
+                    lease.get().close(); // cancelled meanwhile: a lease nobody will use is given back at once
+                }
+                return;
+            }
+            long left = deadline - clock.nanoTime();
+            if (left <= 0) {
+                future.completeExceptionally(LockUnavailableException.timedOut(resource, options.waitTimeout()));
+                return;
+            }
+            if (watch == null) {
+                watch = watchReleases(resource);
+                if (watch != ReleaseWatch.NONE) {
+                    submit(); // as in acquire: a release before the watch started was not seen
+                    return;
+                }
+            }
+            long delay = Math.min(left, backoffFor(options).delay(waits++).toNanos());
+            sleeping.set(true);
+            timer = asyncTimers.schedule(this::wake, delay, TimeUnit.NANOSECONDS);
+            registration.onNextSignal(this::wake);
+            if (future.isDone()) {
+                wake(); // cancelled while arming
+            }
+        }
+
+        private void finish() {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            ScheduledFuture<?> pending = timer;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            registration.close();
+            asyncWaits.remove(this);
+            if (watch != null) {
+                try {
+                    watch.close();
+                } catch (RuntimeException e) {
+                    // the provider's connection may be closed already; the watch goes with it
+                }
+            }
+        }
     }
 
     private Lease waitFor(String resource, LeaseOptions options, BooleanSupplier abandoned)
@@ -137,9 +287,15 @@ public abstract class AbstractLockProvider implements LockProvider {
                 if (abandoned.getAsBoolean()) {
                     throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
                 }
-                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime()), options);
+                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
                 if (lease.isPresent()) {
                     return lease.get();
+                }
+                throwIfInterrupted(resource); // an attempt interrupted while it waited returns empty
+                long left = deadline - clock.nanoTime();
+                if (left <= 0) {
+                    // a zero wait timeout ends here after exactly one attempt, having watched nothing
+                    throw LockUnavailableException.timedOut(resource, options.waitTimeout());
                 }
                 if (watch == null) {
                     watch = watchReleases(resource);
@@ -148,10 +304,6 @@ public abstract class AbstractLockProvider implements LockProvider {
                         // and now was not seen: attempt once more before sleeping
                         continue;
                     }
-                }
-                long left = deadline - clock.nanoTime();
-                if (left <= 0) {
-                    throw LockUnavailableException.timedOut(resource, options.waitTimeout());
                 }
                 long delay = Math.min(left, backoffFor(options).delay(waits++).toNanos());
                 throwIfInterrupted(resource);
@@ -181,7 +333,11 @@ public abstract class AbstractLockProvider implements LockProvider {
     private Optional<Lease> granted(Optional<AbstractLease> attempt, LeaseOptions options) {
         attempt.ifPresent(lease -> {
             if (options.autoRenew()) {
-                lease.startRenewal(watchdog, options.ttl());
+                renewing.add(lease);
+                lease.startRenewal(watchdog, options.ttl(), () -> renewing.remove(lease));
+                if (closed.get()) {
+                    lease.stopRenewalAndLapse(); // closed during the attempt: no renewal outlives close()
+                }
             }
             listener.onGranted(lease);
         });
@@ -204,7 +360,9 @@ public abstract class AbstractLockProvider implements LockProvider {
     protected void checkResource(String resource) {}
 
     /**
-     * Marks the provider closed, calls {@link #doClose()} once, then stops the async wait threads.
+     * Marks the provider closed, stops the renewal of every lease it granted (they stay valid
+     * until their local deadline and lapse on the server's TTL; none is released), fails pending
+     * {@link #acquireAsync} futures, calls {@link #doClose()} once, then ends the async threads.
      * Idempotent: a second call does nothing.
      */
     @Override
@@ -213,9 +371,18 @@ public abstract class AbstractLockProvider implements LockProvider {
             return;
         }
         try {
+            for (AbstractLease lease : List.copyOf(renewing)) {
+                lease.stopRenewalAndLapse();
+            }
+            IllegalStateException closing = new IllegalStateException(getClass().getSimpleName()
+                    + " was closed while waiting");
+            for (AsyncWait wait : List.copyOf(asyncWaits)) {
+                wait.future.completeExceptionally(closing);
+            }
             doClose();
         } finally {
-            asyncExecutor.shutdownNow();
+            asyncTimers.shutdownNow();
+            asyncAttempts.shutdown(); // queued clean-ups of the failed waits still run
         }
     }
 
@@ -227,12 +394,12 @@ public abstract class AbstractLockProvider implements LockProvider {
         return closed.get();
     }
 
-    private static ExecutorService newAsyncExecutor(String threadName) {
-        return Executors.newCachedThreadPool(runnable -> {
+    private static ThreadFactory daemons(String threadName) {
+        return runnable -> {
             Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
             return thread;
-        });
+        };
     }
 
     /** Signal these when a release becomes known, to wake waiters early. */

@@ -3,23 +3,45 @@ package dev.fencing.core.spi;
 import dev.fencing.core.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Renews leases in the background every {@code ttl / 3} on a small scheduler of daemon threads,
- * until the lease is released or lost. One {@link #shared()} instance serves every provider in a
- * JVM unless a provider is given its own.
+ * Renews leases in the background every {@code ttl / 3}, until the lease is released, lost, or
+ * its provider closed. One {@link #shared()} instance serves every provider in a JVM unless a
+ * provider is given its own.
  *
- * <p>A renewal that finds the lock gone marks the lease lost and tells the provider's listener;
- * a renewal that fails with an error is retried on the next tick, and the lease is marked lost
- * once its local validity runs out. No exception escapes a scheduler thread.
+ * <h2>One slow server delays only its own leases</h2>
+ * The scheduler's threads only tick; they never wait for a server. Each tick hands the renewal
+ * to a renewal thread of its own (created on demand, ended after 30 s idle, at most
+ * {@value #MAX_RENEWALS_IN_FLIGHT} at once), and a lease has at most one renewal in flight: a
+ * renewal stuck on a stalled server holds one thread until its client gives up, and while it is
+ * stuck that lease's later ticks are skipped — every other lease keeps its own schedule. A lease
+ * whose renewal has not answered when its local validity runs out is marked lost. Providers bound
+ * each renewal by their client's timeout (PostgreSQL: a query timeout of a third of the TTL).
+ *
+ * <h2>Failures</h2>
+ * A renewal that finds the lock gone marks the lease lost and tells the provider's listener; a
+ * renewal that fails with an exception is retried on the next tick, and the lease is marked lost
+ * once its local validity runs out. A renewal that throws an {@link Error} marks the lease lost
+ * at once, with the error as the cause of the listener's {@code onLost} (nothing can be known
+ * about the lock after it). No exception escapes a watchdog thread and no schedule ends silently.
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
+    /** The most renewals waiting for their servers at once, per watchdog. */
+    public static final int MAX_RENEWALS_IN_FLIGHT = 1024;
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseWatchdog.class);
     private static final AtomicInteger POOLS = new AtomicInteger();
 
     private static final class Shared {
@@ -27,27 +49,33 @@ public final class LeaseWatchdog implements AutoCloseable {
     }
 
     private final ScheduledThreadPoolExecutor scheduler;
+    private final ThreadPoolExecutor renewals;
 
     private LeaseWatchdog(int threads) {
         int pool = POOLS.incrementAndGet();
+        this.scheduler = new ScheduledThreadPoolExecutor(threads, daemons("fencing-watchdog-" + pool + "-"));
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.renewals = new ThreadPoolExecutor(0, MAX_RENEWALS_IN_FLIGHT, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), daemons("fencing-renewal-" + pool + "-"));
+    }
+
+    private static ThreadFactory daemons(String prefix) {
         AtomicInteger counter = new AtomicInteger();
-        ThreadFactory factory = runnable -> {
+        return runnable -> {
             Thread thread = Executors.defaultThreadFactory().newThread(runnable);
-            thread.setName("fencing-watchdog-" + pool + "-" + counter.incrementAndGet());
+            thread.setName(prefix + counter.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         };
-        this.scheduler = new ScheduledThreadPoolExecutor(threads, factory);
-        this.scheduler.setRemoveOnCancelPolicy(true);
-        this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
-    /** The JVM-wide watchdog: two daemon threads, never closed. */
+    /** The JVM-wide watchdog: two ticking daemon threads plus renewal threads on demand, never closed. */
     public static LeaseWatchdog shared() {
         return Shared.INSTANCE;
     }
 
-    /** A watchdog of its own with {@code threads} daemon threads (1 to 16); close it when done. */
+    /** A watchdog of its own with {@code threads} ticking daemon threads (1 to 16); close it when done. */
     public static LeaseWatchdog create(int threads) {
         if (threads < 1 || threads > 16) {
             throw new IllegalArgumentException("watchdog threads must be between 1 and 16, got " + threads);
@@ -63,8 +91,31 @@ public final class LeaseWatchdog implements AutoCloseable {
     ScheduledFuture<?> watch(AbstractLease lease, Duration ttl) {
         Checks.requireNonNull("lease", lease);
         long periodNanos = Math.max(1_000_000, ttl.toNanos() / 3);
-        return scheduler.scheduleWithFixedDelay(
-                () -> lease.renewFromWatchdog(ttl), periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        AtomicBoolean inFlight = new AtomicBoolean();
+        return scheduler.scheduleWithFixedDelay(() -> tick(lease, ttl, inFlight), periodNanos, periodNanos,
+                TimeUnit.NANOSECONDS);
+    }
+
+    private void tick(AbstractLease lease, Duration ttl, AtomicBoolean inFlight) {
+        if (!inFlight.compareAndSet(false, true)) {
+            lease.renewalStillInFlight();
+            return;
+        }
+        try {
+            renewals.execute(() -> {
+                try {
+                    lease.renewFromWatchdog(ttl);
+                } finally {
+                    inFlight.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            inFlight.set(false);
+            if (!renewals.isShutdown()) {
+                LOG.warn("{} renewals are waiting for their servers; renewal of {} skipped this tick",
+                        MAX_RENEWALS_IN_FLIGHT, lease.token());
+            }
+        }
     }
 
     /** How many leases this watchdog is renewing now. */
@@ -79,10 +130,13 @@ public final class LeaseWatchdog implements AutoCloseable {
             throw new IllegalStateException("the shared LeaseWatchdog cannot be closed");
         }
         scheduler.shutdownNow();
+        renewals.shutdownNow();
     }
 
     /** Waits up to {@code timeout} for the threads to end after {@link #close()}. */
     public boolean awaitTermination(Duration timeout) throws InterruptedException {
-        return scheduler.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        long end = System.nanoTime() + timeout.toNanos();
+        return scheduler.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                && renewals.awaitTermination(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

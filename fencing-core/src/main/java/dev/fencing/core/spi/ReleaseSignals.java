@@ -19,6 +19,7 @@ public final class ReleaseSignals {
         long generation;
         int waiters;
         int sleeping; // guarded by the signal's monitor
+        final java.util.List<Registration> callbacks = new java.util.ArrayList<>(); // guarded by the signal's monitor
     }
 
     /** A waiter's registration; close it when done waiting. */
@@ -26,6 +27,7 @@ public final class ReleaseSignals {
         private final String resource;
         private final Signal signal;
         private long seen;
+        private Runnable callback; // guarded by the signal's monitor
 
         private Registration(String resource, Signal signal) {
             this.resource = resource;
@@ -61,8 +63,36 @@ public final class ReleaseSignals {
             }
         }
 
+        /**
+         * Runs {@code wake} once, on the signalling thread, at the first release signalled since
+         * the registration or the previous wait — at once, on this thread, if one already was.
+         * For a waiter that holds no thread while it waits ({@code acquireAsync}); {@code wake}
+         * must be short and must not throw.
+         */
+        public void onNextSignal(Runnable wake) {
+            boolean now;
+            synchronized (signal) {
+                now = signal.generation != seen;
+                if (now) {
+                    seen = signal.generation;
+                } else {
+                    if (callback == null) {
+                        signal.callbacks.add(this);
+                    }
+                    callback = wake;
+                }
+            }
+            if (now) {
+                wake.run();
+            }
+        }
+
         @Override
         public void close() {
+            synchronized (signal) {
+                signal.callbacks.remove(this);
+                callback = null;
+            }
             signals.computeIfPresent(resource, (k, s) -> --s.waiters == 0 ? null : s);
         }
     }
@@ -81,11 +111,21 @@ public final class ReleaseSignals {
     public void signal(String resource) {
         Signal signal = signals.get(resource);
         if (signal != null) {
+            java.util.List<Runnable> wake = new java.util.ArrayList<>();
             synchronized (signal) {
                 signal.generation++;
                 signal.notifyAll();
+                for (Registration registration : signal.callbacks) {
+                    registration.seen = signal.generation;
+                    if (registration.callback != null) {
+                        wake.add(registration.callback);
+                    }
+                    registration.callback = null;
+                }
+                signal.callbacks.clear();
             }
             wakeUps.incrementAndGet();
+            wake.forEach(Runnable::run);
         }
     }
 
@@ -101,8 +141,9 @@ public final class ReleaseSignals {
     }
 
     /**
-     * How many threads are asleep in {@link Registration#await} for {@code resource} right now:
-     * they failed an attempt and will be woken by the next signal (or their timeout).
+     * How many waiters of {@code resource} sleep until the next signal right now: threads asleep
+     * in {@link Registration#await} plus waits armed by {@link Registration#onNextSignal}. They
+     * failed an attempt and will be woken by the next signal (or their timeout).
      */
     public int sleepers(String resource) {
         Signal signal = signals.get(resource);
@@ -110,7 +151,7 @@ public final class ReleaseSignals {
             return 0;
         }
         synchronized (signal) {
-            return signal.sleeping;
+            return signal.sleeping + signal.callbacks.size();
         }
     }
 

@@ -83,17 +83,78 @@ class AbstractLockProviderTest {
         assertThat(Thread.interrupted()).as("the interrupt was consumed by the exception").isFalse();
     }
 
+    @Test
+    void aZeroWaitTimeoutIsExactlyOneAttemptAndWatchesNothing() {
+        ScriptedProvider provider = new ScriptedProvider(true, Outcome.HELD, Outcome.HELD, Outcome.GRANT);
+
+        assertThatThrownBy(() -> provider.acquire("r", WAITING.withWaitTimeout(Duration.ZERO)))
+                .isInstanceOf(LockUnavailableException.class);
+        assertThat(provider.events).containsExactly("attempt");
+        assertThatThrownBy(() -> provider.acquireAsync("r", WAITING.withWaitTimeout(Duration.ZERO)).join())
+                .hasCauseInstanceOf(LockUnavailableException.class);
+        assertThat(provider.events).containsExactly("attempt", "attempt");
+    }
+
+    @Test
+    void pendingAsyncWaitsHoldNoThreadBetweenAttemptsAndAReleaseSignalWakesThem() throws Exception {
+        ScriptedProvider provider = new ScriptedProvider("many-waits-async", false);
+        List<java.util.concurrent.CompletableFuture<Lease>> pending = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            pending.add(provider.acquireAsync("r" + i, WAITING));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> provider.events.size() == 200);
+        long asyncThreads = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("many-waits-async") && t.isAlive()).count();
+        assertThat(asyncThreads).as("threads of 200 pending waits").isLessThanOrEqualTo(
+                AbstractLockProvider.ASYNC_ATTEMPT_THREADS + 1);
+        assertThat(pending).noneMatch(java.util.concurrent.CompletableFuture::isDone);
+
+        provider.grantNext();
+        provider.releaseSignals().signal("r7"); // with a 50 s backoff only the signal can bring the next attempt
+        try (Lease lease = pending.get(7).get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        pending.get(8).cancel(true);
+        provider.close();
+        assertThat(pending.get(9)).failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(IllegalStateException.class).withMessageContaining("closed");
+        await().atMost(Duration.ofSeconds(10)).until(() -> provider.releaseSignals().waiters("r9") == 0);
+    }
+
+    @Test
+    void closeStopsTheRenewalOfItsLeasesWithoutReleasingThem() {
+        ScriptedProvider provider = new ScriptedProvider(false, Outcome.GRANT);
+        LeaseOptions renewing = LeaseOptions.builder().ttl(Duration.ofMillis(300)).autoRenew(true).build();
+        FakeLease lease = (FakeLease) provider.tryAcquire("r", renewing).orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> lease.renewals.get() >= 2);
+
+        provider.close();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        int atExpiry = lease.renewals.get();
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> lease.renewals.get() == atExpiry);
+        assertThat(lease.releases).as("close releases nothing").hasValue(0);
+    }
+
     private enum Outcome { GRANT, HELD, INTERRUPTED }
 
     private static final class ScriptedProvider extends AbstractLockProvider {
         final List<String> events = new CopyOnWriteArrayList<>();
         private final boolean watches;
-        private final Deque<Outcome> outcomes;
+        private final Deque<Outcome> outcomes; // polled by the async attempt threads too
 
         ScriptedProvider(boolean watches, Outcome... outcomes) {
-            super(MonotonicClock.system(), null, LeaseWatchdog.shared(), "scripted-async");
+            this("scripted-async", watches, outcomes);
+        }
+
+        ScriptedProvider(String threadName, boolean watches, Outcome... outcomes) {
+            super(MonotonicClock.system(), null, LeaseWatchdog.shared(), threadName);
             this.watches = watches;
-            this.outcomes = new ArrayDeque<>(List.of(outcomes));
+            this.outcomes = new java.util.concurrent.ConcurrentLinkedDeque<>(List.of(outcomes));
+        }
+
+        void grantNext() {
+            outcomes.add(Outcome.GRANT);
         }
 
         @Override

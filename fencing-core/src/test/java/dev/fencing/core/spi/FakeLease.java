@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A lease whose server answers are set by the test. */
-final class FakeLease extends AbstractLease {
+class FakeLease extends AbstractLease {
     final AtomicBoolean held = new AtomicBoolean(true);
     final AtomicReference<RuntimeException> renewFailure = new AtomicReference<>();
     final AtomicInteger renewals = new AtomicInteger();

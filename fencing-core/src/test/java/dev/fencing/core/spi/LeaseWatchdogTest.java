@@ -69,4 +69,57 @@ class LeaseWatchdogTest {
         assertThatThrownBy(shared::close).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(() -> LeaseWatchdog.create(0)).hasMessageContaining("between 1 and 16, got 0");
     }
+
+    @Test
+    void aRenewalStuckOnItsServerDelaysNoOtherLeaseOnASingleThreadedWatchdog() {
+        java.util.concurrent.CountDownLatch thaw = new java.util.concurrent.CountDownLatch(1);
+        try (LeaseWatchdog watchdog = LeaseWatchdog.create(1)) {
+            FakeLease stalled = new FakeLease(MonotonicClock.system(), Duration.ofMillis(300), FencingListener.NONE) {
+                @Override
+                protected boolean doRenew(Duration ttl) {
+                    try {
+                        thaw.await(); // a server that never answers
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return false;
+                }
+            };
+            FakeLease healthy = new FakeLease(MonotonicClock.system(), Duration.ofMillis(300), FencingListener.NONE);
+            stalled.startRenewal(watchdog, Duration.ofMillis(300));
+            healthy.startRenewal(watchdog, Duration.ofMillis(300));
+
+            await().atMost(Duration.ofSeconds(5)).until(stalled::isLost); // its renewal never answered before expiry
+            int renewed = healthy.renewals.get();
+            await().atMost(Duration.ofSeconds(5)).until(() -> healthy.renewals.get() >= renewed + 5);
+            assertThat(healthy.isValid()).isTrue();
+            healthy.release();
+        } finally {
+            thaw.countDown();
+        }
+    }
+
+    @Test
+    void anErrorInARenewalMarksTheLeaseLostAndTellsTheListener() {
+        java.util.concurrent.atomic.AtomicReference<Throwable> reported = new java.util.concurrent.atomic.AtomicReference<>();
+        FencingListener listener = new FencingListener() {
+            @Override
+            public void onLost(dev.fencing.core.Lease lease, String reason, Throwable cause) {
+                reported.set(cause);
+            }
+        };
+        try (LeaseWatchdog watchdog = LeaseWatchdog.create(1)) {
+            FakeLease broken = new FakeLease(MonotonicClock.system(), Duration.ofSeconds(30), listener) {
+                @Override
+                protected boolean doRenew(Duration ttl) {
+                    throw new AssertionError("a bug in the renewal");
+                }
+            };
+            broken.startRenewal(watchdog, Duration.ofMillis(30));
+            await().atMost(Duration.ofSeconds(5)).until(() -> reported.get() != null);
+            assertThat(reported.get()).isInstanceOf(AssertionError.class).hasMessage("a bug in the renewal");
+            assertThat(broken.isLost()).isTrue();
+            assertThat(watchdog.watchedCount()).isZero();
+        }
+    }
 }
