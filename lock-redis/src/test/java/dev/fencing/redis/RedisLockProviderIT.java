@@ -142,7 +142,7 @@ class RedisLockProviderIT extends LockProviderContract {
             assertThat(redis.command("PUBSUB", "NUMSUB", channel)).isEqualTo(List.of(channel, "1"));
 
             first.release(); // the notice, not the 50 s backoff, hands it over
-            assertThat(next.get(20, TimeUnit.SECONDS)).isEqualTo(first.token().value() + 1);
+            assertThat(next.get(20, TimeUnit.SECONDS)).isGreaterThan(first.token().value());
             assertThat(otherProcess.wakeUps()).isEqualTo(1);
             await().atMost(Duration.ofSeconds(10))
                     .until(() -> redis.command("PUBSUB", "NUMSUB", channel).equals(List.of(channel, "0")));
