@@ -9,8 +9,10 @@ import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.redis.internal.DriftMargin;
 import dev.fencing.redis.internal.LuaScript;
 import dev.fencing.redis.internal.RedisBackend;
+import dev.fencing.redis.internal.RedisVersion;
 import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandInterruptedException;
@@ -23,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -82,6 +86,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final ReleaseSubscriptions subscriptions;
     private final Duration commandTimeout;
     private final boolean seedTokens;
+    private final double driftFactor;
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
@@ -94,6 +99,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
         this.target = builder.target;
         this.keys = builder.keys();
         this.seedTokens = builder.tokenSeeding;
+        this.driftFactor = builder.driftFactor;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
         this.waitTimeout = builder.waitTimeout;
@@ -214,6 +220,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        DriftMargin.requireTtlAbove(options.ttl(), driftFactor, 0, "RedisLockProvider");
         String ownerId = OwnerIds.random();
         long token;
         try {
@@ -222,10 +229,14 @@ public final class RedisLockProvider extends AbstractLockProvider {
         } catch (RedisCommandInterruptedException e) {
             // the script may have run: give back a lock we may hold, without waiting for the answer
             Thread.currentThread().interrupt();
-            RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
-                    keys.releaseChannel(resource), resource);
+            giveBack(resource, ownerId, options.ttl());
             return Optional.empty();
         } catch (RedisException e) {
+            // a timeout or a dropped connection: the script may have run, and nobody would hold
+            // the lock it took for its whole TTL
+            if (!refusedByScript(e)) {
+                giveBack(resource, ownerId, options.ttl());
+            }
             throw unreachable(resource, "the acquire script", e);
         }
         if (token == 0) {
@@ -236,6 +247,40 @@ public final class RedisLockProvider extends AbstractLockProvider {
             awaitReplicas(lease);
         }
         return Optional.of(lease);
+    }
+
+    private static boolean refusedByScript(RedisException e) {
+        return e.getMessage() != null && e.getMessage().contains("FENCING ");
+    }
+
+    /**
+     * Gives back a lock an attempt may have taken but does not hand out: the owner-checked
+     * release, sent without waiting and sent again while it fails (a connection that is down)
+     * until the lock would have expired anyway. On the same connection as the acquire, so Redis
+     * runs it after the acquire script if that is still on its way.
+     */
+    private void giveBack(String resource, String ownerId, Duration ttl) {
+        giveBack(resource, ownerId, System.nanoTime() + ttl.toNanos(), 0);
+    }
+
+    private void giveBack(String resource, String ownerId, long untilNanos, int tries) {
+        if (isClosed()) {
+            return; // the lock expires with its TTL
+        }
+        CompletableFuture<Long> release;
+        try {
+            release = RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
+                    keys.releaseChannel(resource), resource);
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        release.whenComplete((released, failure) -> {
+            if (failure != null && System.nanoTime() < untilNanos && !isClosed()) {
+                long delayMillis = Math.min(1000, 25L << Math.min(tries, 6));
+                CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)
+                        .execute(() -> giveBack(resource, ownerId, untilNanos, tries + 1));
+            }
+        });
     }
 
     private void awaitReplicas(RedisLease lease) {
@@ -255,6 +300,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     private LockUnavailableException unreachable(String resource, String what, RedisException e) {
+        if (refusedByScript(e)) {
+            return LockUnavailableException.unreachable(resource, "Redis at " + target + " refused " + what + ": "
+                    + e.getMessage(), e);
+        }
         return LockUnavailableException.unreachable(resource, "Redis at " + target + " did not answer " + what
                 + ": " + e.getMessage(), e);
     }
@@ -266,11 +315,17 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     private final class RedisLease extends AbstractLease {
         RedisLease(FencingToken token, String ownerId, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
+            super(token, ownerId, requestedAtNanos, ttl.minus(DriftMargin.of(ttl, driftFactor)), clock(), listener());
+        }
+
+        @Override
+        protected Duration validityOf(Duration ttl) {
+            return ttl.minus(DriftMargin.of(ttl, driftFactor));
         }
 
         @Override
         protected boolean doRenew(Duration ttl) {
+            DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider");
             try {
                 return RENEW.run(redis, new String[] {lockKey(resource()), tokenKey(resource())},
                         ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
@@ -368,7 +423,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
          * Connects and subscribes to release notices.
          *
          * @throws IllegalArgumentException if the settings contradict each other
-         * @throws LockUnavailableException if Redis cannot be reached
+         * @throws LockUnavailableException if Redis cannot be reached, or runs a version older than
+         *     {@value RedisVersion#MINIMUM} (read from {@code INFO server})
          */
         public RedisLockProvider build() {
             checkTokenSettings();
@@ -378,6 +434,18 @@ public final class RedisLockProvider extends AbstractLockProvider {
             } catch (RedisException e) {
                 throw LockUnavailableException.unreachable("*", "cannot connect to Redis at " + target + ": "
                         + e.getMessage(), e);
+            }
+            Optional<String> tooOld;
+            try {
+                tooOld = RedisVersion.problem(backend.keys().info("server"), "Redis at " + target);
+            } catch (RedisException e) {
+                backend.close();
+                throw LockUnavailableException.unreachable("*", "Redis at " + target + " did not answer INFO server: "
+                        + e.getMessage(), e);
+            }
+            if (tooOld.isPresent()) {
+                backend.close();
+                throw LockUnavailableException.unreachable("*", tooOld.get(), null);
             }
             return new RedisLockProvider(this, backend);
         }
