@@ -194,4 +194,29 @@ class RedisLockProviderIT extends LockProviderContract {
         assertThatThrownBy(() -> RedisLockProvider.builder(redis.uri()).tokenIdleExpiry(Duration.ofHours(1)))
                 .hasMessageContaining("at least 8 days");
     }
+
+    /**
+     * The lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before the
+     * request, so it ends before the server's expiry even if the server's clock runs fast; the
+     * same after a renewal. A frozen clock makes the arithmetic exact.
+     */
+    @Test
+    void theLeaseValidityLeavesADriftMarginBeforeTheServerExpiry() {
+        long[] now = {1_000_000_000L};
+        try (RedisLockProvider frozen = RedisLockProvider.builder(redis.uri()).clock(() -> now[0])
+                .driftFactor(0.05).build()) {
+            String resource = resource("r");
+            try (Lease lease = frozen.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(10))).orElseThrow()) {
+                assertThat(lease.remaining()).isEqualTo(Duration.ofMillis(10_000 - 500 - 2));
+                assertThat(Long.parseLong((String) redis.command("PTTL", frozen.lockKey(resource))))
+                        .as("the server keeps the whole TTL").isGreaterThan(9_502);
+                now[0] += Duration.ofSeconds(9).toNanos();
+                lease.renew(Duration.ofSeconds(4));
+                assertThat(lease.remaining()).isEqualTo(Duration.ofMillis(4_000 - 200 - 2));
+            }
+            assertThatThrownBy(() -> frozen.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(2))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PT0.002S")
+                    .hasMessageContaining("minimum of PT0.003S");
+        }
+    }
 }
