@@ -37,8 +37,9 @@ import java.util.stream.Collectors;
  *
  * <h2>Algorithm</h2>
  * <ol>
- *   <li>Acquire is one Lua script: {@code SET lockKey ownerId NX PX ttl} and, only if it
- *       succeeded, {@code INCR tokenKey}; it returns the token. The lock key is
+ *   <li>Acquire is one Lua script: if the lock key is free, {@code SET lockKey ownerId PX ttl}
+ *       and {@code SET tokenKey max(counter + 1, TIME in µs)}; it returns that token (the same
+ *       token again to a resent script of the same owner id). The lock key is
  *       {@code <prefix>{resource}:lock}, the token key {@code <prefix>{resource}:token}: the hash
  *       tag keeps both in one Redis Cluster slot. The token key has no TTL of its own beyond the
  *       optional idle expiry.
@@ -51,15 +52,32 @@ import java.util.stream.Collectors;
  * </ol>
  *
  * <h2>What the tokens guarantee</h2>
- * While the token key survives, every grant's token is exactly one more than the previous one:
- * strictly increasing. If the key is lost — a fresh server, a restart without persistence, a
- * failover to a replica that missed writes, or the idle expiry — and {@linkplain
- * Builder#tokenSeeding seeding} is on (the default), the next grant restarts the counter from
- * the server's {@code TIME} in microseconds. That stays above every earlier token provided
- * (a) the server clock did not go backwards across the loss, and (b) fewer grants were made on the
- * resource than microseconds passed since the counter was last seeded — one grant per
- * microsecond, sustained, would be needed to break it. With seeding off, a lost counter restarts
- * at 1 and tokens regress: only do that where the data is durable ({@code appendfsync always}).
+ * Every grant takes {@code max(counter + 1, server TIME in microseconds)} and stores it, so the
+ * tokens of a resource strictly increase while the counter survives, and keep increasing when it
+ * comes back old or not at all — a restart without persistence or from an older RDB snapshot or
+ * AOF, a failover to a replica that missed the last grants, the idle expiry — provided
+ * <ol type="a">
+ *   <li>the clock of the server that grants after the loss is not behind the clock of the
+ *       server that granted before it by more than the time between the last grant before and
+ *       the first grant after (the restart or failover time), and
+ *   <li>fewer than one grant per microsecond is sustained on the resource (a burst pushes the
+ *       counter ahead of the clock by its length in microseconds, no more).
+ * </ol>
+ * A clock stepped back by more than that gap, or a promoted replica whose clock lags, can repeat
+ * tokens; the store's check then refuses only the older of two holders that write in order, and
+ * {@link dev.fencing.core.Policy#MONOTONIC} accepts two holders of one token. With
+ * {@linkplain Builder#tokenSeeding seeding} off, tokens are plain {@code counter + 1}: they start
+ * at 1 and repeat whenever the counter comes back old — only for a Redis that cannot lose a write
+ * ({@code appendfsync always}, no asynchronous failover). Tokens stay below 2<sup>53</sup>: a
+ * counter above 2<sup>53</sup> − 1, which Lua's doubles would round, is refused and nothing is taken.
+ *
+ * <h2>Unclear replies and validity</h2>
+ * An acquire whose reply is lost — the command timeout, a dropped connection, an interrupt — and
+ * that therefore hands no lease to the caller sends the owner-checked release, resent while the
+ * connection is down until the TTL has passed, so no lock stays behind under an owner id nobody
+ * has. A lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its
+ * request and each renewal: it ends before the server's expiry while the server's clock runs no
+ * more than {@code driftFactor} fast. Needs Redis 5.0 or newer, checked on connect.
  *
  * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
  * failover and grant the lock twice. The store's check of the token is what keeps data safe then.

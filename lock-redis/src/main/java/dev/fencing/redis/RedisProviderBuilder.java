@@ -29,9 +29,11 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     }
 
     /**
-     * Whether a missing token counter restarts from the server's clock in microseconds (default,
-     * safe across data loss under the conditions in the provider's Javadoc) or from 1 (only safe
-     * where Redis never loses the counter).
+     * Whether every grant's token is {@code max(counter + 1, server TIME in µs)} (default: tokens
+     * keep increasing when the counter comes back old or missing, under the clock assumption in
+     * {@link RedisLockProvider}'s Javadoc) or plain {@code counter + 1} ({@code false}: tokens start
+     * at 1 and repeat after any lost write — only where Redis never loses one, {@code appendfsync
+     * always} and no failover to asynchronous replicas). Off requires {@code tokenIdleExpiry(ZERO)}.
      */
     public B tokenSeeding(boolean tokenSeeding) {
         this.tokenSeeding = tokenSeeding;

@@ -41,11 +41,15 @@ import java.util.function.Function;
  * <h2>Algorithm (article §10)</h2>
  * <ol>
  *   <li>Read the monotonic clock.
- *   <li>On all N nodes in parallel, the single-instance acquire script ({@code SET lock owner NX
- *       PX ttl}, then {@code INCR} of the node's counter), each answer awaited at most the per-node
+ *   <li>On all N nodes in parallel, the single-instance acquire script (take the lock if free and
+ *       the node's token {@code max(counter + 1, TIME in µs)}), each answer awaited at most the per-node
  *       timeout (default 100 ms, never more than a third of the TTL).
  *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
  *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
+ *       A TTL whose validity after the drift would not outlast a round (a third of the TTL) is
+ *       refused with {@link IllegalArgumentException}. When a majority of the nodes is silent
+ *       (down, failing or past the deadline) the attempt throws {@link LockUnavailableException}
+ *       naming them; empty means held elsewhere or a split vote.
  *   <li>The token is the largest counter value among the nodes that took it. Unless a majority
  *       already answered exactly that value (their counters hold it — the usual case, which costs
  *       no extra round), it is written back ({@code raise-token.lua}: the counter goes up to it,
@@ -59,20 +63,22 @@ import java.util.function.Function;
  * {@link LeaseOptions#backoff()} here) so that clients that split the vote do not collide again
  * in lock-step, and is woken early by a release: the release script publishes on every node that
  * held the lock, and a process subscribes to the resource's channel on every node while one of
- * its threads waits. Renewal needs a majority of successful renewals, else the lease is lost;
- * release runs on all nodes.
+ * its threads waits. Renewal and release count the answers that arrived by their deadline: done
+ * with a majority of confirmations, lost only when a majority answered "not held", otherwise
+ * unclear — {@link LockUnavailableException}, the lease not lost (its validity runs on unextended;
+ * the watchdog retries). Release runs on all nodes.
  *
  * <h2>What the tokens guarantee, and how it breaks</h2>
  * Every grant's token is at least one more than the counter of every node in its majority, and
  * that majority's counters are raised to it before the lease is handed out. Any later grant needs a
  * majority too, which shares a node with this one, whose counter is already at the token: the next
- * token is larger. So tokens strictly increase <b>while no node loses its counter</b>. A node that
- * restarts without persistence comes back empty: its lock keys are gone (the lock can be granted
- * twice — restart a crashed node only after the longest TTL has passed, the delayed-restart rule)
- * and, with seeding off, its counter restarts at 1 and tokens can repeat. With seeding on (the
- * default) an empty counter restarts from that node's clock in microseconds, which keeps tokens
- * increasing as long as the node's clock is not behind the others' by more than the grants made
- * in between. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
+ * token is larger. So tokens strictly increase while no node loses its counter. A node that comes
+ * back without its data — restarted without persistence, or from an older snapshot — also comes
+ * back without its lock keys (the lock can be granted twice: restart a crashed node only after the
+ * longest TTL has passed, the delayed-restart rule), and with an old counter; because each node's
+ * token is at least its clock in microseconds, tokens keep increasing under the clock assumption
+ * of {@link RedisLockProvider} (the node's clock not behind the others' by more than the time it
+ * was away). With seeding off they can repeat. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
  * can still grant the lock twice. The store's check of the token is what keeps data safe.
  */
 public final class RedlockProvider extends AbstractLockProvider {
