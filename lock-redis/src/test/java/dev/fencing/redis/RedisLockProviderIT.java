@@ -29,6 +29,13 @@ class RedisLockProviderIT extends LockProviderContract {
         return RedisLockProvider.builder(redis.uri()).listener(listener).build();
     }
 
+    /** Replies held 800 ms behind a 200 ms command timeout. */
+    @Override
+    protected java.util.Optional<dev.fencing.testkit.UnclearReplies> unclearReplies() {
+        return java.util.Optional.of(new ProxiedReplies(List.of(redis), 1, Duration.ofMillis(800),
+                uris -> RedisLockProvider.builder(uris.get(0)).commandTimeout(Duration.ofMillis(200)).build()));
+    }
+
     private RedisLockProvider redisProvider() {
         return (RedisLockProvider) provider;
     }

@@ -25,6 +25,13 @@ class RedlockProviderIT extends LockProviderContract {
         return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList()).listener(listener).build();
     }
 
+    /** Three of five nodes' replies held 600 ms behind a 100 ms node timeout: a majority silent. */
+    @Override
+    protected java.util.Optional<dev.fencing.testkit.UnclearReplies> unclearReplies() {
+        return java.util.Optional.of(new ProxiedReplies(nodes, 3, Duration.ofMillis(600),
+                uris -> RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).build()));
+    }
+
     @Test
     void aGrantHoldsTheLockOnEveryNodeAndEveryCounterAtOrAboveItsToken() {
         RedlockProvider redlock = (RedlockProvider) provider;
