@@ -118,11 +118,15 @@ final class Backend implements AutoCloseable {
         List<String> uris = connections.redisLockUris();
         String uri;
         if (uris.isEmpty()) {
-            RedisTestServer server = started(RedisTestServer.launch());
+            SnapshotRestore snapshots = SnapshotRestore.launch();
+            resources.push(snapshots);
+            RedisTestServer server = snapshots.server();
             uri = server.uri();
             lockDescription = "redis lock on an embedded redis-server at " + server.host() + ":" + server.port();
             faults.add(new Fault("restart-lock-server", "kill the lock's redis-server and start it empty (data loss)",
                     server::restartEmpty));
+            faults.add(new Fault("restore-lock-snapshot", "kill the lock's redis-server and start it from the snapshot"
+                    + " saved at the previous injection (old token counters)", snapshots::restoreOlderSnapshot));
         } else {
             uri = uris.get(0);
             lockDescription = "redis lock on " + uri;

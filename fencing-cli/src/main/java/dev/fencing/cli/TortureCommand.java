@@ -28,14 +28,16 @@ import picocli.CommandLine.Option;
 /**
  * Many in-process workers increment counters through the fenced store while some of them pause
  * past their TTL (a simulated GC) and, on servers the CLI started itself, faults are injected.
- * At the end it checks: no lost update (each counter equals its accepted increments), no token
- * regression accepted (by counter value, the tokens never go down), every refusal really stale —
- * and runs the testkit's {@link HistoryChecker} over every store call it recorded (written to a
- * file with {@code --history}).
+ * It checks no token is granted twice for a resource (as grants happen) and, at the end: no lost
+ * update (each counter equals its accepted increments), no token regression accepted (by counter
+ * value, the tokens never go down), every refusal really stale — and runs the testkit's
+ * {@link HistoryChecker} over every store call it recorded (written to a file with
+ * {@code --history}).
  */
 @Command(name = "torture", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Fenced workers under GC-like pauses and injected faults; checks every invariant.",
-                "No lost update, no accepted token regression, every refusal really stale: exit 0 only if all held."})
+                "No token granted twice, no lost update, no accepted token regression, every refusal really stale:"
+                        + " exit 0 only if all held."})
 final class TortureCommand extends FencingCommand {
 
     /** Runs up to this long keep their history in memory and check it even without {@code --history}. */
@@ -63,7 +65,7 @@ final class TortureCommand extends FencingCommand {
     double pauseProbability;
 
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
-            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server for redis,"
+            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server and restore-lock-snapshot for redis,"
                     + " terminate-lock-backends for postgres, restart-redlock-node for redlock)"
                     + " (default: ${DEFAULT-VALUE}).")
     List<String> faultNames;
@@ -76,6 +78,9 @@ final class TortureCommand extends FencingCommand {
     @Option(names = "--fault-interval", paramLabel = "D", converter = DurationConverter.class,
             description = "Time between injected faults (default: a quarter of --duration).")
     Duration faultInterval;
+
+    /** Every token granted so far, per resource: a token granted twice is a violation. */
+    private final Map<String, java.util.Set<Long>> grantedTokens = new ConcurrentHashMap<>();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -187,6 +192,7 @@ final class TortureCommand extends FencingCommand {
 
     private void work(Backend backend, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
             Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses) {
+        // the grants' side of the token invariant (faults such as restore-lock-snapshot bring old counters back)
         ThreadLocalRandom random = ThreadLocalRandom.current();
         while (System.nanoTime() < deadline) {
             String key = keys.get(random.nextInt(keys.size()));
@@ -196,7 +202,11 @@ final class TortureCommand extends FencingCommand {
                 pause = ttl.multipliedBy(3).dividedBy(2); // the simulated GC pause: the lease expires meanwhile
             }
             try {
-                StoredValue written = FencedIncrement.run(backend.locks(), store, key, options, pause, outcomes, token -> { });
+                StoredValue written = FencedIncrement.run(backend.locks(), store, key, options, pause, outcomes, token -> {
+                    if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
+                        outcomes.violation("token " + token + " granted twice on '" + key + "'");
+                    }
+                });
                 if (written != null) {
                     acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), written.token()});
                 }
@@ -296,7 +306,8 @@ final class TortureCommand extends FencingCommand {
                     + (historyFile == null ? "" : "; written to " + historyFile));
         }
         if (outcomes.violations().isEmpty()) {
-            out.println("  invariants held: no lost update, no accepted token regression, every refusal really stale");
+            out.println("  invariants held: no token granted twice, no lost update, no accepted token regression,"
+                    + " every refusal really stale");
         } else {
             outcomes.violations().forEach(v -> out.println("  INVARIANT VIOLATED: " + v));
         }

@@ -161,6 +161,20 @@ class CliIT {
         assertThat(bad.err()).contains("not a fencing history");
     }
 
+    /** The lock's redis-server comes back from older snapshots, again and again: the store still refuses every stale write. */
+    @Test
+    void tortureRestoringTheLockFromOlderSnapshotsKeepsEveryInvariant() {
+        CliRun run = CliRun.of("torture", "--lock", "redis", "--store", "redis", "--workers", "4", "--resources", "2",
+                "--duration", "2s", "--ttl", "150ms", "--faults", "restore-lock-snapshot", "--fault-interval", "400ms",
+                "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(report.get("violations")).isEmpty();
+        assertThat(report.get("faultsInjected").asLong()).as("snapshot restores").isGreaterThanOrEqualTo(2);
+        assertThat(report.get("accepted").asLong()).isPositive();
+    }
+
     static Stream<Arguments> sharedServers() {
         RedisTestServer redis = TestServers.redis();
         return Stream.of(

@@ -598,4 +598,38 @@ public abstract class LockProviderContract {
             pool.shutdownNow();
         }
     }
+
+    /**
+     * A provider of the same server whose replies the contract can hold back (see
+     * {@link UnclearReplies}); empty if the provider module offers none, and the unclear-failure
+     * case is then skipped with a printed reason.
+     */
+    protected java.util.Optional<UnclearReplies> unclearReplies() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * An acquire whose reply comes too late ends in {@link LockUnavailableException}, but the
+     * server may have granted it: the provider must give the lock back, so that another client
+     * gets it long before the 60 s TTL of the attempt.
+     */
+    @Test
+    void anUnclearFailureLeavesNoLockBehind() {
+        java.util.Optional<UnclearReplies> offered = unclearReplies();
+        if (offered.isEmpty()) {
+            Skip.because(getClass().getSimpleName() + " offers no UnclearReplies (override unclearReplies())");
+            return;
+        }
+        try (UnclearReplies fault = offered.get()) {
+            String resource = resource("unclear");
+            fault.provider().tryAcquire(resource("warm-up"), longLease()).orElseThrow().release();
+            fault.holdReplies();
+            assertThatThrownBy(() -> fault.provider().tryAcquire(resource, longLease()))
+                    .isInstanceOf(LockUnavailableException.class);
+            fault.passReplies();
+            Lease next = await().atMost(Duration.ofSeconds(15)).ignoreException(LockUnavailableException.class)
+                    .until(() -> provider.tryAcquire(resource, longLease()), java.util.Optional::isPresent).orElseThrow();
+            next.release();
+        }
+    }
 }

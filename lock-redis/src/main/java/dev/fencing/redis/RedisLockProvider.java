@@ -9,8 +9,10 @@ import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.redis.internal.DriftMargin;
 import dev.fencing.redis.internal.LuaScript;
 import dev.fencing.redis.internal.RedisBackend;
+import dev.fencing.redis.internal.RedisVersion;
 import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandInterruptedException;
@@ -23,6 +25,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -33,8 +37,9 @@ import java.util.stream.Collectors;
  *
  * <h2>Algorithm</h2>
  * <ol>
- *   <li>Acquire is one Lua script: {@code SET lockKey ownerId NX PX ttl} and, only if it
- *       succeeded, {@code INCR tokenKey}; it returns the token. The lock key is
+ *   <li>Acquire is one Lua script: if the lock key is free, {@code SET lockKey ownerId PX ttl}
+ *       and {@code SET tokenKey max(counter + 1, TIME in µs)}; it returns that token (the same
+ *       token again to a resent script of the same owner id). The lock key is
  *       {@code <prefix>{resource}:lock}, the token key {@code <prefix>{resource}:token}: the hash
  *       tag keeps both in one Redis Cluster slot. The token key has no TTL of its own beyond the
  *       optional idle expiry.
@@ -47,15 +52,32 @@ import java.util.stream.Collectors;
  * </ol>
  *
  * <h2>What the tokens guarantee</h2>
- * While the token key survives, every grant's token is exactly one more than the previous one:
- * strictly increasing. If the key is lost — a fresh server, a restart without persistence, a
- * failover to a replica that missed writes, or the idle expiry — and {@linkplain
- * Builder#tokenSeeding seeding} is on (the default), the next grant restarts the counter from
- * the server's {@code TIME} in microseconds. That stays above every earlier token provided
- * (a) the server clock did not go backwards across the loss, and (b) fewer grants were made on the
- * resource than microseconds passed since the counter was last seeded — one grant per
- * microsecond, sustained, would be needed to break it. With seeding off, a lost counter restarts
- * at 1 and tokens regress: only do that where the data is durable ({@code appendfsync always}).
+ * Every grant takes {@code max(counter + 1, server TIME in microseconds)} and stores it, so the
+ * tokens of a resource strictly increase while the counter survives, and keep increasing when it
+ * comes back old or not at all — a restart without persistence or from an older RDB snapshot or
+ * AOF, a failover to a replica that missed the last grants, the idle expiry — provided
+ * <ol type="a">
+ *   <li>the clock of the server that grants after the loss is not behind the clock of the
+ *       server that granted before it by more than the time between the last grant before and
+ *       the first grant after (the restart or failover time), and
+ *   <li>fewer than one grant per microsecond is sustained on the resource (a burst pushes the
+ *       counter ahead of the clock by its length in microseconds, no more).
+ * </ol>
+ * A clock stepped back by more than that gap, or a promoted replica whose clock lags, can repeat
+ * tokens; the store's check then refuses only the older of two holders that write in order, and
+ * {@link dev.fencing.core.Policy#MONOTONIC} accepts two holders of one token. With
+ * {@linkplain Builder#tokenSeeding seeding} off, tokens are plain {@code counter + 1}: they start
+ * at 1 and repeat whenever the counter comes back old — only for a Redis that cannot lose a write
+ * ({@code appendfsync always}, no asynchronous failover). Tokens stay below 2<sup>53</sup>: a
+ * counter above 2<sup>53</sup> − 1, which Lua's doubles would round, is refused and nothing is taken.
+ *
+ * <h2>Unclear replies and validity</h2>
+ * An acquire whose reply is lost — the command timeout, a dropped connection, an interrupt — and
+ * that therefore hands no lease to the caller sends the owner-checked release, resent while the
+ * connection is down until the TTL has passed, so no lock stays behind under an owner id nobody
+ * has. A lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its
+ * request and each renewal: it ends before the server's expiry while the server's clock runs no
+ * more than {@code driftFactor} fast. Needs Redis 5.0 or newer, checked on connect.
  *
  * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
  * failover and grant the lock twice. The store's check of the token is what keeps data safe then.
@@ -82,6 +104,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final ReleaseSubscriptions subscriptions;
     private final Duration commandTimeout;
     private final boolean seedTokens;
+    private final double driftFactor;
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
@@ -94,6 +117,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
         this.target = builder.target;
         this.keys = builder.keys();
         this.seedTokens = builder.tokenSeeding;
+        this.driftFactor = builder.driftFactor;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
         this.waitTimeout = builder.waitTimeout;
@@ -214,6 +238,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        DriftMargin.requireTtlAbove(options.ttl(), driftFactor, 0, "RedisLockProvider");
         String ownerId = OwnerIds.random();
         long token;
         try {
@@ -222,10 +247,14 @@ public final class RedisLockProvider extends AbstractLockProvider {
         } catch (RedisCommandInterruptedException e) {
             // the script may have run: give back a lock we may hold, without waiting for the answer
             Thread.currentThread().interrupt();
-            RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
-                    keys.releaseChannel(resource), resource);
+            giveBack(resource, ownerId, options.ttl());
             return Optional.empty();
         } catch (RedisException e) {
+            // a timeout or a dropped connection: the script may have run, and nobody would hold
+            // the lock it took for its whole TTL
+            if (!refusedByScript(e)) {
+                giveBack(resource, ownerId, options.ttl());
+            }
             throw unreachable(resource, "the acquire script", e);
         }
         if (token == 0) {
@@ -236,6 +265,40 @@ public final class RedisLockProvider extends AbstractLockProvider {
             awaitReplicas(lease);
         }
         return Optional.of(lease);
+    }
+
+    private static boolean refusedByScript(RedisException e) {
+        return e.getMessage() != null && e.getMessage().contains("FENCING ");
+    }
+
+    /**
+     * Gives back a lock an attempt may have taken but does not hand out: the owner-checked
+     * release, sent without waiting and sent again while it fails (a connection that is down)
+     * until the lock would have expired anyway. On the same connection as the acquire, so Redis
+     * runs it after the acquire script if that is still on its way.
+     */
+    private void giveBack(String resource, String ownerId, Duration ttl) {
+        giveBack(resource, ownerId, System.nanoTime() + ttl.toNanos(), 0);
+    }
+
+    private void giveBack(String resource, String ownerId, long untilNanos, int tries) {
+        if (isClosed()) {
+            return; // the lock expires with its TTL
+        }
+        CompletableFuture<Long> release;
+        try {
+            release = RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
+                    keys.releaseChannel(resource), resource);
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        release.whenComplete((released, failure) -> {
+            if (failure != null && System.nanoTime() < untilNanos && !isClosed()) {
+                long delayMillis = Math.min(1000, 25L << Math.min(tries, 6));
+                CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)
+                        .execute(() -> giveBack(resource, ownerId, untilNanos, tries + 1));
+            }
+        });
     }
 
     private void awaitReplicas(RedisLease lease) {
@@ -255,6 +318,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     private LockUnavailableException unreachable(String resource, String what, RedisException e) {
+        if (refusedByScript(e)) {
+            return LockUnavailableException.unreachable(resource, "Redis at " + target + " refused " + what + ": "
+                    + e.getMessage(), e);
+        }
         return LockUnavailableException.unreachable(resource, "Redis at " + target + " did not answer " + what
                 + ": " + e.getMessage(), e);
     }
@@ -266,11 +333,17 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     private final class RedisLease extends AbstractLease {
         RedisLease(FencingToken token, String ownerId, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
+            super(token, ownerId, requestedAtNanos, ttl.minus(DriftMargin.of(ttl, driftFactor)), clock(), listener());
+        }
+
+        @Override
+        protected Duration validityOf(Duration ttl) {
+            return ttl.minus(DriftMargin.of(ttl, driftFactor));
         }
 
         @Override
         protected boolean doRenew(Duration ttl) {
+            DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider");
             try {
                 return RENEW.run(redis, new String[] {lockKey(resource()), tokenKey(resource())},
                         ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
@@ -368,7 +441,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
          * Connects and subscribes to release notices.
          *
          * @throws IllegalArgumentException if the settings contradict each other
-         * @throws LockUnavailableException if Redis cannot be reached
+         * @throws LockUnavailableException if Redis cannot be reached, or runs a version older than
+         *     {@value RedisVersion#MINIMUM} (read from {@code INFO server})
          */
         public RedisLockProvider build() {
             checkTokenSettings();
@@ -378,6 +452,18 @@ public final class RedisLockProvider extends AbstractLockProvider {
             } catch (RedisException e) {
                 throw LockUnavailableException.unreachable("*", "cannot connect to Redis at " + target + ": "
                         + e.getMessage(), e);
+            }
+            Optional<String> tooOld;
+            try {
+                tooOld = RedisVersion.problem(backend.keys().info("server"), "Redis at " + target);
+            } catch (RedisException e) {
+                backend.close();
+                throw LockUnavailableException.unreachable("*", "Redis at " + target + " did not answer INFO server: "
+                        + e.getMessage(), e);
+            }
+            if (tooOld.isPresent()) {
+                backend.close();
+                throw LockUnavailableException.unreachable("*", tooOld.get(), null);
             }
             return new RedisLockProvider(this, backend);
         }

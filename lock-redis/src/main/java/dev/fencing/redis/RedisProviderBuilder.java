@@ -14,6 +14,7 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     String keyPrefix = "fencing:";
     boolean tokenSeeding = true;
     Duration tokenIdleExpiry = Duration.ofDays(30);
+    double driftFactor = 0.01;
 
     RedisProviderBuilder() {}
 
@@ -28,9 +29,11 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     }
 
     /**
-     * Whether a missing token counter restarts from the server's clock in microseconds (default,
-     * safe across data loss under the conditions in the provider's Javadoc) or from 1 (only safe
-     * where Redis never loses the counter).
+     * Whether every grant's token is {@code max(counter + 1, server TIME in µs)} (default: tokens
+     * keep increasing when the counter comes back old or missing, under the clock assumption in
+     * {@link RedisLockProvider}'s Javadoc) or plain {@code counter + 1} ({@code false}: tokens start
+     * at 1 and repeat after any lost write — only where Redis never loses one, {@code appendfsync
+     * always} and no failover to asynchronous replicas). Off requires {@code tokenIdleExpiry(ZERO)}.
      */
     public B tokenSeeding(boolean tokenSeeding) {
         this.tokenSeeding = tokenSeeding;
@@ -50,6 +53,21 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
                     + tokenIdleExpiry);
         }
         this.tokenIdleExpiry = tokenIdleExpiry;
+        return self();
+    }
+
+    /**
+     * The clock-drift allowance as a fraction of the TTL, 0 to 0.5; default 0.01. A lease counts
+     * itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its request (and from
+     * before each renewal), so that it ends before the server expires the key even if the server's
+     * clock runs up to {@code driftFactor} faster than this process's. A TTL that leaves no
+     * validity after the margin is refused with {@link IllegalArgumentException}.
+     */
+    public B driftFactor(double driftFactor) {
+        if (!(driftFactor >= 0 && driftFactor <= 0.5)) {
+            throw new IllegalArgumentException("driftFactor must be between 0 and 0.5, got " + driftFactor);
+        }
+        this.driftFactor = driftFactor;
         return self();
     }
 

@@ -9,7 +9,9 @@ import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.redis.internal.DriftMargin;
 import dev.fencing.redis.internal.LuaScript;
+import dev.fencing.redis.internal.RedisVersion;
 import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -39,11 +41,15 @@ import java.util.function.Function;
  * <h2>Algorithm (article §10)</h2>
  * <ol>
  *   <li>Read the monotonic clock.
- *   <li>On all N nodes in parallel, the single-instance acquire script ({@code SET lock owner NX
- *       PX ttl}, then {@code INCR} of the node's counter), each answer awaited at most the per-node
+ *   <li>On all N nodes in parallel, the single-instance acquire script (take the lock if free and
+ *       the node's token {@code max(counter + 1, TIME in µs)}), each answer awaited at most the per-node
  *       timeout (default 100 ms, never more than a third of the TTL).
  *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
  *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
+ *       A TTL whose validity after the drift would not outlast a round (a third of the TTL) is
+ *       refused with {@link IllegalArgumentException}. When a majority of the nodes is silent
+ *       (down, failing or past the deadline) the attempt throws {@link LockUnavailableException}
+ *       naming them; empty means held elsewhere or a split vote.
  *   <li>The token is the largest counter value among the nodes that took it. Unless a majority
  *       already answered exactly that value (their counters hold it — the usual case, which costs
  *       no extra round), it is written back ({@code raise-token.lua}: the counter goes up to it,
@@ -57,20 +63,22 @@ import java.util.function.Function;
  * {@link LeaseOptions#backoff()} here) so that clients that split the vote do not collide again
  * in lock-step, and is woken early by a release: the release script publishes on every node that
  * held the lock, and a process subscribes to the resource's channel on every node while one of
- * its threads waits. Renewal needs a majority of successful renewals, else the lease is lost;
- * release runs on all nodes.
+ * its threads waits. Renewal and release count the answers that arrived by their deadline: done
+ * with a majority of confirmations, lost only when a majority answered "not held", otherwise
+ * unclear — {@link LockUnavailableException}, the lease not lost (its validity runs on unextended;
+ * the watchdog retries). Release runs on all nodes.
  *
  * <h2>What the tokens guarantee, and how it breaks</h2>
  * Every grant's token is at least one more than the counter of every node in its majority, and
  * that majority's counters are raised to it before the lease is handed out. Any later grant needs a
  * majority too, which shares a node with this one, whose counter is already at the token: the next
- * token is larger. So tokens strictly increase <b>while no node loses its counter</b>. A node that
- * restarts without persistence comes back empty: its lock keys are gone (the lock can be granted
- * twice — restart a crashed node only after the longest TTL has passed, the delayed-restart rule)
- * and, with seeding off, its counter restarts at 1 and tokens can repeat. With seeding on (the
- * default) an empty counter restarts from that node's clock in microseconds, which keeps tokens
- * increasing as long as the node's clock is not behind the others' by more than the grants made
- * in between. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
+ * token is larger. So tokens strictly increase while no node loses its counter. A node that comes
+ * back without its data — restarted without persistence, or from an older snapshot — also comes
+ * back without its lock keys (the lock can be granted twice: restart a crashed node only after the
+ * longest TTL has passed, the delayed-restart rule), and with an old counter; because each node's
+ * token is at least its clock in microseconds, tokens keep increasing under the clock assumption
+ * of {@link RedisLockProvider} (the node's clock not behind the others' by more than the time it
+ * was away). With seeding off they can repeat. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
  * can still grant the lock twice. The store's check of the token is what keeps data safe.
  */
 public final class RedlockProvider extends AbstractLockProvider {
@@ -177,13 +185,15 @@ public final class RedlockProvider extends AbstractLockProvider {
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         Duration ttl = options.ttl();
+        DriftMargin.requireTtlAbove(ttl, driftFactor, 1.0 / 3, "RedlockProvider (an acquire round may take a third of it)");
         long perNode = perNodeTimeoutMillis(ttl);
         String ownerId = OwnerIds.random();
         String[] keys = {lockKey(resource), tokenKey(resource)};
-        List<Long> replies = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
+        Round acquired = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
                 Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis), majorityDecided());
+        List<Long> replies = acquired.answers;
         final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
-        long taken = replies.stream().filter(r -> r != null && r > 0).count();
+        long taken = acquired.yes;
         Duration drift = drift(ttl);
         if (replies.stream().allMatch(r -> r == null)) {
             // not "held": no node answered at all (issue 16, contract: an unreachable server throws)
@@ -195,17 +205,22 @@ public final class RedlockProvider extends AbstractLockProvider {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
             // a waiting acquire retries until its wait timeout
             releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+            if (taken < quorum && acquired.majoritySilent()) {
+                throw LockUnavailableException.unreachable(resource, acquired.describe("the acquire"), null);
+            }
             return Optional.empty();
         }
         // a node that answered the maximum already holds it as its counter: when a majority did (the
         // usual case, counters in step), the write-back round is not needed
         boolean majorityAtToken = replies.stream().filter(r -> r != null && r == token).count() >= quorum;
         if (!majorityAtToken) {
-            List<Long> raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
+            Round raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
                     Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
-            if (raised.stream().filter(r -> r != null && r == 1).count() < quorum
-                    || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
+            if (raised.yes < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
                 releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+                if (raised.yes < quorum && raised.majoritySilent()) {
+                    throw LockUnavailableException.unreachable(resource, raised.describe("the token write-back"), null);
+                }
                 return Optional.empty();
             }
         }
@@ -217,7 +232,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     }
 
     private Duration drift(Duration ttl) {
-        return Duration.ofNanos((long) (ttl.toNanos() * driftFactor)).plusMillis(2);
+        return DriftMargin.of(ttl, driftFactor);
     }
 
     private long perNodeTimeoutMillis(Duration ttl) {
@@ -227,12 +242,14 @@ public final class RedlockProvider extends AbstractLockProvider {
     /**
      * Runs {@code call} on every node at once and collects the answers, as they arrive, until
      * {@code enough} says the outcome is settled, every node answered, or the shared deadline
-     * passed. A node that failed, did not answer in time or was not waited for gives
-     * {@code null}; its call still completes in the background, in order on its connection.
+     * passed. A node that failed or did not answer by the deadline is <em>silent</em>; one that
+     * was not waited for because the outcome was settled is neither silent nor answered. Every
+     * call still completes in the background, in order on its node's connection.
      */
-    private List<Long> onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call, Enough enough) {
+    private Round onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call, Enough enough) {
         int n = nodes.size();
         Long[] replies = new Long[n];
+        Throwable[] failures = new Throwable[n];
         BlockingQueue<Integer> answered = new ArrayBlockingQueue<>(n);
         for (int i = 0; i < n; i++) {
             int index = i;
@@ -244,19 +261,19 @@ public final class RedlockProvider extends AbstractLockProvider {
             }
             reply.whenComplete((value, failure) -> {
                 replies[index] = failure == null ? value : null;
-                answered.add(index); // publishes replies[index] to the poller
+                failures[index] = failure;
+                answered.add(index); // publishes replies[index] and failures[index] to the poller
             });
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        List<Long> answers = new ArrayList<>(Collections.nCopies(n, null));
-        int yes = 0;
-        int no = 0;
+        Round round = new Round(n);
         // a round is short (its deadline is the node timeout) and half a round is worse than a whole
         // one — a release that stopped counting would report a lease lost, an acquire would undo
         // a grant it actually won — so an interrupt is kept for the caller, not acted on here
         boolean interrupted = false;
+        boolean deadlinePassed = false;
         try {
-            while (yes + no < n && !enough.settled(yes, no)) {
+            while (round.yes + round.no < n && !enough.settled(round.yes, round.no)) {
                 Integer index;
                 try {
                     index = answered.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
@@ -265,22 +282,90 @@ public final class RedlockProvider extends AbstractLockProvider {
                     continue;
                 }
                 if (index == null) {
-                    break; // deadline
+                    deadlinePassed = true;
+                    break;
                 }
-                Long value = replies[index];
-                answers.set(index, value);
-                if (value != null && value > 0) {
-                    yes++;
-                } else {
-                    no++;
-                }
+                round.record(index, replies[index], failures[index]);
             }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
-        return answers;
+        if (deadlinePassed) {
+            round.timedOut(timeoutMillis);
+        }
+        return round;
+    }
+
+    /** The answers of one round: per node its reply, or why it was silent. */
+    private final class Round {
+        final List<Long> answers;
+        final String[] silence;
+        int yes;
+        int no;
+        int refused;
+
+        Round(int n) {
+            answers = new ArrayList<>(Collections.nCopies(n, null));
+            silence = new String[n];
+        }
+
+        void record(int index, Long value, Throwable failure) {
+            answers.set(index, value);
+            if (value != null && value > 0) {
+                yes++;
+            } else {
+                no++;
+                if (failure == null) {
+                    refused++;
+                } else {
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException
+                            && failure.getCause() != null ? failure.getCause() : failure;
+                    silence[index] = cause.getClass().getSimpleName() + ": " + cause.getMessage();
+                }
+            }
+        }
+
+        void timedOut(long timeoutMillis) {
+            for (int i = 0; i < silence.length; i++) {
+                if (answers.get(i) == null && silence[i] == null) {
+                    silence[i] = "no answer within " + timeoutMillis + " ms";
+                }
+            }
+        }
+
+        long silent() {
+            return java.util.Arrays.stream(silence).filter(java.util.Objects::nonNull).count();
+        }
+
+        /** So many nodes said no (rather than nothing) that a majority cannot have said yes. */
+        boolean refusedByMajority() {
+            return refused > nodes.size() - quorum;
+        }
+
+        /** Too few nodes answered at all for a majority to be counted. */
+        boolean majoritySilent() {
+            return silent() > nodes.size() - quorum;
+        }
+
+        /** Every node that did not confirm, and why: silent, answered no, or not waited for once the outcome was settled. */
+        String unconfirmedNodes() {
+            List<String> named = new ArrayList<>();
+            for (int i = 0; i < silence.length; i++) {
+                Long answer = answers.get(i);
+                if (answer == null || answer <= 0) {
+                    String why = silence[i] != null ? silence[i] : answer != null ? "answered no" : "not waited for";
+                    named.add(nodes.get(i).uri.getHost() + ":" + nodes.get(i).uri.getPort() + " (" + why + ")");
+                }
+            }
+            return String.join(", ", named);
+        }
+
+        String describe(String what) {
+            return what + " was confirmed by " + yes + " of " + nodes.size() + " Redis nodes, Redlock needs " + quorum
+                    + "; not confirmed: " + unconfirmedNodes();
+        }
     }
 
     /** When {@link #onAllNodes} may stop waiting, by the count of positive and other answers so far. */
@@ -303,16 +388,16 @@ public final class RedlockProvider extends AbstractLockProvider {
      * clients that split a vote would wake each other at once and retry in lock-step instead of
      * after their jittered backoff.
      *
-     * @return how many nodes that answered in time released it
+     * @return the answers that came in time
      */
-    private long releaseEverywhere(String resource, String ownerId, Enough enough, boolean announce) {
+    private Round releaseEverywhere(String resource, String ownerId, Enough enough, boolean announce) {
         String channel = announce ? keys.releaseChannel(resource) : "";
-        List<Long> released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
+        Round released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
                 new String[] {lockKey(resource)}, ownerId, channel, resource), enough);
         if (announce) {
             releaseSignals().signal(resource);
         }
-        return released.stream().filter(r -> r != null && r == 1).count();
+        return released;
     }
 
     @Override
@@ -325,12 +410,26 @@ public final class RedlockProvider extends AbstractLockProvider {
             super(token, ownerId, requestedAtNanos, validity, clock(), listener());
         }
 
+        /**
+         * Renewed when a majority confirmed it by the deadline; lost only when so many nodes
+         * answered "not held" that no majority can hold it. Otherwise (nodes silent or late) the
+         * outcome is unclear: {@link LockUnavailableException}, and the lease's validity runs on
+         * unextended — the watchdog retries on its next tick.
+         */
         @Override
         protected boolean doRenew(Duration ttl) {
+            DriftMargin.requireTtlAbove(ttl, driftFactor, 1.0 / 3, "RedlockProvider (a renewal round may take a third of it)");
             String[] keys = {lockKey(resource()), tokenKey(resource())};
-            List<Long> renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
+            Round renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
                     Long.toString(ttl.toMillis()), tokenIdleExpiryMillis), majorityDecided());
-            return renewed.stream().filter(r -> r != null && r == 1).count() >= quorum;
+            if (renewed.yes >= quorum) {
+                return true;
+            }
+            if (renewed.refusedByMajority()) {
+                return false;
+            }
+            throw LockUnavailableException.unreachable(resource(), renewed.describe("the renewal")
+                    + "; the lease is not known to be lost and stays valid until its current validity ends", null);
         }
 
         @Override
@@ -338,11 +437,25 @@ public final class RedlockProvider extends AbstractLockProvider {
             return ttl.minus(drift(ttl));
         }
 
+        /**
+         * Released when a majority confirmed it by the deadline; reported lost only when so many
+         * nodes answered "not held" that no majority held it. Otherwise {@link
+         * LockUnavailableException}: the nodes that did not answer keep the lock until its TTL.
+         */
         @Override
         protected boolean doRelease() {
             // settled once a majority released it: the other nodes' deletes are on their way, ahead
             // of any later command of this provider on the same connections
-            return releaseEverywhere(resource(), ownerId(), majorityDecided(), true) >= quorum;
+            Round released = releaseEverywhere(resource(), ownerId(), majorityDecided(), true);
+            if (released.yes >= quorum) {
+                return true;
+            }
+            if (released.refusedByMajority()) {
+                return false;
+            }
+            throw LockUnavailableException.unreachable(resource(), released.describe("the release")
+                    + "; the lock was not lost, and expires on the nodes that did not confirm at the end of its TTL",
+                    null);
         }
     }
 
@@ -371,7 +484,16 @@ public final class RedlockProvider extends AbstractLockProvider {
         }
 
         private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
-            return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+            return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                    .thenCompose(open -> open.async().info("server").toCompletableFuture().thenApply(info -> {
+                        Optional<String> tooOld = RedisVersion.problem(info, "Redis at " + uri.getHost() + ":"
+                                + uri.getPort());
+                        if (tooOld.isPresent()) {
+                            open.closeAsync();
+                            throw new UnsupportedVersion(tooOld.get());
+                        }
+                        return open;
+                    }));
         }
 
         private CompletableFuture<Notices> listen() {
@@ -418,11 +540,19 @@ public final class RedlockProvider extends AbstractLockProvider {
         }
     }
 
+    /** A node that runs a Redis too old for the scripts. */
+    private static final class UnsupportedVersion extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnsupportedVersion(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     /** Configures a {@link RedlockProvider}; every setting but the nodes is optional. */
     public static final class Builder extends RedisProviderBuilder<Builder> {
         private final List<String> uris;
         private Duration nodeTimeout = Duration.ofMillis(100);
-        private double driftFactor = 0.01;
         private Backoff retryBackoff = Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(400));
 
         private Builder(List<String> uris) {
@@ -443,15 +573,6 @@ public final class RedlockProvider extends AbstractLockProvider {
             return this;
         }
 
-        /** The clock-drift allowance as a fraction of the TTL, 0 to 0.5; default 0.01 (plus 2 ms). */
-        public Builder driftFactor(double driftFactor) {
-            if (!(driftFactor >= 0 && driftFactor <= 0.5)) {
-                throw new IllegalArgumentException("driftFactor must be between 0 and 0.5, got " + driftFactor);
-            }
-            this.driftFactor = driftFactor;
-            return this;
-        }
-
         /** The backoff between the attempts of a waiting acquire; default full jitter from 10 ms, capped at 400 ms. */
         public Builder retryBackoff(Backoff retryBackoff) {
             this.retryBackoff = Checks.requireNonNull("retryBackoff", retryBackoff);
@@ -461,7 +582,8 @@ public final class RedlockProvider extends AbstractLockProvider {
         /**
          * Connects to every node.
          *
-         * @throws LockUnavailableException if fewer than a majority of the nodes can be reached
+         * @throws LockUnavailableException if fewer than a majority of the nodes can be reached, or
+         *     a node runs a version older than {@value RedisVersion#MINIMUM} (read from {@code INFO server})
          */
         public RedlockProvider build() {
             checkTokenSettings();
@@ -476,14 +598,22 @@ public final class RedlockProvider extends AbstractLockProvider {
                         .build());
                 nodes.add(new Node(client, RedisURI.create(uri), resource -> releases.get().accept(resource)));
             }
-            long reachable = nodes.stream().filter(node -> {
+            long reachable = 0;
+            for (Node node : nodes) {
                 try {
                     node.connection.get(5, TimeUnit.SECONDS);
-                    return true;
-                } catch (Exception e) {
-                    return false;
+                    reachable++;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof UnsupportedVersion tooOld) {
+                        nodes.forEach(Node::close);
+                        throw LockUnavailableException.unreachable("*", tooOld.getMessage(), null);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (TimeoutException e) {
+                    // counted as unreachable
                 }
-            }).count();
+            }
             if (reachable < uris.size() / 2 + 1) {
                 nodes.forEach(Node::close);
                 throw LockUnavailableException.unreachable("*", "only " + reachable + " of " + uris.size()

@@ -78,7 +78,7 @@ class RedisClusterLockProviderIT extends LockProviderContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> redisProvider().waitersFor(resource) == 1);
         long wakeUpsBefore = redisProvider().wakeUps();
         first.release();
-        assertThat(next.get(20, TimeUnit.SECONDS)).isEqualTo(first.token().value() + 1);
+        assertThat(next.get(20, TimeUnit.SECONDS)).isGreaterThan(first.token().value());
         assertThat(redisProvider().wakeUps()).isGreaterThan(wakeUpsBefore);
     }
 

@@ -53,4 +53,28 @@ class RedisFencedStoreIT extends FencedStoreContract {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'a b'");
     }
+
+    /** Neighbours of 2^53, where Lua doubles would call two tokens equal, under both policies. */
+    @Test
+    void tokensAroundTwoToThe53AreOrderedExactlyUnderBothPolicies() {
+        long edge = 1L << 53;
+        for (Policy policy : Policy.values()) {
+            FencedStore fenced = createStore(policy);
+            String key = key("edge-" + policy);
+            fenced.write(key, "a", token(edge - 1));
+            fenced.write(key, "b", token(edge));
+            assertThatThrownBy(() -> fenced.write(key, "older", token(edge - 1))).as(policy + ": 2^53 - 1 after 2^53")
+                    .isInstanceOf(dev.fencing.core.StaleTokenException.class);
+            fenced.write(key, "c", token(edge + 1));
+            assertThatThrownBy(() -> fenced.write(key, "older", token(edge))).as(policy + ": 2^53 after 2^53 + 1")
+                    .isInstanceOf(dev.fencing.core.StaleTokenException.class);
+            if (policy == Policy.STRICT) {
+                assertThatThrownBy(() -> fenced.write(key, "same", token(edge + 1))).as("STRICT: 2^53 + 1 again")
+                        .isInstanceOf(dev.fencing.core.StaleTokenException.class);
+            } else {
+                fenced.write(key, "same", token(edge + 1));
+            }
+            assertThat(fenced.highWaterMark(key)).hasValue(edge + 1);
+        }
+    }
 }

@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.RecordingListener;
 import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.RedisTestServer;
 import java.time.Duration;
@@ -125,7 +127,9 @@ class RedlockFaultsIT {
             lagging.lagReplies(Duration.ofMillis(600));
         }
         String resource = resource();
-        assertThat(locks.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30)))).isEmpty();
+        assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))))
+                .as("a majority silent is unavailable, not 'held by someone else'")
+                .isInstanceOf(LockUnavailableException.class);
         for (RedisTestServer lagging : nodes.subList(0, 3)) {
             assertThat(lagging.command("EXISTS", locks.tokenKey(resource))).as("the acquire script ran there").isEqualTo("1");
         }
@@ -172,5 +176,90 @@ class RedlockFaultsIT {
         }
         assertThat(overlaps).as("two holders at once").hasValue(0);
         assertThat(tokens).hasSize(clients * rounds).isSorted().doesNotHaveDuplicates();
+    }
+
+    @Test
+    void withEveryNodeDownTryAcquireThrowsLockUnavailableNamingTheNodes() {
+        RedlockProvider locks = redlock(uris());
+        nodes.forEach(RedisTestServer::kill);
+        String resource = resource();
+        assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining(resource)
+                .hasMessageContaining("127.0.0.1:" + nodes.get(0).port())
+                .hasMessageContaining("127.0.0.1:" + nodes.get(4).port());
+    }
+
+    @Test
+    void withAMajorityDownTryAcquireThrowsLockUnavailableNotEmpty() {
+        RedlockProvider locks = redlock(uris());
+        nodes.get(1).kill();
+        nodes.get(2).kill();
+        nodes.get(3).kill();
+        String resource = resource();
+        assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("127.0.0.1:" + nodes.get(2).port())
+                .hasMessageContaining("needs 3");
+        for (RedisTestServer survivor : List.of(nodes.get(0), nodes.get(4))) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> "0".equals(survivor.command("EXISTS", locks.lockKey(resource))));
+        }
+    }
+
+    @Test
+    void aTtlBelowTheDriftMarginIsRefusedUpFront() {
+        RedlockProvider locks = redlock(uris());
+        String resource = resource();
+        assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(3))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("PT0.003S")
+                .hasMessageContaining("minimum of PT0.004S");
+        RedlockProvider wide = RedlockProvider.builder(uris()).driftFactor(0.5).build();
+        closeables.add(wide);
+        assertThatThrownBy(() -> wide.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(12))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("minimum of PT0.013S");
+        for (RedisTestServer node : nodes) {
+            assertThat(node.command("EXISTS", locks.tokenKey(resource))).as("nothing sent").isEqualTo("0");
+        }
+    }
+
+    /**
+     * One node is down and one answers late: a renewal or release that reached a majority (the
+     * late node did apply it) is unclear by its deadline, not lost — the lease must not be
+     * reported lost, neither by {@code renew}, nor by the watchdog, nor by {@code release}.
+     */
+    @Test
+    void aLateNodeWhileTheOthersConfirmIsNotALostLease() {
+        List<String> uris = new ArrayList<>();
+        List<LaggingProxy> proxies = new ArrayList<>();
+        for (RedisTestServer node : nodes) {
+            LaggingProxy proxy = LaggingProxy.start(node.host(), node.port());
+            closeables.add(proxy);
+            proxies.add(proxy);
+            uris.add(proxy.redisUri());
+        }
+        RecordingListener events = new RecordingListener();
+        RedlockProvider locks = RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).listener(events).build();
+        closeables.add(locks);
+        String resource = resource();
+        Lease manual = locks.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();
+        Lease watched = locks.tryAcquire(resource + "-w", LeaseOptions.builder().ttl(Duration.ofSeconds(3))
+                .autoRenew(true).build()).orElseThrow();
+        nodes.get(1).kill();
+        nodes.get(2).kill();
+        proxies.get(0).lagReplies(Duration.ofMillis(400));
+
+        assertThatThrownBy(() -> manual.renew(Duration.ofSeconds(30)))
+                .isInstanceOf(LockUnavailableException.class)
+                .isNotInstanceOf(LeaseLostException.class);
+        assertThat(manual.isValid()).isTrue();
+        // the watchdog's first tick, at 1 s, is well within the lease's validity: no loss reported
+        await().during(Duration.ofMillis(1600)).atMost(Duration.ofSeconds(3)).until(() -> events.lost() == 0);
+        assertThatThrownBy(manual::release)
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("not lost");
+        await().atMost(Duration.ofSeconds(5)).until(() -> "0".equals(nodes.get(0).command("EXISTS", locks.lockKey(resource))));
+        assertThat(watched.token().resource()).isEqualTo(resource + "-w"); // lapses with its TTL when the provider closes
     }
 }

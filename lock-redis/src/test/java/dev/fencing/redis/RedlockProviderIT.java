@@ -34,6 +34,13 @@ class RedlockProviderIT extends LockProviderContract {
         return provider;
     }
 
+    /** Three of five nodes' replies held 600 ms behind a 100 ms node timeout: a majority silent. */
+    @Override
+    protected java.util.Optional<dev.fencing.testkit.UnclearReplies> unclearReplies() {
+        return java.util.Optional.of(new ProxiedReplies(nodes, 3, Duration.ofMillis(600),
+                uris -> RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).build()));
+    }
+
     @Test
     void aGrantHoldsTheLockOnEveryNodeAndEveryCounterAtOrAboveItsToken() {
         RedlockProvider redlock = (RedlockProvider) provider;
@@ -102,8 +109,10 @@ class RedlockProviderIT extends LockProviderContract {
             first = lease.token().value();
         }
         // counters out of step, as attempts that failed to win a majority leave them: no three
-        // nodes agree, so whichever majority answers first, its maximum must be written back
-        long[] counters = {first + 1000, first + 1000, first + 500, first, first};
+        // nodes agree, so whichever majority answers first, its maximum must be written back; the
+        // leads are days of microseconds, so that the counters and not the server clocks decide
+        long far = 1_000_000_000_000L;
+        long[] counters = {first + far, first + far, first + far / 2, first, first};
         for (int i = 0; i < nodes.size(); i++) {
             nodes.get(i).command("SET", redlock.tokenKey(resource), Long.toString(counters[i]));
         }
@@ -112,7 +121,7 @@ class RedlockProviderIT extends LockProviderContract {
             raised = lease.token().value();
         }
         assertThat(raised).as("one more than the largest counter of the majority that answered")
-                .isIn(first + 1001, first + 501);
+                .isIn(first + far + 1, first + far / 2 + 1);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             long atOrAbove = 0;
             for (RedisTestServer node : nodes) {

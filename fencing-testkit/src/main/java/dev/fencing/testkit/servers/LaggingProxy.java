@@ -58,6 +58,16 @@ public final class LaggingProxy implements AutoCloseable {
         this.replyLagMillis = lag.toMillis();
     }
 
+    /**
+     * Closes every connection open through the proxy now, dropping the replies it holds back: the
+     * client sees its connection reset after the server may have acted. New connections still work.
+     */
+    public void dropConnections() {
+        List<Socket> open = List.copyOf(sockets);
+        sockets.removeAll(open);
+        open.forEach(LaggingProxy::closeQuietly);
+    }
+
     private void accept() {
         while (!listener.isClosed()) {
             try {

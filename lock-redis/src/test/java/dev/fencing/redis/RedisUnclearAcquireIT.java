@@ -1,0 +1,132 @@
+package dev.fencing.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.servers.LaggingProxy;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestServers;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An acquire whose outcome the caller never learns — the reply comes after the command timeout,
+ * or the connection drops after the script ran — must give back what the script may have taken:
+ * no lock key is left for its TTL under an owner id nobody has. The replies pass through a proxy
+ * that holds them back or drops the connection; the server is the shared one.
+ */
+class RedisUnclearAcquireIT {
+
+    private final RedisTestServer redis = TestServers.redis();
+    private final LeaseOptions longLease = LeaseOptions.ofTtl(Duration.ofSeconds(60));
+    private LaggingProxy proxy;
+    private RedisLockProvider provider;
+
+    @BeforeEach
+    void connectThroughAProxy() {
+        proxy = LaggingProxy.start(redis.host(), redis.port());
+    }
+
+    @AfterEach
+    void close() {
+        if (provider != null) {
+            provider.close();
+        }
+        proxy.close();
+    }
+
+    private RedisLockProvider provider(Duration commandTimeout) {
+        provider = RedisLockProvider.builder(proxy.redisUri()).commandTimeout(commandTimeout).build();
+        // one grant first, so the scripts are cached: EVALSHA then runs at once and only its reply lags
+        provider.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
+        return provider;
+    }
+
+    private static String resource() {
+        return "unclear-" + UUID.randomUUID();
+    }
+
+    @Test
+    void anAcquireWhoseReplyCameAfterTheTimeoutLeavesNoLockBehind() {
+        RedisLockProvider locks = provider(Duration.ofMillis(200));
+        String resource = resource();
+        proxy.lagReplies(Duration.ofMillis(800));
+
+        assertThatThrownBy(() -> locks.tryAcquire(resource, longLease)).isInstanceOf(LockUnavailableException.class);
+        assertThat(redis.command("EXISTS", locks.tokenKey(resource))).as("the acquire script ran").isEqualTo("1");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(redis.command("EXISTS", locks.lockKey(resource))).as("lock key").isEqualTo("0"));
+        proxy.lagReplies(Duration.ZERO);
+        await().atMost(Duration.ofSeconds(10)).ignoreException(LockUnavailableException.class)
+                .until(() -> locks.tryAcquire(resource, longLease), Optional::isPresent).orElseThrow().release();
+    }
+
+    /**
+     * The connection drops while the script's reply is on its way. Whatever the client then does
+     * (fail the call, or send the script again once it reconnected, which the script answers
+     * with the token it already took), nothing may stay locked that no lease holds.
+     */
+    @Test
+    void anAcquireWhoseConnectionDroppedAfterTheScriptRanLeavesNoLockBehind() throws Exception {
+        RedisLockProvider locks = provider(Duration.ofSeconds(3));
+        String resource = resource();
+        proxy.lagReplies(Duration.ofSeconds(2));
+        CompletableFuture<Optional<Lease>> attempt = CompletableFuture.supplyAsync(() -> locks.tryAcquire(resource, longLease));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "1".equals(redis.command("EXISTS", locks.lockKey(resource))));
+        proxy.dropConnections();
+        proxy.lagReplies(Duration.ZERO);
+
+        Optional<Lease> outcome;
+        try {
+            outcome = attempt.get(20, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(LockUnavailableException.class);
+            outcome = Optional.empty();
+        }
+        outcome.ifPresent(Lease::release); // a lease handed out is the caller's to release
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(redis.command("EXISTS", locks.lockKey(resource))).as("lock key").isEqualTo("0"));
+    }
+
+    /** Lua numbers are doubles: a counter above 2^53 - 1 would round, so the script refuses it and takes nothing. */
+    @Test
+    void aCounterAtTheLimitOfExactLuaNumbersIsRefusedAndNothingIsTaken() {
+        try (RedisLockProvider locks = RedisLockProvider.create(redis.uri())) {
+            String resource = resource();
+            redis.command("SET", locks.tokenKey(resource), "9007199254740991");
+            try (Lease last = locks.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+                assertThat(last.token().value()).as("2^53, exact").isEqualTo(9_007_199_254_740_992L);
+            }
+            assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("9007199254740992")
+                    .hasMessageContaining("2^53 - 1");
+            assertThat(redis.command("EXISTS", locks.lockKey(resource))).isEqualTo("0");
+            assertThat(redis.command("GET", locks.tokenKey(resource))).isEqualTo("9007199254740992");
+
+            redis.command("SET", locks.tokenKey(resource), "12abc");
+            assertThatThrownBy(() -> locks.tryAcquire(resource, LeaseOptions.ofDefaults()))
+                    .hasMessageContaining("not a number");
+            assertThat(redis.command("EXISTS", locks.lockKey(resource))).isEqualTo("0");
+        }
+    }
+
+    @Test
+    void theServerVersionIsReadAndAcceptedOnConnect() {
+        String info = (String) redis.command("INFO", "server");
+        assertThat(dev.fencing.redis.internal.RedisVersion.problem(info, "test server")).as(info).isEmpty();
+        try (RedisLockProvider locks = RedisLockProvider.create(redis.uri())) {
+            assertThat(locks.tryAcquire(resource(), LeaseOptions.ofDefaults())).isPresent();
+        }
+    }
+}
