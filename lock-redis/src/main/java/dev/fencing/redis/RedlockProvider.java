@@ -195,12 +195,6 @@ public final class RedlockProvider extends AbstractLockProvider {
         final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
         long taken = acquired.yes;
         Duration drift = drift(ttl);
-        if (replies.stream().allMatch(r -> r == null)) {
-            // not "held": no node answered at all (issue 16, contract: an unreachable server throws)
-            releaseEverywhere(resource, ownerId, EVERY_NODE, false);
-            throw LockUnavailableException.unreachable(resource, "none of the " + nodes.size()
-                    + " Redis nodes answered within " + perNode + " ms", null);
-        }
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
             // a waiting acquire retries until its wait timeout
