@@ -61,7 +61,8 @@ final class TortureCommand extends FencingCommand {
     Duration ttl;
 
     @Option(names = "--pause-probability", paramLabel = "P", defaultValue = "0.1",
-            description = "Chance that a worker pauses past its TTL inside the critical section, 0 to 1 (default: ${DEFAULT-VALUE}).")
+            description = "Chance that a worker pauses past its TTL inside the critical section, 0 to 1; above 0 the"
+                    + " first worker's first operation always pauses, so every run has a zombie (default: ${DEFAULT-VALUE}).")
     double pauseProbability;
 
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
@@ -107,8 +108,9 @@ final class TortureCommand extends FencingCommand {
 
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
+                boolean pauseFirst = w == 0 && pauseProbability > 0;
                 Thread worker = new Thread(() -> work(backend, store, keys, options, deadline, acceptedWrites, outcomes,
-                        pauses), "torture-worker-" + w);
+                        pauses, pauseFirst), "torture-worker-" + w);
                 worker.start();
                 threads.add(worker);
             }
@@ -191,13 +193,17 @@ final class TortureCommand extends FencingCommand {
     }
 
     private void work(Backend backend, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
-            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses) {
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses,
+            boolean pauseFirst) {
         // the grants' side of the token invariant (faults such as restore-lock-snapshot bring old counters back)
         ThreadLocalRandom random = ThreadLocalRandom.current();
+        boolean first = true;
         while (System.nanoTime() < deadline) {
             String key = keys.get(random.nextInt(keys.size()));
             Duration pause = Duration.ZERO;
-            if (random.nextDouble() < pauseProbability) {
+            boolean pauseNow = (first && pauseFirst) || random.nextDouble() < pauseProbability;
+            first = false;
+            if (pauseNow) {
                 pauses.incrementAndGet();
                 pause = ttl.multipliedBy(3).dividedBy(2); // the simulated GC pause: the lease expires meanwhile
             }
