@@ -18,6 +18,22 @@ final class CounterSql {
     }
 
     /**
+     * The server's clock in microseconds since the epoch ({@code clock_timestamp()}, which moves
+     * within a transaction; {@code extract} answers an exact numeric on PostgreSQL 14+).
+     */
+    static final String CLOCK_MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+    /**
+     * Each grant's token is {@code max(counter + 1, clock in µs)}: strictly above the counter
+     * while the counter survives, and above every earlier token even when the counter comes back
+     * lower — a transaction rolled back to a savepoint taken before the lock, a database restored
+     * from an older backup, a lost commit — provided the server's clock did not go back by more
+     * than the time that passed, and fewer than one grant per µs per resource was sustained.
+     */
+    static final String ADVANCE = " ON CONFLICT (resource) DO UPDATE SET token = GREATEST(c.token + 1, " + CLOCK_MICROS
+            + "), updated_at = CURRENT_TIMESTAMP";
+
+    /**
      * Makes the commit of the statement's transaction durable whatever the server, role or
      * session default: {@code off} and {@code local} become {@code on} for this transaction only
      * ({@code set_config(..., true)}); {@code on}, {@code remote_write} and {@code remote_apply}
@@ -38,8 +54,8 @@ final class CounterSql {
                 + " lease AS (SELECT current_setting('idle_session_timeout') AS previous,"
                 + " set_config('idle_session_timeout', ?, false) AS idle FROM lock WHERE taken),"
                 + " granted AS (INSERT INTO " + table + " AS c (resource, token)"
-                + " SELECT ?, 1 FROM lock, lease WHERE lock.taken AND lock.durable IS NOT NULL"
-                + " ON CONFLICT (resource) DO UPDATE SET token = c.token + 1, updated_at = CURRENT_TIMESTAMP"
+                + " SELECT ?, " + CLOCK_MICROS + " FROM lock, lease WHERE lock.taken AND lock.durable IS NOT NULL"
+                + ADVANCE
                 + " RETURNING c.token)"
                 + " SELECT lock.taken, (SELECT token FROM granted), (SELECT previous FROM lease) FROM lock";
     }
@@ -82,8 +98,8 @@ final class CounterSql {
                 + " lock AS (SELECT " + takeLock + " AS taken, " + DURABLE_COMMIT + " AS durable FROM level"
                 + " WHERE isolation IN ('read committed', 'read uncommitted')),"
                 + " granted AS (INSERT INTO " + table + " AS c (resource, token)"
-                + " SELECT ?, 1 FROM lock WHERE lock.taken AND lock.durable IS NOT NULL"
-                + " ON CONFLICT (resource) DO UPDATE SET token = c.token + 1, updated_at = CURRENT_TIMESTAMP"
+                + " SELECT ?, " + CLOCK_MICROS + " FROM lock WHERE lock.taken AND lock.durable IS NOT NULL"
+                + ADVANCE
                 + " RETURNING c.token)"
                 + " SELECT level.isolation, (SELECT token FROM granted) FROM level";
     }

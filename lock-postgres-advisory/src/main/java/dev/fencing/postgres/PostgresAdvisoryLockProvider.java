@@ -35,7 +35,7 @@ import javax.sql.DataSource;
  *   <li>Acquire is one statement, one round trip: {@code pg_try_advisory_lock(key)} and, only if
  *       it was taken, {@code set_config('idle_session_timeout', ttl)} and the upsert
  *       {@code INSERT INTO fencing_token_counter ... ON CONFLICT (resource) DO UPDATE SET token =
- *       token + 1 RETURNING token}. The key is {@link AdvisoryKeys#of(String)}.
+ *       GREATEST(token + 1, clock in µs) RETURNING token}. The key is {@link AdvisoryKeys#of(String)}.
  *   <li>The TTL is enforced by the server: {@code idle_session_timeout} ends a session that sends
  *       nothing for a TTL, which releases its locks. A holder that pauses, is partitioned or dies
  *       loses the lock one TTL after its last renewal; the watchdog's renewal (every TTL/3, which
@@ -53,13 +53,20 @@ import javax.sql.DataSource;
  * durably before the lease is handed out: the statement raises {@code synchronous_commit} to
  * {@code on} for its own transaction when the server, role or session has it {@code off} or
  * {@code local} (a throughput setting under which a crash loses the last commits and tokens
- * would be handed out again). Tokens are strictly increasing per resource, and durable across
- * server crashes, restarts and failovers to a synchronous replica. An asynchronous replica that loses
- * the last commits can hand out a token again; the store's check is then what keeps data safe.
+ * would be handed out again). Each token is {@code max(counter + 1, the server's clock_timestamp()
+ * in µs)}, so tokens are strictly increasing per resource across server crashes, restarts and
+ * failovers to a synchronous replica by the counter alone, and — by the clock — also when the
+ * counter comes back lower: a failover to an asynchronous replica that lost the last commits, a
+ * database restored from an older backup, a transaction rolled back to a savepoint taken before
+ * {@link TransactionLocks#lock}. The clock part holds while the server's clock (the new server's,
+ * after a failover) did not go back by more than the time that passed, and fewer than one grant
+ * per µs per resource is sustained.
  *
  * <h2>The pool</h2>
  * Each held lease pins one pooled connection until release. The wait timeout bounds the whole
- * acquire, borrowing included (each borrow may wait at least {@link #MIN_BORROW_WAIT}); an
+ * acquire, borrowing included (each borrow may wait at least {@link #MIN_BORROW_WAIT}), and the
+ * acquire statement too (at least {@link #MIN_STATEMENT_WAIT}, through the connection's network
+ * timeout); an
  * interrupt while waiting for the pool is an {@link InterruptedException} of {@code acquire}.
  * Size the pool for the leases held at once plus the connections the holders' own work needs,
  * or give the provider a pool of its own: holders that fill the pool and then need it for their
@@ -79,6 +86,14 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     /** The least time an attempt waits for a pooled connection, even when the wait timeout has run out. */
     public static final Duration MIN_BORROW_WAIT = Duration.ofMillis(100);
+
+    /**
+     * The least time the acquire statement may take, even when the wait timeout has run out: its
+     * network timeout is the time left until the deadline, but at least this. A server that does
+     * not answer within it costs that connection (closed, so the server ends the session and any
+     * lock it took) and the attempt fails with {@link LockUnavailableException}.
+     */
+    public static final Duration MIN_STATEMENT_WAIT = Duration.ofSeconds(1);
 
     private static final String POOL_ADVICE = "every held session lock keeps one connection of the pool until it is"
             + " released, so a pool no larger than the leases held at once (plus the connections their own work needs)"
@@ -132,6 +147,11 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             boolean taken;
             OptionalLong token;
             String previousIdleBound;
+            // bound the statement by the acquire's deadline: a server that stopped answering costs the
+            // caller its wait timeout (at least a second), not forever; the broken connection is abandoned
+            int previousNetworkTimeout = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, Math.max(
+                    MIN_STATEMENT_WAIT.toMillis(), (deadlineNanos - clock().nanoTime()) / 1_000_000)));
             try (PreparedStatement statement = connection.prepareStatement(trySessionLock)) {
                 statement.setLong(1, key);
                 statement.setString(2, Long.toString(options.ttl().toMillis()));
@@ -144,6 +164,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
                     previousIdleBound = row.getString(3);
                 }
             }
+            connection.setNetworkTimeout(Runnable::run, previousNetworkTimeout);
             if (!taken) {
                 connection.close();
                 return Optional.empty();

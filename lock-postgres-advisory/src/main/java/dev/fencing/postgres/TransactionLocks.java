@@ -38,10 +38,15 @@ import java.util.Optional;
  * costs the caller's transaction one WAL flush at commit, which is the price of a token that
  * means anything; other transactions are not affected.
  *
- * <p>The counter increment is part of the transaction: if it rolls back, the next grant may
- * reuse the token. Use the token only for writes in the same transaction (the fence row or row
- * guard of {@code fencing-jdbc} in the same database), which roll back with it — never for a
- * store outside the database. Thread-safe; immutable.
+ * <p>The counter increment is part of the transaction and rolls back with it — also with a
+ * {@code ROLLBACK TO SAVEPOINT} taken before the lock, which releases the lock as well while the
+ * transaction goes on. Tokens still do not repeat: each is {@code max(counter + 1, the server's
+ * clock in µs)} (see {@link PostgresAdvisoryLockProvider}), so the next grant's token is above
+ * the one rolled back as long as the clock moved on. But the transaction no longer holds the
+ * lock: do not roll back to a savepoint taken before the lock and keep using its token. Use the
+ * token only for writes in the same transaction (the fence row or row guard of
+ * {@code fencing-jdbc} in the same database), which roll back with it — never for a store outside
+ * the database. Thread-safe; immutable.
  */
 public final class TransactionLocks {
 

@@ -91,7 +91,7 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
             lease.release();
             statements.set(0);
             Lease again = counted.tryAcquire(resource("r"), LeaseOptions.ofDefaults()).orElseThrow();
-            assertThat(again.token().value()).isEqualTo(lease.token().value() + 1);
+            assertThat(again.token().value()).isGreaterThan(lease.token().value());
             assertThat(counted.tryAcquire(resource("r"), LeaseOptions.ofDefaults())).as("held").isEmpty();
             assertThat(statements).as("a granted and a refused acquire").hasValue(2);
             again.release();

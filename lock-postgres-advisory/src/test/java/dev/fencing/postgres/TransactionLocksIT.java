@@ -53,7 +53,7 @@ class TransactionLocksIT {
             return token.value();
         });
         long second = inTransaction(connection -> locks.lock(connection, resource).value());
-        assertThat(second).isEqualTo(first + 1);
+        assertThat(second).isGreaterThan(first);
     }
 
     @Test
@@ -81,7 +81,7 @@ class TransactionLocksIT {
             });
             await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
             holder.commit();
-            assertThat(waiting.get(10, TimeUnit.SECONDS).value()).isEqualTo(held.value() + 1);
+            assertThat(waiting.get(10, TimeUnit.SECONDS).value()).isGreaterThan(held.value());
             other.commit();
         }
     }
@@ -129,6 +129,16 @@ class TransactionLocksIT {
                     .hasMessageContaining(level == Connection.TRANSACTION_SERIALIZABLE ? "SERIALIZABLE" : "REPEATABLE READ")
                     .hasMessageContaining("Nothing was locked or counted");
             assertThatThrownBy(() -> locks.tryLock(connection, resource)).isInstanceOf(IllegalStateException.class);
+            long counted = inTransaction(reader -> {
+                try (var read = reader.prepareStatement("SELECT token FROM fencing_token_counter WHERE resource = ?")) {
+                    read.setString(1, resource);
+                    try (var row = read.executeQuery()) {
+                        row.next();
+                        return row.getLong(1);
+                    }
+                }
+            });
+            assertThat(counted).as("the refused calls counted nothing").isEqualTo(before);
             try (Connection other = db.getConnection()) {
                 other.setAutoCommit(false);
                 assertThat(locks.tryLock(other, resource)).as("not locked by the refused transaction").isPresent();
@@ -137,7 +147,7 @@ class TransactionLocksIT {
             connection.rollback();
         }
         long after = inTransaction(connection -> locks.lock(connection, resource).value());
-        assertThat(after).as("the refused calls counted nothing; one grant in between").isEqualTo(before + 2);
+        assertThat(after).as("one grant in between, then this one").isGreaterThan(before + 1);
     }
 
     private static <T> T inTransaction(dev.fencing.jdbc.SqlFunction<T> work) throws SQLException {
