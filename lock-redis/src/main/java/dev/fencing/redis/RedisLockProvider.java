@@ -25,8 +25,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -109,6 +113,9 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final int waitReplicas;
     private final Duration waitTimeout;
     private final AtomicLong releaseNotices = new AtomicLong();
+    /** Acquire scripts on their way and give-backs not yet answered: close() lets them finish first. */
+    private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile boolean backendClosed;
 
     private RedisLockProvider(Builder builder, RedisBackend backend) {
         super(builder, "fencing-redis-async");
@@ -241,9 +248,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
         DriftMargin.requireTtlAbove(options.ttl(), driftFactor, 0, "RedisLockProvider");
         String ownerId = OwnerIds.random();
         long token;
+        CompletableFuture<Void> acquiring = new CompletableFuture<>();
+        inFlight.add(acquiring);
         try {
             token = ACQUIRE.run(redis, new String[] {lockKey(resource), tokenKey(resource)},
                     ownerId, Long.toString(options.ttl().toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis);
+            if (token != 0 && isClosed()) {
+                // closed while the script was on its way: nobody will be handed this lease
+                giveBack(resource, ownerId, options.ttl());
+                return Optional.empty();
+            }
         } catch (RedisCommandInterruptedException e) {
             // the script may have run: give back a lock we may hold, without waiting for the answer
             Thread.currentThread().interrupt();
@@ -256,13 +270,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 giveBack(resource, ownerId, options.ttl());
             }
             throw unreachable(resource, "the acquire script", e);
+        } finally {
+            inFlight.remove(acquiring);
+            acquiring.complete(null);
         }
         if (token == 0) {
             return Optional.empty();
         }
         RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, options.ttl());
         if (waitReplicas > 0) {
-            awaitReplicas(lease);
+            awaitReplicas(lease, options.ttl());
         }
         return Optional.of(lease);
     }
@@ -282,8 +299,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     private void giveBack(String resource, String ownerId, long untilNanos, int tries) {
-        if (isClosed()) {
-            return; // the lock expires with its TTL
+        if (backendClosed) {
+            return; // close() waited for the give-backs it could; this lock expires with its TTL
         }
         CompletableFuture<Long> release;
         try {
@@ -292,8 +309,11 @@ public final class RedisLockProvider extends AbstractLockProvider {
         } catch (RuntimeException e) {
             release = CompletableFuture.failedFuture(e);
         }
+        inFlight.add(release);
+        CompletableFuture<Long> sent = release;
         release.whenComplete((released, failure) -> {
-            if (failure != null && System.nanoTime() < untilNanos && !isClosed()) {
+            inFlight.remove(sent);
+            if (failure != null && System.nanoTime() < untilNanos && !backendClosed) {
                 long delayMillis = Math.min(1000, 25L << Math.min(tries, 6));
                 CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)
                         .execute(() -> giveBack(resource, ownerId, untilNanos, tries + 1));
@@ -301,19 +321,20 @@ public final class RedisLockProvider extends AbstractLockProvider {
         });
     }
 
-    private void awaitReplicas(RedisLease lease) {
+    private void awaitReplicas(RedisLease lease, Duration ttl) {
         long acknowledged;
         try {
             acknowledged = backend.waitForReplicas(waitReplicas, waitTimeout);
         } catch (RedisException e) {
-            lease.releaseQuietly();
+            // the connection may be down: give the lock back, and again while that fails
+            giveBack(lease.resource(), lease.ownerId(), ttl);
             throw unreachable(lease.resource(), "WAIT for replicas", e);
         }
         if (acknowledged < waitReplicas) {
-            lease.releaseQuietly();
+            giveBack(lease.resource(), lease.ownerId(), ttl);
             throw LockUnavailableException.unreachable(lease.resource(), "only " + acknowledged + " of "
                     + waitReplicas + " replicas acknowledged the lock within " + waitTimeout
-                    + "; the lock was released so a failover cannot grant it twice", null);
+                    + "; the lock is given back so a failover cannot grant it twice", null);
         }
     }
 
@@ -326,8 +347,26 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 + ": " + e.getMessage(), e);
     }
 
+    /**
+     * Lets acquire scripts still on their way and give-backs not yet answered finish first (each
+     * is bounded by the command timeout), so that a lock an attempt took while the provider was
+     * closing is given back rather than left for its TTL; then closes the connection.
+     */
     @Override
     protected void doClose() {
+        long deadline = System.nanoTime() + commandTimeout.multipliedBy(2).toNanos();
+        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture<?>[]::new))
+                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (ExecutionException | TimeoutException e) {
+                // a failed give-back is retried and stays in flight; a timeout ends the wait
+            }
+        }
+        backendClosed = true;
         backend.close();
     }
 

@@ -91,6 +91,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final List<Node> nodes;
     private final int quorum;
     private final RedisKeys keys;
+    private volatile boolean nodesClosed;
     private final boolean seedTokens;
     private final String tokenIdleExpiryMillis;
     private final Duration nodeTimeout;
@@ -198,7 +199,7 @@ public final class RedlockProvider extends AbstractLockProvider {
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
             // a waiting acquire retries until its wait timeout
-            releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+            undo(resource, ownerId, ttl);
             if (taken < quorum && acquired.majoritySilent()) {
                 throw LockUnavailableException.unreachable(resource, acquired.describe("the acquire"), null);
             }
@@ -211,7 +212,7 @@ public final class RedlockProvider extends AbstractLockProvider {
             Round raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
                     Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
             if (raised.yes < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
-                releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+                undo(resource, ownerId, ttl);
                 if (raised.yes < quorum && raised.majoritySilent()) {
                     throw LockUnavailableException.unreachable(resource, raised.describe("the token write-back"), null);
                 }
@@ -394,8 +395,43 @@ public final class RedlockProvider extends AbstractLockProvider {
         return released;
     }
 
+    /**
+     * Gives back what a failed attempt may have taken: the owner-checked release on every node,
+     * and on each node that did not answer it (a dropped or late link, a node down) the release is
+     * sent again while it fails, until the lock would have expired there anyway.
+     */
+    private void undo(String resource, String ownerId, Duration ttl) {
+        Round released = releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+        long untilNanos = System.nanoTime() + ttl.toNanos();
+        for (int i = 0; i < nodes.size(); i++) {
+            if (released.answers.get(i) == null) {
+                giveBack(nodes.get(i), resource, ownerId, untilNanos, 0);
+            }
+        }
+    }
+
+    private void giveBack(Node node, String resource, String ownerId, long untilNanos, int tries) {
+        if (nodesClosed) {
+            return; // the lock expires there with its TTL
+        }
+        CompletableFuture<Long> release;
+        try {
+            release = node.run(RELEASE, new String[] {lockKey(resource)}, ownerId, "", resource);
+        } catch (RuntimeException e) {
+            release = CompletableFuture.failedFuture(e);
+        }
+        release.whenComplete((released, failure) -> {
+            if (failure != null && System.nanoTime() < untilNanos && !nodesClosed) {
+                long delayMillis = Math.min(1000, 25L << Math.min(tries, 6));
+                CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)
+                        .execute(() -> giveBack(node, resource, ownerId, untilNanos, tries + 1));
+            }
+        });
+    }
+
     @Override
     protected void doClose() {
+        nodesClosed = true;
         nodes.forEach(Node::close);
     }
 

@@ -164,13 +164,16 @@ public abstract class AbstractLease implements Lease {
 
     /** Starts auto-renewal on {@code watchdog}; called by the provider once, after the grant. */
     public final void startRenewal(LeaseWatchdog watchdog, Duration ttl) {
-        startRenewal(watchdog, ttl, () -> {});
+        startRenewal(watchdog, ttl, () -> {}, this);
     }
 
-    /** As {@link #startRenewal(LeaseWatchdog, Duration)}; {@code whenStopped} runs once renewal stops for good. */
-    final void startRenewal(LeaseWatchdog watchdog, Duration ttl, Runnable whenStopped) {
+    /**
+     * As {@link #startRenewal(LeaseWatchdog, Duration)}; {@code whenStopped} runs once renewal
+     * stops for good; {@code group} (the provider) shares one cap of renewals in flight.
+     */
+    final void startRenewal(LeaseWatchdog watchdog, Duration ttl, Runnable whenStopped, Object group) {
         renewalStopped = whenStopped;
-        renewal = watchdog.watch(this, ttl);
+        renewal = watchdog.watch(this, ttl, group);
         if (state.get() != State.ACTIVE) {
             stopRenewal();
         }

@@ -334,7 +334,7 @@ public abstract class AbstractLockProvider implements LockProvider {
         attempt.ifPresent(lease -> {
             if (options.autoRenew()) {
                 renewing.add(lease);
-                lease.startRenewal(watchdog, options.ttl(), () -> renewing.remove(lease));
+                lease.startRenewal(watchdog, options.ttl(), () -> renewing.remove(lease), this);
                 if (closed.get()) {
                     lease.stopRenewalAndLapse(); // closed during the attempt: no renewal outlives close()
                 }

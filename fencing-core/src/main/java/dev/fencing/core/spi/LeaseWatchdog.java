@@ -2,6 +2,8 @@ package dev.fencing.core.spi;
 
 import dev.fencing.core.internal.Checks;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -22,8 +24,10 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>One slow server delays only its own leases</h2>
  * The scheduler's threads only tick; they never wait for a server. Each tick hands the renewal
- * to a renewal thread of its own (created on demand, ended after 30 s idle, at most
- * {@value #MAX_RENEWALS_IN_FLIGHT} at once), and a lease has at most one renewal in flight: a
+ * to a renewal thread of its own (created on demand, ended after 30 s idle), and a lease has at
+ * most one renewal in flight. Each provider may have at most {@value #MAX_RENEWALS_IN_FLIGHT}
+ * renewals in flight at once — a cap per provider, not per watchdog, so that the leases of a
+ * stalled server can use up their provider's share and never another provider's: a
  * renewal stuck on a stalled server holds one thread until its client gives up, and while it is
  * stuck that lease's later ticks are skipped — every other lease keeps its own schedule. A lease
  * whose renewal has not answered when its local validity runs out is marked lost. Providers bound
@@ -38,7 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class LeaseWatchdog implements AutoCloseable {
 
-    /** The most renewals waiting for their servers at once, per watchdog. */
+    /** The most renewals waiting for their servers at once, per provider (per lease group). */
     public static final int MAX_RENEWALS_IN_FLIGHT = 1024;
 
     private static final Logger LOG = LoggerFactory.getLogger(LeaseWatchdog.class);
@@ -50,13 +54,14 @@ public final class LeaseWatchdog implements AutoCloseable {
 
     private final ScheduledThreadPoolExecutor scheduler;
     private final ThreadPoolExecutor renewals;
+    private final Map<Object, AtomicInteger> inFlightByGroup = new ConcurrentHashMap<>();
 
     private LeaseWatchdog(int threads) {
         int pool = POOLS.incrementAndGet();
         this.scheduler = new ScheduledThreadPoolExecutor(threads, daemons("fencing-watchdog-" + pool + "-"));
         this.scheduler.setRemoveOnCancelPolicy(true);
         this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-        this.renewals = new ThreadPoolExecutor(0, MAX_RENEWALS_IN_FLIGHT, 30, TimeUnit.SECONDS,
+        this.renewals = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), daemons("fencing-renewal-" + pool + "-"));
     }
 
@@ -88,17 +93,25 @@ public final class LeaseWatchdog implements AutoCloseable {
      *
      * @return the schedule; the lease cancels it when released or lost
      */
-    ScheduledFuture<?> watch(AbstractLease lease, Duration ttl) {
+    ScheduledFuture<?> watch(AbstractLease lease, Duration ttl, Object group) {
         Checks.requireNonNull("lease", lease);
         long periodNanos = Math.max(1_000_000, ttl.toNanos() / 3);
         AtomicBoolean inFlight = new AtomicBoolean();
-        return scheduler.scheduleWithFixedDelay(() -> tick(lease, ttl, inFlight), periodNanos, periodNanos,
+        return scheduler.scheduleWithFixedDelay(() -> tick(lease, ttl, inFlight, group), periodNanos, periodNanos,
                 TimeUnit.NANOSECONDS);
     }
 
-    private void tick(AbstractLease lease, Duration ttl, AtomicBoolean inFlight) {
+    private void tick(AbstractLease lease, Duration ttl, AtomicBoolean inFlight, Object group) {
         if (!inFlight.compareAndSet(false, true)) {
             lease.renewalStillInFlight();
+            return;
+        }
+        AtomicInteger groupInFlight = inFlightByGroup.computeIfAbsent(group, g -> new AtomicInteger());
+        if (groupInFlight.incrementAndGet() > MAX_RENEWALS_IN_FLIGHT) {
+            groupInFlight.decrementAndGet();
+            inFlight.set(false);
+            LOG.warn("{} renewals of one provider are waiting for their server; renewal of {} skipped this tick",
+                    MAX_RENEWALS_IN_FLIGHT, lease.token());
             return;
         }
         try {
@@ -106,15 +119,13 @@ public final class LeaseWatchdog implements AutoCloseable {
                 try {
                     lease.renewFromWatchdog(ttl);
                 } finally {
+                    groupInFlight.decrementAndGet();
                     inFlight.set(false);
                 }
             });
         } catch (RejectedExecutionException e) {
+            groupInFlight.decrementAndGet();
             inFlight.set(false);
-            if (!renewals.isShutdown()) {
-                LOG.warn("{} renewals are waiting for their servers; renewal of {} skipped this tick",
-                        MAX_RENEWALS_IN_FLIGHT, lease.token());
-            }
         }
     }
 
