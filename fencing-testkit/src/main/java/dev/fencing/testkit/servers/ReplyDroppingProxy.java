@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,6 +31,8 @@ public final class ReplyDroppingProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicReference<Runnable> armed = new AtomicReference<>();
     private final AtomicInteger dropped = new AtomicInteger();
+    private final AtomicReference<Runnable> markedHook = new AtomicReference<>();
+    private volatile String marker;
 
     private ReplyDroppingProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -80,6 +83,15 @@ public final class ReplyDroppingProxy implements AutoCloseable {
         armed.set(beforeClose);
     }
 
+    /**
+     * Swallows the reply to the next request whose bytes contain {@code marker} (ISO-8859-1), runs
+     * {@code beforeClose}, then closes that client connection. Interim {@code 100 Continue} replies pass.
+     */
+    public void dropReplyTo(String marker, Runnable beforeClose) {
+        markedHook.set(beforeClose);
+        this.marker = marker;
+    }
+
     /** How many replies were dropped so far. */
     public int dropped() {
         return dropped.get();
@@ -94,22 +106,35 @@ public final class ReplyDroppingProxy implements AutoCloseable {
                 server.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(server);
-                pump(client, server, false);
-                pump(server, client, true);
+                AtomicReference<Runnable> pending = new AtomicReference<>();
+                pump(client, server, false, pending);
+                pump(server, client, true, pending);
             } catch (IOException e) {
                 return; // closed
             }
         }
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
+    private void pump(Socket from, Socket to, boolean replies, AtomicReference<Runnable> pending) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    if (replies) {
-                        Runnable hook = armed.getAndSet(null);
+                    String text = new String(buffer, 0, read, StandardCharsets.ISO_8859_1);
+                    String wanted = marker;
+                    if (!replies && wanted != null && text.contains(wanted)) {
+                        Runnable hook = markedHook.getAndSet(null);
+                        if (hook != null) {
+                            marker = null;
+                            pending.set(hook);
+                        }
+                    }
+                    if (replies && !text.startsWith("HTTP/1.1 100")) {
+                        Runnable hook = pending.getAndSet(null);
+                        if (hook == null) {
+                            hook = armed.getAndSet(null);
+                        }
                         if (hook != null) { // the injected fault: the server acted, its reply is lost
                             dropped.incrementAndGet();
                             hook.run();
