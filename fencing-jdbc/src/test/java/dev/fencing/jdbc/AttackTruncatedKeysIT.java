@@ -91,6 +91,43 @@ class AttackTruncatedKeysIT {
         }
     }
 
+    /**
+     * BREAKS "deleted items never come back under an older token" on MariaDB without strict mode
+     * (sql_mode='' is common in legacy applications; the connection sets it, the toolkit accepts it):
+     * an out-of-range integer key is clamped on INSERT (300 into TINYINT is 127; a too-long VARCHAR
+     * key is likewise cut); the fence entry is named after the spelling given, so a zombie re-creates
+     * a deleted row under another number.
+     */
+    @org.junit.jupiter.api.Test
+    void onMariaDbWithoutStrictModeAClampedIntegerKeyRecreatesADeletedRow() throws SQLException {
+        DataSource strict = Databases.migrated(Databases.mariaDb());
+        try (Connection connection = strict.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE IF NOT EXISTS tiny_kv (id TINYINT PRIMARY KEY, v TEXT,"
+                    + " fencing_token BIGINT NOT NULL DEFAULT 0)");
+            statement.execute("DELETE FROM tiny_kv");
+        }
+        DataSource lax = Databases.mariaDbWith("sessionVariables=sql_mode=''");
+        FencedTable newer = FencedTable.of("tiny_kv", "id");
+        FencedTable zombie = FencedTable.of("tiny_kv", "id");
+        try (Connection holder = strict.getConnection(); Connection zombieConnection = lax.getConnection()) {
+            newer.upsert(holder, token(9), Map.of("id", 127), Map.of("v", "live"));
+            newer.delete(holder, token(10), Map.of("id", 127));
+            Throwable refused = null;
+            try {
+                zombie.upsert(zombieConnection, token(7), Map.of("id", 300), Map.of("v", "zombie"));
+            } catch (RuntimeException e) {
+                refused = e;
+            }
+            try (Statement statement = holder.createStatement();
+                    ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM tiny_kv WHERE id = 127")) {
+                result.next();
+                assertThat(result.getLong(1)).as("row 127 deleted with token 10, re-created by token 7 as id 300"
+                        + " (clamped to 127 on insert)").isZero();
+            }
+            assertThat(refused).as("the zombie's upsert").isNotNull();
+        }
+    }
+
     private static long rows(Connection connection, String key) throws SQLException {
         try (Statement statement = connection.createStatement();
                 ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM short_kv WHERE k = '" + key + "'")) {
