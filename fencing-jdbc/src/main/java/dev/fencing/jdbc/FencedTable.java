@@ -68,6 +68,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * name the resolved table; a connection of MySQL/MariaDB that counts changed rows
  * ({@code useAffectedRows=true}) is refused.
  *
+ * <p>A key is named as the database stores it, so a key the column cannot hold as given is refused
+ * with {@link IllegalArgumentException} naming the key, the column and its size, before anything is
+ * written: text longer than {@code VARCHAR(n)}/{@code char(n)} (an INSERT would drop the trailing
+ * spaces beyond n, on PostgreSQL and MySQL/MariaDB alike, and store another key's row), more bytes
+ * than a MySQL {@code VARBINARY}/{@code TEXT} column holds, an integer outside the column type's
+ * range. On MySQL/MariaDB an insert (by {@link #insert} or {@link #upsert}) is refused with
+ * {@link IllegalStateException} on a connection without strict mode ({@code sql_mode} lacking
+ * {@code STRICT_TRANS_TABLES} and {@code STRICT_ALL_TABLES}), which would clamp or cut what it cannot
+ * store; the mode is read before each insert.
+ *
+ * <p>The fence table lives next to the data table: an unqualified fence table name (the default
+ * {@code fencing_fence}) is looked up in the data table's own schema (PostgreSQL) or database
+ * (MySQL/MariaDB), never through a connection's {@code search_path} or current database, so every
+ * client of one table keeps its marks in one place; if that schema has none, the table is refused
+ * with {@link IllegalStateException} naming it. {@link #withFenceTable} with a qualified name puts
+ * them elsewhere.
+ *
  * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
  * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
  * re-create a row a newer holder deleted. The fence table thus keeps one small row per row ever
@@ -376,6 +393,9 @@ public final class FencedTable {
         params.add(token.value());
         String sql = "INSERT INTO " + shape.quotedName() + " (" + String.join(", ", names) + ") VALUES ("
                 + String.join(", ", Collections.nCopies(names.size(), "?")) + ")";
+        if (shape.dialect() == SqlDialect.MYSQL) {
+            StrictMode.require(connection, shape.canonicalName());
+        }
         Savepoint beforeInsert = connection.setSavepoint();
         try {
             Sql.update(connection, sql, params);
