@@ -55,10 +55,11 @@ final class Catalog {
     /**
      * Checks that {@code column} of the toolkit's {@code table} compares keys byte for byte.
      *
+     * @return the table as the catalog names it
      * @throws IllegalStateException if the table is missing, or from an install whose keys compare
      *     otherwise (MySQL's utf8mb4_bin: 'a' = 'a '), naming the migration that converts it
      */
-    static void requireExactKey(Connection connection, SqlDialect dialect, String table, String column) throws SQLException {
+    static Table requireExactKey(Connection connection, SqlDialect dialect, String table, String column) throws SQLException {
         Table found = table(connection, dialect, table, null);
         Column key = found.columns().get(column);
         KeyColumn.Kind kind = key == null ? null
@@ -71,6 +72,28 @@ final class Catalog {
                     + ". Run FencingMigrations.migrate(dataSource) from the 'migrations' module (or your Flyway run with"
                     + " Vendor.<yours>.location()) to convert it");
         }
+        return found;
+    }
+
+    /**
+     * The toolkit's {@code table} in {@code schema}, for the row guard: its fence entries live next
+     * to the data table, whatever a connection's search_path or current database finds first.
+     *
+     * @throws IllegalStateException if {@code schema} has no such table (naming the migration), or it
+     *     does not compare keys byte for byte
+     */
+    static Table requireExactKeyIn(Connection connection, SqlDialect dialect, String schema, String table, String column)
+            throws SQLException {
+        String qualified = (dialect == SqlDialect.POSTGRESQL ? dialect.quote(schema) : schema) + "." + table;
+        Table found = dialect == SqlDialect.POSTGRESQL ? postgres(connection, qualified) : mysql(connection, qualified);
+        if (found == null) {
+            throw SchemaProblems.missingTable(schema + "." + table, null, "the row guard keeps a table's fence entries in"
+                    + " the table's own " + (dialect == SqlDialect.POSTGRESQL ? "schema" : "database") + ", '" + schema
+                    + "', never in one a connection's " + (dialect == SqlDialect.POSTGRESQL ? "search_path" : "current"
+                    + " database") + " happens to find; migrate that " + (dialect == SqlDialect.POSTGRESQL ? "schema"
+                    : "database") + ", or name a fence table with FencedTable.withFenceTable(\"schema.table\")");
+        }
+        return requireExactKey(connection, dialect, qualified, column);
     }
 
     /**

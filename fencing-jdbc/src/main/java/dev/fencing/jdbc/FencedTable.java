@@ -147,7 +147,10 @@ public final class FencedTable {
         return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable);
     }
 
-    /** The same table keeping deleted rows' marks in another fence table. */
+    /**
+     * The same table keeping deleted rows' marks in another fence table: unqualified, it is looked up
+     * in the data table's schema (database); qualified, where named.
+     */
     public FencedTable withFenceTable(String fenceTable) {
         return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable));
     }
@@ -325,7 +328,7 @@ public final class FencedTable {
     /** Advances the row's fence entry; a refusal names the row's real mark (its token may be newer than the entry). */
     private void advanceEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key, RowKey row)
             throws SQLException {
-        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), fenceTable, row.resource(),
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), row.resource(),
                 token.value(), policy);
         if (refusedBy.isPresent()) {
             throw stale(key, token, max(refusedBy, rowToken(connection, shape, row)).getAsLong());
@@ -346,12 +349,13 @@ public final class FencedTable {
         OptionalLong rowToken = rowToken(connection, shape, row);
         if (rowToken.isPresent() && policy.accepts(token.value(), rowToken.getAsLong())) {
             if (!shape.countsMatchedRows()) {
-                MatchedRows.verify(connection, fenceTable, row.resource()); // else 0 may mean "changed nothing"
+                MatchedRows.verify(connection, shape.fenceTable(), row.resource()); // else 0 may mean "changed nothing"
                 shape.sawMatchedRows();
             }
             return true;
         }
-        OptionalLong mark = entryAdvanced ? rowToken : max(rowToken, FenceRows.mark(connection, fenceTable, row.resource()));
+        OptionalLong mark = entryAdvanced ? rowToken
+                : max(rowToken, FenceRows.mark(connection, shape.fenceTable(), row.resource()));
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
             throw stale(key, token, mark.getAsLong());
         }

@@ -18,15 +18,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * ATTACK (adversarial review, branch attack-stores): one table, two fence tables. FencedTable names
- * the DATA table as the catalog resolves it (schema-qualified), but reads and writes its fence
- * entries in {@code fencing_fence} UNQUALIFIED — whichever one the connection's search_path
- * (PostgreSQL) or current database (MariaDB) finds. Two services whose connections default to
- * different schemas/databases, each with the toolkit's migrations, writing the same table by its
- * qualified name, keep the marks of deleted rows in different fence tables: a zombie re-creates a
- * row a newer holder deleted.
+ * One table, one fence table: FencedTable keeps a table's fence entries in {@code fencing_fence} of
+ * the data table's own schema (PostgreSQL) or database (MariaDB), whatever the connection's
+ * search_path or current database finds first. Two services whose connections default to different
+ * schemas/databases, each with the toolkit's migrations, writing the same table (one by its
+ * qualified name) keep the marks of deleted rows in one place: a zombie cannot re-create a row a
+ * newer holder deleted. (Found by the adversarial review: the fence table was named unqualified, so
+ * each service used its own; this test failed on both databases.) A data table whose schema has no
+ * fence table is refused, naming the schema.
  */
-class AttackFenceTableResolutionIT {
+class FenceTableResolutionIT {
 
     static Stream<SqlTestServer> servers() {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
@@ -34,7 +35,7 @@ class AttackFenceTableResolutionIT {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
-    void aZombieWhoseConnectionFindsAnotherFencingFenceRecreatesADeletedRow(SqlTestServer server) throws SQLException {
+    void aZombieWhoseConnectionFindsAnotherFencingFenceIsRefusedByTheDataTablesOne(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
         boolean postgres = server.vendor().equals("postgresql");
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
@@ -59,6 +60,39 @@ class AttackFenceTableResolutionIT {
                         + " from a connection whose fencing_fence is another one").isZero();
             }
             assertThat(refused).isInstanceOf(StaleTokenException.class);
+        }
+    }
+
+    /** A table in a schema without the toolkit's tables is refused before anything is written, naming that schema. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void aTableWhoseSchemaHasNoFenceTableIsRefused(SqlTestServer server) throws SQLException {
+        DataSource db = Databases.migrated(server);
+        boolean postgres = server.vendor().equals("postgresql");
+        DataSource bare = postgres ? db : server.freshDatabase(); // MariaDB: a database without the migrations
+        String schema;
+        try (Connection connection = bare.getConnection(); Statement statement = connection.createStatement()) {
+            if (postgres) {
+                statement.execute("CREATE SCHEMA IF NOT EXISTS bare_schema");
+                schema = "bare_schema";
+            } else {
+                schema = connection.getCatalog();
+            }
+            statement.execute("CREATE TABLE IF NOT EXISTS " + schema + ".bare_accounts (id BIGINT PRIMARY KEY,"
+                    + " balance BIGINT NOT NULL, fencing_token BIGINT NOT NULL DEFAULT 0)");
+        }
+        // the connection finds a fencing_fence (the migrated one), but not in the table's schema
+        try (Connection connection = db.getConnection()) {
+            FencedTable bareAccounts = FencedTable.of(schema + ".bare_accounts", "id");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> bareAccounts.upsert(connection,
+                    FencingToken.of("bare-1", 3), Map.of("id", 1), Map.of("balance", 1)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(schema + ".fencing_fence").hasMessageContaining("does not exist");
+            try (Statement statement = connection.createStatement();
+                    ResultSet result = statement.executeQuery("SELECT COUNT(*) FROM " + schema + ".bare_accounts")) {
+                result.next();
+                assertThat(result.getLong(1)).isZero();
+            }
         }
     }
 
