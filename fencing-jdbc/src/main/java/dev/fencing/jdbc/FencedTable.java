@@ -25,11 +25,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <pre>{@code
  * FencedTable accounts = FencedTable.of("accounts", "id");
  * accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
+ * // the fence row of the token's lock, then
  * // UPDATE accounts SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
  * }</pre>
  *
  * <table>
- *   <caption>What each operation runs</caption>
+ *   <caption>What each operation runs, after the fence row of the token's lock</caption>
  *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
  *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
  *       <td>reads the row's token and entry: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
@@ -51,6 +52,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * the greater of the two, the mark the store really holds. PostgreSQL under REPEATABLE READ may
  * instead refuse a statement on a row changed after the snapshot with a serialization failure
  * (SQLState 40001): in a transaction of the guard's own it is run again, in yours it surfaces.
+ *
+ * <h2>The row guard and the fence row share a mark</h2>
+ * Every operation first raises the fence row of the token's lock ({@code token.resource()}, the row
+ * {@link JdbcFence} and {@link JdbiFence} advance) to the token, with {@code <=} whatever the
+ * table's policy (one token may write many rows), and keeps it locked until the transaction ends.
+ * So on one table, writes through the row guard and through a fence row of the same lock refuse
+ * each other's older tokens: a zombie with token 7 gets {@link StaleTokenException} after token 10
+ * wrote through either path. This holds when both use the same fence table (by default: the
+ * toolkit's tables next to yours); a {@link JdbcFence} with {@link dev.fencing.core.Policy#STRICT}
+ * then also refuses a token that already wrote through the row guard. Each operation therefore runs
+ * in a transaction (its own on an auto-commit connection), and row guard writes under one lock
+ * serialize on its fence row.
  *
  * <h2>The fence entry, and which key columns can have one</h2>
  * The row's fence entry is a row of the fence table ({@code fencing_fence}) named
@@ -160,17 +173,19 @@ public final class FencedTable {
      *
      * @return true if the row was updated, false if there is no such row (and no fenced delete of it
      *     left a newer mark)
-     * @throws StaleTokenException if the row, or the mark its fenced delete left, carries a newer
-     *     token; nothing was written
+     * @throws StaleTokenException if the row, the mark its fenced delete left, or the fence row of the
+     *     token's lock carries a newer token; nothing was written
+     * @throws IllegalArgumentException for a key the key column cannot hold as given
      */
     public boolean update(Connection connection, FencingToken token, Map<String, ?> key, Map<String, ?> values)
             throws SQLException {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
-        return run(connection, () -> Transactions.statements(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
                 if (guardedUpdate(connection, shape, token, row, values, columns) > 0) {
                     return true;
@@ -180,7 +195,7 @@ public final class FencedTable {
                 }
             }
             throw keptRacing("update", key);
-        }));
+        }, updated -> updated));
     }
 
     /**
@@ -197,6 +212,7 @@ public final class FencedTable {
         run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             // every writer that may create or delete this row passes its fence entry first: they
             // serialize on that row lock, so a delete and a re-create can never interleave
             advanceEntry(connection, shape, token, key, row);
@@ -231,6 +247,7 @@ public final class FencedTable {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
             Savepoint before = connection.setSavepoint();
+            advanceLockEntry(connection, shape, token, key, row);
             advanceEntry(connection, shape, token, key, row);
             if (insert(connection, shape, token, row, values, columns)) {
                 connection.releaseSavepoint(before);
@@ -255,6 +272,7 @@ public final class FencedTable {
         return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             // the mark outlives the row (also for a row that was never there): a zombie cannot create it later
             advanceEntry(connection, shape, token, key, row);
             List<Object> params = new ArrayList<>(row.values());
@@ -299,30 +317,58 @@ public final class FencedTable {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<Object> callerParams = params == null ? List.of() : Arrays.asList(params);
-        return run(connection, () -> Transactions.statements(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             GuardedStatement statement = guarded(sql, shape);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             int count = Sql.update(connection, statement.sql(), statement.bind(callerParams, token.value(), row.values()));
             if (count == 0) {
                 rowAcceptsToken(connection, shape, token, key, row, false); // throws if stale; else 0 is your condition's
             }
             return count;
+        }, count -> count > 0));
+    }
+
+    /**
+     * The row's mark: the greater of its token and the mark its fenced delete left; empty if neither
+     * exists. Both are read with {@code SELECT ... FOR UPDATE}: inside your transaction the answer is
+     * the newest committed mark, never the snapshot's older one (REPEATABLE READ), and the row and
+     * its entry stay locked until you commit or roll back; PostgreSQL under REPEATABLE READ may refuse
+     * the read of a row changed after the snapshot with a serialization failure (40001).
+     */
+    public OptionalLong highWaterMark(Connection connection, Map<String, ?> key) throws SQLException {
+        List<String> keys = keyColumns(key);
+        return run(connection, () -> Transactions.statements(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
+            // locking reads: a plain read inside REPEATABLE READ would answer from the snapshot, older
+            // than the mark a refusal in the same transaction has just named
+            return max(rowToken(connection, shape, row), FenceRows.mark(connection, shape.fenceTable(), row.resource()));
         }));
     }
 
-    /** The row's mark: the greater of its token and the mark its fenced delete left; empty if neither exists. */
-    public OptionalLong highWaterMark(Connection connection, Map<String, ?> key) throws SQLException {
-        List<String> keys = keyColumns(key);
-        return run(connection, () -> {
-            TableShape shape = shape(connection);
-            RowKey row = shape.rowKey(key, keys);
-            OptionalLong rowToken = Sql.queryLong(connection, "SELECT " + tokenColumn + " FROM " + shape.quotedName()
-                    + " WHERE " + keyCondition(), row.values());
-            OptionalLong entry = Sql.queryLong(connection, "SELECT token FROM " + fenceTable + " WHERE resource = ?",
-                    List.of(row.resource()));
-            return max(rowToken, entry);
-        });
+    /**
+     * Raises the fence row of the token's lock, the one {@link JdbcFence} and {@link JdbiFence} advance
+     * for that lock, to the token (with {@code <=} whatever the table's policy: one token may write
+     * many rows). So a write through either path refuses a token older than one the other path
+     * accepted, and it is locked until the transaction ends, so the paths serialize. An operation
+     * that writes nothing rolls back a transaction of its own, so the fence row keeps only tokens
+     * that wrote.
+     */
+    private void advanceLockEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key,
+            RowKey row) throws SQLException {
+        if (token.resource().startsWith(shape.canonicalName() + ":") && token.resource().equals(row.resource())) {
+            return; // a lock named like the row's own entry: that entry is advanced under the table's policy
+        }
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), token.resource(),
+                token.value(), Policy.MONOTONIC);
+        if (refusedBy.isPresent()) {
+            // name the row's own mark if it is newer (written under another lock)
+            OptionalLong rowMark = max(rowToken(connection, shape, row),
+                    FenceRows.mark(connection, shape.fenceTable(), row.resource()));
+            throw stale(key, token, max(refusedBy, rowMark).getAsLong());
+        }
     }
 
     /** Advances the row's fence entry; a refusal names the row's real mark (its token may be newer than the entry). */

@@ -17,25 +17,23 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * ATTACK (adversarial review, branch attack-stores): cross-path writes on one table. The README
- * offers two guards for the same rows of a table with a token column — the fence row (JdbcFence
- * wrapping DAO code that has no idea about tokens) and the row guard (FencedTable) — and says
- * nothing about them not seeing each other. A write accepted through one path leaves no mark the
- * other path checks: the fence row does not touch the row's fencing_token, and the row guard does
- * not read fencing_fence for updates. So a zombie with an older token gets its write accepted after
- * a newer holder's write, in both directions. (The DynamoDB paths were made to fence each other in
- * issue 18; the SQL paths were not.)
+ * The fence row (JdbcFence wrapping DAO code that has no idea about tokens) and the row guard
+ * (FencedTable) on the same rows share one mark per lock: every row guard write also raises, and is
+ * refused by, the fence row of its token's lock in the same fence table, inside its transaction. So a
+ * zombie with an older token is refused through either path after a newer holder wrote through the
+ * other. (Found by the adversarial review: before, neither path saw the other's mark, and token 7
+ * overwrote token 10's write in both directions; these tests failed.)
  */
-class AttackRowGuardVersusFenceRowIT {
+class RowGuardAndFenceRowShareMarksIT {
 
     static Stream<SqlTestServer> servers() {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
-    /** BREAKS "no older token accepted after a newer one": newer via the fence row, zombie via the row guard. */
+    /** No older token accepted after a newer one: newer via the fence row, zombie via the row guard. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
-    void aZombieThroughTheRowGuardOverwritesANewerHoldersFenceRowWrite(SqlTestServer server) throws SQLException {
+    void aZombieThroughTheRowGuardIsRefusedAfterANewerHoldersFenceRowWrite(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
@@ -58,12 +56,13 @@ class AttackRowGuardVersusFenceRowIT {
         }
         assertThat(balance(db, id)).as("token 10 wrote 100 through the fence row; token 7 came after").isEqualTo(100);
         assertThat(refused).isInstanceOf(StaleTokenException.class);
+        assertThat(((StaleTokenException) refused).highWaterMark()).isEqualTo(10);
     }
 
-    /** BREAKS "no older token accepted after a newer one": newer via the row guard, zombie via the fence row. */
+    /** No older token accepted after a newer one: newer via the row guard, zombie via the fence row. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
-    void aZombieThroughTheFenceRowOverwritesANewerHoldersRowGuardWrite(SqlTestServer server) throws SQLException {
+    void aZombieThroughTheFenceRowIsRefusedAfterANewerHoldersRowGuardWrite(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;

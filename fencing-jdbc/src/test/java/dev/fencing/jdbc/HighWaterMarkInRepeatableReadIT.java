@@ -13,17 +13,18 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * ATTACK (adversarial review, branch attack-stores, minor): a re-read inside REPEATABLE READ sees
- * the past. On MariaDB (REPEATABLE READ is its default) FencedTable.highWaterMark reads the row and
- * its entry with plain SELECTs, so inside the caller's transaction it answers from the snapshot: right
- * after update() refused the caller with "mark 10" (a locking read), highWaterMark() in the same
- * transaction says 5 — the mark the caller is shown goes backwards, and a caller that checks the mark
- * before writing is told its stale token 7 is fine.
+ * A re-read inside REPEATABLE READ must not see the past: FencedTable.highWaterMark reads the row and
+ * its entry with locking reads ({@code SELECT ... FOR UPDATE}), the newest committed rows, so inside
+ * the caller's MariaDB transaction (REPEATABLE READ is its default) the mark it answers is never
+ * older than the mark a refusal in the same transaction named. (Found by the adversarial review:
+ * with plain SELECTs it answered 5 from the snapshot right after update() refused with mark 10, so a
+ * caller checking the mark was told its stale token 7 was fine; this test failed.) Being a locking
+ * read, it holds the row until the caller's transaction ends.
  */
-class AttackSnapshotMarkIT {
+class HighWaterMarkInRepeatableReadIT {
 
     @Test
-    void insideRepeatableReadTheMarkReadAfterARefusalIsOlderThanTheRefusalsMark() throws SQLException {
+    void insideRepeatableReadTheMarkReadAfterARefusalIsTheRefusalsMark() throws SQLException {
         DataSource db = Databases.migrated(Databases.mariaDb(), Connection.TRANSACTION_REPEATABLE_READ);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
@@ -34,8 +35,9 @@ class AttackSnapshotMarkIT {
         }
         try (Connection zombie = db.getConnection(); Connection newer = db.getConnection()) {
             zombie.setAutoCommit(false);
-            assertThat(accounts.highWaterMark(zombie, Map.of("id", id))).hasValue(5); // snapshot taken here
+            assertThat(plainToken(zombie, id)).isEqualTo(5); // the snapshot is taken here (a plain read locks nothing)
             newerClient.update(newer, FencingToken.of(resource, 10), Map.of("id", id), Map.of("balance", 100));
+            assertThat(plainToken(zombie, id)).as("the snapshot still shows").isEqualTo(5);
 
             assertThatThrownBy(() -> accounts.update(zombie, FencingToken.of(resource, 7), Map.of("id", id),
                     Map.of("balance", 70))).isInstanceOf(StaleTokenException.class)
@@ -43,6 +45,17 @@ class AttackSnapshotMarkIT {
             assertThat(accounts.highWaterMark(zombie, Map.of("id", id)))
                     .as("the mark read in the transaction that was just refused with mark 10").hasValue(10);
             zombie.rollback();
+        }
+    }
+
+    private static long plainToken(Connection connection, long id) throws SQLException {
+        try (java.sql.PreparedStatement query = connection.prepareStatement(
+                "SELECT fencing_token FROM accounts WHERE id = ?")) {
+            query.setLong(1, id);
+            try (java.sql.ResultSet result = query.executeQuery()) {
+                result.next();
+                return result.getLong(1);
+            }
         }
     }
 }
