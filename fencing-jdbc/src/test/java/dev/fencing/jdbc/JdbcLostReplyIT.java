@@ -19,11 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * ATTACK (adversarial review, branch attack-stores) that HELD: JdbcFencedStore.update whose UPDATE
- * reply is lost after PostgreSQL committed it. The driver does not re-send, the toolkit reruns only
+ * A lost reply is an error, never a second application: JdbcFencedStore.update whose UPDATE reply
+ * is lost after PostgreSQL committed it. The driver does not re-send, the toolkit reruns only
  * serialization failures, so the caller gets the I/O error and the increment is applied once.
+ * (A regression test: the adversarial review's attack held.)
  */
-class AttackJdbcLostReplyIT {
+class JdbcLostReplyIT {
 
     @Test
     void aLostReplyToAnUpdateIsAnErrorAndTheIncrementIsAppliedOnce() {
