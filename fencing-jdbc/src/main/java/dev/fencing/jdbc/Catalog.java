@@ -25,8 +25,12 @@ final class Catalog {
         }
     }
 
-    /** One column: its type, nullability and (for text) collation. */
-    record Column(String name, String type, boolean notNull, String charset, String collation, boolean deterministic) {}
+    /**
+     * One column: its type, nullability, (for text) collation, and how much it holds: at most
+     * {@code maxChars} characters and {@code maxBytes} bytes, -1 where the catalog sets no limit.
+     */
+    record Column(String name, String type, boolean notNull, String charset, String collation, boolean deterministic,
+            long maxChars, long maxBytes) {}
 
     private static final Pattern COLLATION_NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
@@ -51,10 +55,11 @@ final class Catalog {
     /**
      * Checks that {@code column} of the toolkit's {@code table} compares keys byte for byte.
      *
+     * @return the table as the catalog names it
      * @throws IllegalStateException if the table is missing, or from an install whose keys compare
      *     otherwise (MySQL's utf8mb4_bin: 'a' = 'a '), naming the migration that converts it
      */
-    static void requireExactKey(Connection connection, SqlDialect dialect, String table, String column) throws SQLException {
+    static Table requireExactKey(Connection connection, SqlDialect dialect, String table, String column) throws SQLException {
         Table found = table(connection, dialect, table, null);
         Column key = found.columns().get(column);
         KeyColumn.Kind kind = key == null ? null
@@ -67,6 +72,28 @@ final class Catalog {
                     + ". Run FencingMigrations.migrate(dataSource) from the 'migrations' module (or your Flyway run with"
                     + " Vendor.<yours>.location()) to convert it");
         }
+        return found;
+    }
+
+    /**
+     * The toolkit's {@code table} in {@code schema}, for the row guard: its fence entries live next
+     * to the data table, whatever a connection's search_path or current database finds first.
+     *
+     * @throws IllegalStateException if {@code schema} has no such table (naming the migration), or it
+     *     does not compare keys byte for byte
+     */
+    static Table requireExactKeyIn(Connection connection, SqlDialect dialect, String schema, String table, String column)
+            throws SQLException {
+        String qualified = (dialect == SqlDialect.POSTGRESQL ? dialect.quote(schema) : schema) + "." + table;
+        Table found = dialect == SqlDialect.POSTGRESQL ? postgres(connection, qualified) : mysql(connection, qualified);
+        if (found == null) {
+            throw SchemaProblems.missingTable(schema + "." + table, null, "the row guard keeps a table's fence entries in"
+                    + " the table's own " + (dialect == SqlDialect.POSTGRESQL ? "schema" : "database") + ", '" + schema
+                    + "', never in one a connection's " + (dialect == SqlDialect.POSTGRESQL ? "search_path" : "current"
+                    + " database") + " happens to find; migrate that " + (dialect == SqlDialect.POSTGRESQL ? "schema"
+                    : "database") + ", or name a fence table with FencedTable.withFenceTable(\"schema.table\")");
+        }
+        return requireExactKey(connection, dialect, qualified, column);
     }
 
     /**
@@ -75,8 +102,7 @@ final class Catalog {
      * @throws IllegalStateException if no exact rule is known for it, saying which column types are supported
      */
     static KeyColumn keyColumn(Connection connection, SqlDialect dialect, Table table, Column column) throws SQLException {
-        String type = column.type();
-        String where = "key column '" + column.name() + "' of table '" + table.qualifiedName() + "' (" + type
+        String where = "key column '" + column.name() + "' of table '" + table.qualifiedName() + "' (" + column.type()
                 + (column.collation() == null ? "" : ", collation " + column.collation()) + ")";
         KeyColumn.Kind kind = dialect == SqlDialect.POSTGRESQL ? postgresKind(column) : mysqlKind(connection, column);
         if (kind == null) {
@@ -86,7 +112,31 @@ final class Catalog {
                     + " with a binary collation: VARCHAR ... COLLATE utf8mb4_nopad_bin on MariaDB, utf8mb4_0900_bin on"
                     + " MySQL 8, VARBINARY; on PostgreSQL text/varchar with a deterministic collation");
         }
-        return new KeyColumn(column.name(), kind);
+        String type = column.type();
+        boolean countsChars = type.equals("varchar") || type.equals("char") || type.equals("bpchar");
+        boolean countsBytes = dialect == SqlDialect.MYSQL && !countsChars; // VARBINARY, BLOB and TEXT hold n bytes
+        long maxChars = countsChars ? column.maxChars() : -1;
+        long maxBytes = countsBytes ? column.maxBytes() : -1;
+        String description = "key column '" + column.name() + "' of table '" + table.qualifiedName() + "' ("
+                + type + (maxChars > 0 ? "(" + maxChars + ")" : maxBytes > 0 ? ", " + maxBytes + " bytes" : "") + ")";
+        java.math.BigInteger[] range = kind == KeyColumn.Kind.INTEGER ? integerRange(type) : new java.math.BigInteger[2];
+        return new KeyColumn(column.name(), kind, description, range[0], range[1], maxChars, maxBytes);
+    }
+
+    /** The smallest and largest value of an integer type: {@code {min, max}}. */
+    private static java.math.BigInteger[] integerRange(String type) {
+        boolean unsigned = type.endsWith(" unsigned");
+        int bits = switch (type.replace(" unsigned", "")) {
+            case "int2", "smallint" -> 16;
+            case "int4", "int" -> 32;
+            case "tinyint" -> 8;
+            case "mediumint" -> 24;
+            default -> 64; // int8, bigint
+        };
+        java.math.BigInteger two = java.math.BigInteger.TWO;
+        return unsigned
+                ? new java.math.BigInteger[] {java.math.BigInteger.ZERO, two.pow(bits).subtract(java.math.BigInteger.ONE)}
+                : new java.math.BigInteger[] {two.pow(bits - 1).negate(), two.pow(bits - 1).subtract(java.math.BigInteger.ONE)};
     }
 
     private static KeyColumn.Kind postgresKind(Column column) {
@@ -132,7 +182,9 @@ final class Catalog {
     }
 
     private static Table postgres(Connection connection, String table) throws SQLException {
-        String sql = "SELECT n.nspname, c.relname, a.attname, b.typname, a.attnotnull, co.collname, co.collisdeterministic"
+        // typmod of varchar(n)/char(n) is n + 4; -1 (text, varchar without n) holds any length
+        String sql = "SELECT n.nspname, c.relname, a.attname, b.typname, a.attnotnull, co.collname, co.collisdeterministic,"
+                + " CASE WHEN a.atttypmod < 0 AND t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END"
                 + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
                 + " LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid"
@@ -147,8 +199,11 @@ final class Catalog {
                     found = new Table(rows.getString(1), rows.getString(2), new LinkedHashMap<>());
                 }
                 if (rows.getString(3) != null) {
-                    found.columns().put(rows.getString(3), new Column(rows.getString(3), rows.getString(4),
-                            rows.getBoolean(5), null, rows.getString(6), rows.getString(6) == null || rows.getBoolean(7)));
+                    String type = rows.getString(4);
+                    int typmod = rows.getInt(8);
+                    long maxChars = (type.equals("varchar") || type.equals("bpchar")) && typmod > 4 ? typmod - 4 : -1;
+                    found.columns().put(rows.getString(3), new Column(rows.getString(3), type, rows.getBoolean(5), null,
+                            rows.getString(6), rows.getString(6) == null || rows.getBoolean(7), maxChars, -1));
                 }
             }
             return found;
@@ -183,15 +238,17 @@ final class Catalog {
         }
         Table found = new Table(match[0], match[1], new LinkedHashMap<>());
         try (PreparedStatement statement = Sql.prepare(connection, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,"
-                + " CHARACTER_SET_NAME, COLLATION_NAME FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
+                + " CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
                 + " AND BINARY TABLE_NAME = BINARY ? ORDER BY ORDINAL_POSITION", List.of(match[0], match[1]));
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 String columnType = rows.getString(3).toLowerCase(Locale.ROOT);
                 String type = rows.getString(2).toLowerCase(Locale.ROOT) + (columnType.contains("unsigned") ? " unsigned" : "");
                 String column = rows.getString(1).toLowerCase(Locale.ROOT); // column names ignore case in MySQL
+                long maxChars = rows.getObject(7) == null ? -1 : rows.getLong(7);
+                long maxBytes = rows.getObject(8) == null ? -1 : rows.getLong(8);
                 found.columns().put(column, new Column(rows.getString(1), type, "NO".equals(rows.getString(4)),
-                        rows.getString(5), rows.getString(6), true));
+                        rows.getString(5), rows.getString(6), true, maxChars, maxBytes));
             }
         }
         return found;

@@ -8,14 +8,18 @@ import java.sql.SQLException;
 
 /**
  * One fence table under one policy, for {@link JdbcFence} and {@link JdbiFence}: on first use it
- * checks that the table compares resources byte for byte, and remembers the database's dialect
- * (a fence serves one database).
+ * resolves the table (through that connection's search_path or current database), checks that it
+ * compares resources byte for byte, and remembers the database's dialect and the table's qualified
+ * name (a fence serves one database, and one fence table in it, whatever later connections' search
+ * paths find).
  */
 final class Fence {
 
     private final String table;
     private final Policy policy;
     private volatile SqlDialect checked;
+    /** The table as first resolved, schema-qualified and quoted: every connection then reaches the same one. */
+    private volatile String resolved;
 
     Fence(String table, Policy policy) {
         this.table = table;
@@ -30,12 +34,15 @@ final class Fence {
      */
     void advance(Connection connection, FencingToken token) throws SQLException {
         SqlDialect dialect = checked;
+        String name = resolved;
         if (dialect == null) {
             dialect = SqlDialect.of(connection);
-            Catalog.requireExactKey(connection, dialect, table, "resource");
+            Catalog.Table found = Catalog.requireExactKey(connection, dialect, table, "resource");
+            name = dialect.quote(found.schema()) + "." + dialect.quote(found.name());
+            resolved = name;
             checked = dialect;
         }
-        FenceRows.advance(connection, dialect, table, token.resource(), token, policy);
+        FenceRows.advance(connection, dialect, name, token.resource(), token, policy);
     }
 
     Policy policy() {

@@ -25,11 +25,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <pre>{@code
  * FencedTable accounts = FencedTable.of("accounts", "id");
  * accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
+ * // the fence row of the token's lock, then
  * // UPDATE accounts SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
  * }</pre>
  *
  * <table>
- *   <caption>What each operation runs</caption>
+ *   <caption>What each operation runs, after the fence row of the token's lock</caption>
  *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
  *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
  *       <td>reads the row's token and entry: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
@@ -52,6 +53,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * instead refuse a statement on a row changed after the snapshot with a serialization failure
  * (SQLState 40001): in a transaction of the guard's own it is run again, in yours it surfaces.
  *
+ * <h2>The row guard and the fence row share a mark</h2>
+ * Every operation first raises the fence row of the token's lock ({@code token.resource()}, the row
+ * {@link JdbcFence} and {@link JdbiFence} advance) to the token, with {@code <=} whatever the
+ * table's policy (one token may write many rows), and keeps it locked until the transaction ends.
+ * So on one table, writes through the row guard and through a fence row of the same lock refuse
+ * each other's older tokens: a zombie with token 7 gets {@link StaleTokenException} after token 10
+ * wrote through either path. This holds when both use the same fence table (by default: the
+ * toolkit's tables next to yours); a {@link JdbcFence} with {@link dev.fencing.core.Policy#STRICT}
+ * then also refuses a token that already wrote through the row guard. Each operation therefore runs
+ * in a transaction (its own on an auto-commit connection), and row guard writes under one lock
+ * serialize on its fence row.
+ *
  * <h2>The fence entry, and which key columns can have one</h2>
  * The row's fence entry is a row of the fence table ({@code fencing_fence}) named
  * {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
@@ -67,6 +80,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * unqualified name is resolved through the first connection's {@code search_path} and statements
  * name the resolved table; a connection of MySQL/MariaDB that counts changed rows
  * ({@code useAffectedRows=true}) is refused.
+ *
+ * <p>A key is named as the database stores it, so a key the column cannot hold as given is refused
+ * with {@link IllegalArgumentException} naming the key, the column and its size, before anything is
+ * written: text longer than {@code VARCHAR(n)}/{@code char(n)} (an INSERT would drop the trailing
+ * spaces beyond n, on PostgreSQL and MySQL/MariaDB alike, and store another key's row), more bytes
+ * than a MySQL {@code VARBINARY}/{@code TEXT} column holds, an integer outside the column type's
+ * range. On MySQL/MariaDB an insert (by {@link #insert} or {@link #upsert}) is refused with
+ * {@link IllegalStateException} on a connection without strict mode ({@code sql_mode} lacking
+ * {@code STRICT_TRANS_TABLES} and {@code STRICT_ALL_TABLES}), which would clamp or cut what it cannot
+ * store; the mode is read before each insert.
+ *
+ * <p>The fence table lives next to the data table: an unqualified fence table name (the default
+ * {@code fencing_fence}) is looked up in the data table's own schema (PostgreSQL) or database
+ * (MySQL/MariaDB), never through a connection's {@code search_path} or current database, so every
+ * client of one table keeps its marks in one place; if that schema has none, the table is refused
+ * with {@link IllegalStateException} naming it. {@link #withFenceTable} with a qualified name puts
+ * them elsewhere.
  *
  * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
  * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
@@ -130,7 +160,10 @@ public final class FencedTable {
         return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable);
     }
 
-    /** The same table keeping deleted rows' marks in another fence table. */
+    /**
+     * The same table keeping deleted rows' marks in another fence table: unqualified, it is looked up
+     * in the data table's schema (database); qualified, where named.
+     */
     public FencedTable withFenceTable(String fenceTable) {
         return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable));
     }
@@ -140,17 +173,19 @@ public final class FencedTable {
      *
      * @return true if the row was updated, false if there is no such row (and no fenced delete of it
      *     left a newer mark)
-     * @throws StaleTokenException if the row, or the mark its fenced delete left, carries a newer
-     *     token; nothing was written
+     * @throws StaleTokenException if the row, the mark its fenced delete left, or the fence row of the
+     *     token's lock carries a newer token; nothing was written
+     * @throws IllegalArgumentException for a key the key column cannot hold as given
      */
     public boolean update(Connection connection, FencingToken token, Map<String, ?> key, Map<String, ?> values)
             throws SQLException {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<String> columns = valueColumns(values);
-        return run(connection, () -> Transactions.statements(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
                 if (guardedUpdate(connection, shape, token, row, values, columns) > 0) {
                     return true;
@@ -160,7 +195,7 @@ public final class FencedTable {
                 }
             }
             throw keptRacing("update", key);
-        }));
+        }, updated -> updated));
     }
 
     /**
@@ -177,6 +212,7 @@ public final class FencedTable {
         run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             // every writer that may create or delete this row passes its fence entry first: they
             // serialize on that row lock, so a delete and a re-create can never interleave
             advanceEntry(connection, shape, token, key, row);
@@ -211,6 +247,7 @@ public final class FencedTable {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
             Savepoint before = connection.setSavepoint();
+            advanceLockEntry(connection, shape, token, key, row);
             advanceEntry(connection, shape, token, key, row);
             if (insert(connection, shape, token, row, values, columns)) {
                 connection.releaseSavepoint(before);
@@ -235,6 +272,7 @@ public final class FencedTable {
         return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             // the mark outlives the row (also for a row that was never there): a zombie cannot create it later
             advanceEntry(connection, shape, token, key, row);
             List<Object> params = new ArrayList<>(row.values());
@@ -279,36 +317,64 @@ public final class FencedTable {
         checkToken(token);
         List<String> keys = keyColumns(key);
         List<Object> callerParams = params == null ? List.of() : Arrays.asList(params);
-        return run(connection, () -> Transactions.statements(connection, () -> {
+        return run(connection, () -> Transactions.inTransaction(connection, () -> {
             TableShape shape = shape(connection);
             GuardedStatement statement = guarded(sql, shape);
             RowKey row = shape.rowKey(key, keys);
+            advanceLockEntry(connection, shape, token, key, row);
             int count = Sql.update(connection, statement.sql(), statement.bind(callerParams, token.value(), row.values()));
             if (count == 0) {
                 rowAcceptsToken(connection, shape, token, key, row, false); // throws if stale; else 0 is your condition's
             }
             return count;
+        }, count -> count > 0));
+    }
+
+    /**
+     * The row's mark: the greater of its token and the mark its fenced delete left; empty if neither
+     * exists. Both are read with {@code SELECT ... FOR UPDATE}: inside your transaction the answer is
+     * the newest committed mark, never the snapshot's older one (REPEATABLE READ), and the row and
+     * its entry stay locked until you commit or roll back; PostgreSQL under REPEATABLE READ may refuse
+     * the read of a row changed after the snapshot with a serialization failure (40001).
+     */
+    public OptionalLong highWaterMark(Connection connection, Map<String, ?> key) throws SQLException {
+        List<String> keys = keyColumns(key);
+        return run(connection, () -> Transactions.statements(connection, () -> {
+            TableShape shape = shape(connection);
+            RowKey row = shape.rowKey(key, keys);
+            // locking reads: a plain read inside REPEATABLE READ would answer from the snapshot, older
+            // than the mark a refusal in the same transaction has just named
+            return max(rowToken(connection, shape, row), FenceRows.mark(connection, shape.fenceTable(), row.resource()));
         }));
     }
 
-    /** The row's mark: the greater of its token and the mark its fenced delete left; empty if neither exists. */
-    public OptionalLong highWaterMark(Connection connection, Map<String, ?> key) throws SQLException {
-        List<String> keys = keyColumns(key);
-        return run(connection, () -> {
-            TableShape shape = shape(connection);
-            RowKey row = shape.rowKey(key, keys);
-            OptionalLong rowToken = Sql.queryLong(connection, "SELECT " + tokenColumn + " FROM " + shape.quotedName()
-                    + " WHERE " + keyCondition(), row.values());
-            OptionalLong entry = Sql.queryLong(connection, "SELECT token FROM " + fenceTable + " WHERE resource = ?",
-                    List.of(row.resource()));
-            return max(rowToken, entry);
-        });
+    /**
+     * Raises the fence row of the token's lock, the one {@link JdbcFence} and {@link JdbiFence} advance
+     * for that lock, to the token (with {@code <=} whatever the table's policy: one token may write
+     * many rows). So a write through either path refuses a token older than one the other path
+     * accepted, and it is locked until the transaction ends, so the paths serialize. An operation
+     * that writes nothing rolls back a transaction of its own, so the fence row keeps only tokens
+     * that wrote.
+     */
+    private void advanceLockEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key,
+            RowKey row) throws SQLException {
+        if (token.resource().startsWith(shape.canonicalName() + ":") && token.resource().equals(row.resource())) {
+            return; // a lock named like the row's own entry: that entry is advanced under the table's policy
+        }
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), token.resource(),
+                token.value(), Policy.MONOTONIC);
+        if (refusedBy.isPresent()) {
+            // name the row's own mark if it is newer (written under another lock)
+            OptionalLong rowMark = max(rowToken(connection, shape, row),
+                    FenceRows.mark(connection, shape.fenceTable(), row.resource()));
+            throw stale(key, token, max(refusedBy, rowMark).getAsLong());
+        }
     }
 
     /** Advances the row's fence entry; a refusal names the row's real mark (its token may be newer than the entry). */
     private void advanceEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key, RowKey row)
             throws SQLException {
-        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), fenceTable, row.resource(),
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), row.resource(),
                 token.value(), policy);
         if (refusedBy.isPresent()) {
             throw stale(key, token, max(refusedBy, rowToken(connection, shape, row)).getAsLong());
@@ -329,12 +395,13 @@ public final class FencedTable {
         OptionalLong rowToken = rowToken(connection, shape, row);
         if (rowToken.isPresent() && policy.accepts(token.value(), rowToken.getAsLong())) {
             if (!shape.countsMatchedRows()) {
-                MatchedRows.verify(connection, fenceTable, row.resource()); // else 0 may mean "changed nothing"
+                MatchedRows.verify(connection, shape.fenceTable(), row.resource()); // else 0 may mean "changed nothing"
                 shape.sawMatchedRows();
             }
             return true;
         }
-        OptionalLong mark = entryAdvanced ? rowToken : max(rowToken, FenceRows.mark(connection, fenceTable, row.resource()));
+        OptionalLong mark = entryAdvanced ? rowToken
+                : max(rowToken, FenceRows.mark(connection, shape.fenceTable(), row.resource()));
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
             throw stale(key, token, mark.getAsLong());
         }
@@ -376,6 +443,9 @@ public final class FencedTable {
         params.add(token.value());
         String sql = "INSERT INTO " + shape.quotedName() + " (" + String.join(", ", names) + ") VALUES ("
                 + String.join(", ", Collections.nCopies(names.size(), "?")) + ")";
+        if (shape.dialect() == SqlDialect.MYSQL) {
+            StrictMode.require(connection, shape.canonicalName());
+        }
         Savepoint beforeInsert = connection.setSavepoint();
         try {
             Sql.update(connection, sql, params);

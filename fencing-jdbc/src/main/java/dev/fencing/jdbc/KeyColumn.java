@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Pattern;
@@ -12,8 +13,23 @@ import java.util.regex.Pattern;
  * by a canonical string. Columns whose equality cannot be reproduced (case- or accent-insensitive
  * collations, nondeterministic collations, fixed-length binary, numbers with a scale, dates) are
  * refused when the table is described.
+ *
+ * <p>The database also decides what it stores: an {@code INSERT} drops trailing spaces beyond
+ * {@code VARCHAR(n)} (PostgreSQL, and MySQL/MariaDB in every sql_mode) and, without strict mode,
+ * clamps an out-of-range integer or cuts a long string. So a key the column cannot hold as given
+ * is refused before anything is written: an integer outside the type's range, text longer than
+ * the column's characters ({@code maxChars}) or, for MySQL/MariaDB binary and TEXT types, bytes
+ * ({@code maxBytes}, counted in UTF-8). Otherwise the row stored would be another key's row, with
+ * another fence entry.
+ *
+ * @param description the column, its table and type, for messages
+ * @param min the smallest integer the column holds (null for other kinds)
+ * @param max the largest integer the column holds (null for other kinds)
+ * @param maxChars the most characters the column holds, -1 if not limited by characters
+ * @param maxBytes the most bytes the column holds, -1 if not limited by bytes
  */
-record KeyColumn(String name, Kind kind) {
+record KeyColumn(String name, Kind kind, String description, BigInteger min, BigInteger max, long maxChars,
+        long maxBytes) {
 
     /** How the database compares the column, and so how a value is made canonical. */
     enum Kind {
@@ -35,18 +51,41 @@ record KeyColumn(String name, Kind kind) {
     private static final BigInteger LONG_MIN = BigInteger.valueOf(Long.MIN_VALUE);
     private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
-    /** The value to bind for {@code value}: the database's own reading of it, made explicit. */
+    /**
+     * The value to bind for {@code value}: the database's own reading of it, made explicit.
+     *
+     * @throws IllegalArgumentException for a value of the wrong kind, or one the column cannot hold as given
+     */
     Object bind(Object value) {
         return switch (kind) {
             case INTEGER -> {
                 BigInteger number = integer(value);
+                if (number.compareTo(min) < 0 || number.compareTo(max) > 0) {
+                    throw new IllegalArgumentException("key " + value + " is outside the range of " + description + ", "
+                            + min + " to " + max + ": the database would refuse it, or (MySQL/MariaDB without strict"
+                            + " mode) store another key; nothing was written");
+                }
                 yield number.compareTo(LONG_MIN) >= 0 && number.compareTo(LONG_MAX) <= 0
                         ? (Object) number.longValue() : new BigDecimal(number); // BIGINT UNSIGNED above 2^63
             }
             case UUID -> uuid(value);
             case UUID_TEXT -> uuid(value).toString();
-            case TEXT_EXACT, TEXT_PAD_SPACE -> canonical(value);
+            case TEXT_EXACT, TEXT_PAD_SPACE -> fits(value, canonical(value));
         };
+    }
+
+    /** {@code text}, if the column holds it whole (else an INSERT would drop its trailing spaces, or more). */
+    private String fits(Object value, String text) {
+        long chars = maxChars < 0 ? 0 : text.codePointCount(0, text.length());
+        long bytes = maxBytes < 0 ? 0 : text.getBytes(StandardCharsets.UTF_8).length;
+        if (chars > maxChars && maxChars >= 0 || bytes > maxBytes && maxBytes >= 0) {
+            throw new IllegalArgumentException("key '" + value + "' is longer than " + description + " holds ("
+                    + (maxChars >= 0 ? chars + " characters, at most " + maxChars : bytes + " bytes in UTF-8, at most "
+                    + maxBytes) + (kind == Kind.TEXT_PAD_SPACE ? " without trailing spaces" : "") + "): the database"
+                    + " would store it cut (trailing spaces are dropped even in strict mode), as another key with"
+                    + " another fence entry; nothing was written");
+        }
+        return text;
     }
 
     /** The one string every spelling of the same key maps to. */

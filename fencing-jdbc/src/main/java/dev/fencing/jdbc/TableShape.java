@@ -10,8 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the catalog says about a {@link FencedTable}'s table in one database: the name it resolves
- * to, how each key column compares, that the token column is {@code BIGINT NOT NULL}, and that the
- * fence table compares its keys exactly. Described once per database and remembered.
+ * to, how each key column compares and how much it holds, that the token column is
+ * {@code BIGINT NOT NULL}, and which fence table keeps its entries (in the table's own schema unless
+ * named qualified) and that it compares its keys exactly. Described once per database and remembered.
  */
 final class TableShape {
 
@@ -47,16 +48,18 @@ final class TableShape {
     private final String canonicalName;
     private final String quotedName;
     private final List<KeyColumn> keys;
+    private final String fenceTable;
     /** The guarded UPDATE per sorted column list; bounded against unbounded variety. */
     private final Map<List<String>, String> updateSql = new ConcurrentHashMap<>();
     /** MySQL/MariaDB: whether this database's connections were seen to count matched rows (see {@link MatchedRows}). */
     private volatile boolean countsMatchedRows;
 
-    private TableShape(SqlDialect dialect, Catalog.Table table, List<KeyColumn> keys) {
+    private TableShape(SqlDialect dialect, Catalog.Table table, List<KeyColumn> keys, Catalog.Table fence) {
         this.dialect = dialect;
         this.canonicalName = table.qualifiedName();
         this.quotedName = dialect.quote(table.schema()) + "." + dialect.quote(table.name());
         this.keys = keys;
+        this.fenceTable = dialect.quote(fence.schema()) + "." + dialect.quote(fence.name());
         this.countsMatchedRows = dialect == SqlDialect.POSTGRESQL;
     }
 
@@ -89,8 +92,12 @@ final class TableShape {
                     + "' is " + token.type() + (token.notNull() ? " NOT NULL" : " NULL") + "; it must be BIGINT NOT NULL"
                     + " (64-bit tokens, and every row carries one). " + SchemaProblems.remedy(table, tokenColumn));
         }
-        Catalog.requireExactKey(connection, dialect, fenceTable, "resource");
-        return new TableShape(dialect, found, List.copyOf(keys));
+        // an unqualified fence table is the one in the data table's schema, on every connection: one
+        // found through a connection's search_path could be another, without the deleted rows' marks
+        Catalog.Table fence = fenceTable.indexOf('.') >= 0
+                ? Catalog.requireExactKey(connection, dialect, fenceTable, "resource")
+                : Catalog.requireExactKeyIn(connection, dialect, found.schema(), fenceTable, "resource");
+        return new TableShape(dialect, found, List.copyOf(keys), fence);
     }
 
     SqlDialect dialect() {
@@ -105,6 +112,11 @@ final class TableShape {
     /** The resolved name quoted for SQL, so statements reach the table the fence entries are named after. */
     String quotedName() {
         return quotedName;
+    }
+
+    /** The fence table, resolved and quoted: the data table's schema's unless one was named qualified. */
+    String fenceTable() {
+        return fenceTable;
     }
 
     /** The SQL built by {@code build} for {@code columns}, remembered for up to 64 column lists. */

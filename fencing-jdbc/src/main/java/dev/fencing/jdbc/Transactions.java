@@ -3,6 +3,7 @@ package dev.fencing.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
 
 /**
  * Runs the guards' statements either in a transaction of their own (the connection was in
@@ -32,6 +33,15 @@ final class Transactions {
 
     /** Runs {@code work} in one transaction: its own if the connection auto-commits, else the caller's. */
     static <T> T inTransaction(Connection connection, Work<T> work) throws SQLException {
+        return inTransaction(connection, work, result -> true);
+    }
+
+    /**
+     * As {@link #inTransaction(Connection, Work)}, but a transaction of its own is rolled back, not
+     * committed, when {@code wrote} says the result wrote nothing: the marks it raised on the way
+     * (the lock's fence row) then stay as they were, as for a refused write.
+     */
+    static <T> T inTransaction(Connection connection, Work<T> work, Predicate<? super T> wrote) throws SQLException {
         if (!connection.getAutoCommit()) {
             return work.run();
         }
@@ -40,7 +50,11 @@ final class Transactions {
             for (int attempt = 1; ; attempt++) {
                 try {
                     T result = work.run();
-                    connection.commit();
+                    if (wrote.test(result)) {
+                        connection.commit();
+                    } else {
+                        connection.rollback();
+                    }
                     return result;
                 } catch (SQLException e) {
                     rollbackQuietly(connection, e);

@@ -24,8 +24,13 @@ class ExecuteGuardIT {
 
     private static final FencedTable ACCOUNTS = FencedTable.of("accounts", "id");
 
+    /**
+     * One lock per token value: the lock's fence row (which the row guard raises first, shared with
+     * JdbcFence; RowGuardAndFenceRowShareMarksIT) then never refuses, and these tests reach the row's
+     * own token and entry checks, which guard writers of different locks.
+     */
     private static FencingToken token(long value) {
-        return FencingToken.of("execute", value);
+        return FencingToken.of("execute-" + value, value);
     }
 
     /** Issue 17, item 1: this statement set the token but never compared it; token 7 overwrote token 10 and moved it back. */

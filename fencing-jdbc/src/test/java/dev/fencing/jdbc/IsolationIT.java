@@ -168,8 +168,13 @@ class IsolationIT {
         }
     }
 
+    /**
+     * One lock per token value: the lock's fence row (which the row guard raises first, shared with
+     * JdbcFence; RowGuardAndFenceRowShareMarksIT) then never refuses, and these tests reach the row's
+     * own token and entry checks, which guard writers of different locks.
+     */
     private static FencingToken token(long value) {
-        return FencingToken.of("isolation", value);
+        return FencingToken.of("isolation-" + value, value);
     }
 
     private static long balance(Connection connection, long id) throws SQLException {

@@ -196,10 +196,12 @@ class JdbcFencingIT {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("table 'nowhere' does not exist")
                     .hasMessageContaining("AddFencingTokenColumns");
+            String schema = server.vendor().equals("postgresql") ? "public" : connection.getCatalog();
             assertThatThrownBy(() -> FencedTable.of("fenced_ledger", "id").delete(connection, FencingToken.of("r", 1),
                     Map.of("id", 1)))
                     .isInstanceOf(IllegalStateException.class)
-                    .hasMessageContaining("table 'fencing_fence' does not exist");
+                    .hasMessageContaining("table '" + schema + ".fencing_fence' does not exist") // the data table's schema
+                    .hasMessageContaining("FencingMigrations.migrate(dataSource)");
         }
         assertThatThrownBy(() -> JdbcFencedStore.create(bare).read("k"))
                 .hasMessageContaining("table 'fencing_store' does not exist");

@@ -32,8 +32,13 @@ class RowKeysIT {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
+    /**
+     * One lock per token value: the lock's fence row (which the row guard raises first, shared with
+     * JdbcFence; RowGuardAndFenceRowShareMarksIT) then never refuses, and these tests reach the row's
+     * own token and entry checks, which guard writers of different locks.
+     */
     private static FencingToken token(long value) {
-        return FencingToken.of("row-keys", value);
+        return FencingToken.of("row-keys-" + value, value);
     }
 
     /** Issue 17, item 2: on a case-insensitive column 'AliceN' and 'alicen' are one row; the toolkit cannot name its entry. */
