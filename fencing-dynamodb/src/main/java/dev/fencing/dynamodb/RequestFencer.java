@@ -37,6 +37,10 @@ final class RequestFencer {
             throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
                     + tokenAttribute + "'");
         }
+        if (tokenAttribute.equals(LostReplies.ATTRIBUTE) || tombstoneAttribute.equals(LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("'" + LostReplies.ATTRIBUTE + "' holds the fenced write's id; choose"
+                    + " another tokenAttribute or tombstoneAttribute");
+        }
         this.tokenAttribute = tokenAttribute;
         this.tombstoneAttribute = tombstoneAttribute;
         this.policy = policy;
@@ -60,27 +64,47 @@ final class RequestFencer {
     }
 
     PutItemRequest fence(FencingToken token, PutItemRequest request, List<String> keyAttributes) {
+        return fence(token, null, request, keyAttributes);
+    }
+
+    /**
+     * The fenced put; with a {@code writeId}, the item carries it in {@link LostReplies#ATTRIBUTE}
+     * and the request is sent without blind retries.
+     */
+    PutItemRequest fence(FencingToken token, String writeId, PutItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "PutItem");
         requireKey(request.tableName(), request.item(), keyAttributes, "item");
-        if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)) {
-            throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "' or '"
-                    + tombstoneAttribute + "': the fenced put writes them itself");
+        if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)
+                || request.item().containsKey(LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "', '"
+                    + tombstoneAttribute + "' or '" + LostReplies.ATTRIBUTE + "': the fenced put writes them itself");
         }
         Map<String, AttributeValue> item = new HashMap<>(request.item());
         item.put(tokenAttribute, number(token.value()));
+        if (writeId != null) {
+            item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
+        }
         Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
                 values(request.expressionAttributeValues()), List.of());
-        return request.toBuilder()
+        PutItemRequest.Builder fenced = request.toBuilder()
                 .item(item)
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(condition.names())
                 .expressionAttributeValues(condition.values())
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+        if (writeId != null) {
+            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+        }
+        return fenced.build();
     }
 
     UpdateItemRequest fence(FencingToken token, UpdateItemRequest request, List<String> keyAttributes) {
+        return fence(token, null, request, keyAttributes);
+    }
+
+    /** The fenced update; {@code writeId} as for the put. */
+    UpdateItemRequest fence(FencingToken token, String writeId, UpdateItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "UpdateItem");
         if (request.hasAttributeUpdates() && !request.attributeUpdates().isEmpty()) {
@@ -97,23 +121,44 @@ final class RequestFencer {
         allNames.put(tombstone, tombstoneAttribute);
         String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = " + condition.valueRef());
         update = UpdateExpressions.addRemove(update, tombstone); // writing to a tombstone brings the item back
-        return request.toBuilder()
+        Map<String, AttributeValue> allValues = condition.values();
+        if (writeId != null) {
+            List<String> expressions = List.of(condition.expression(), update);
+            String writeName = Placeholders.free("#fencing_write", allNames, expressions);
+            String writeValue = Placeholders.free(":fencing_write", allValues, expressions);
+            allNames.put(writeName, LostReplies.ATTRIBUTE);
+            allValues = new HashMap<>(allValues);
+            allValues.put(writeValue, AttributeValue.fromS(writeId));
+            update = UpdateExpressions.addSet(update, writeName + " = " + writeValue);
+        }
+        UpdateItemRequest.Builder fenced = request.toBuilder()
                 .updateExpression(update)
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(allNames)
-                .expressionAttributeValues(condition.values())
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+                .expressionAttributeValues(allValues)
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+        if (writeId != null) {
+            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+        }
+        return fenced.build();
     }
 
     /** A fenced delete: a put of a tombstone that keeps the key and the token, nothing else. */
     PutItemRequest tombstone(FencingToken token, DeleteItemRequest request, List<String> keyAttributes) {
+        return tombstone(token, null, request, keyAttributes);
+    }
+
+    /** The fenced delete's tombstone; {@code writeId} as for the put. */
+    PutItemRequest tombstone(FencingToken token, String writeId, DeleteItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "DeleteItem");
         requireKey(request.tableName(), request.key(), keyAttributes, "key");
         Map<String, AttributeValue> item = new HashMap<>(request.key());
         item.put(tokenAttribute, number(token.value()));
         item.put(tombstoneAttribute, AttributeValue.fromBool(true));
+        if (writeId != null) {
+            item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
+        }
         Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
                 values(request.expressionAttributeValues()), List.of());
         PutItemRequest.Builder put = PutItemRequest.builder()
@@ -125,6 +170,9 @@ final class RequestFencer {
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
         if (request.returnValues() != null) {
             put.returnValues(request.returnValuesAsString());
+        }
+        if (writeId != null) {
+            put.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
         }
         return put.build();
     }
@@ -205,11 +253,16 @@ final class RequestFencer {
             return;
         }
         for (Map.Entry<String, String> name : names.entrySet()) {
-            boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute);
+            boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute)
+                    || name.getValue().equals(LostReplies.ATTRIBUTE);
             if (reserved && Placeholders.mentions(updateExpression, name.getKey())) {
                 throw new IllegalArgumentException("the update expression must not write '" + name.getValue()
                         + "' (through " + name.getKey() + "): the fenced update writes it itself");
             }
+        }
+        if (Placeholders.mentions(" " + updateExpression, " " + LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("the update expression must not write '" + LostReplies.ATTRIBUTE
+                    + "': the fenced update writes it itself");
         }
         if (Placeholders.mentions(" " + updateExpression, " " + tokenAttribute)) {
             throw new IllegalArgumentException("the update expression must not write '" + tokenAttribute
