@@ -140,7 +140,8 @@ public final class FencedDynamoDb {
         try {
             return client.putItem(fenced);
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), key);
+            throwUnlessLanded(e, token, request.tableName(), key, writeId);
+            return PutItemResponse.builder().build();
         } catch (SdkException e) {
             landedOrUnknown(e, writeId, request.tableName(), key);
             return PutItemResponse.builder().build();
@@ -156,7 +157,8 @@ public final class FencedDynamoDb {
         try {
             return client.updateItem(fenced);
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), request.key());
+            throwUnlessLanded(e, token, request.tableName(), request.key(), writeId);
+            return UpdateItemResponse.builder().build();
         } catch (SdkException e) {
             landedOrUnknown(e, writeId, request.tableName(), request.key());
             return UpdateItemResponse.builder().build();
@@ -180,7 +182,8 @@ public final class FencedDynamoDb {
             }
             return deleted.build();
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), request.key());
+            throwUnlessLanded(e, token, request.tableName(), request.key(), writeId);
+            return DeleteItemResponse.builder().build();
         } catch (SdkException e) {
             landedOrUnknown(e, writeId, request.tableName(), request.key());
             return DeleteItemResponse.builder().build();
@@ -304,10 +307,16 @@ public final class FencedDynamoDb {
         return BatchWrites.staleOr(e, token, targets, fencer, this::read);
     }
 
-    private RuntimeException stale(ConditionalCheckFailedException e, FencingToken token, String table,
-            Map<String, AttributeValue> key) {
+    /**
+     * Throws the refusal for a failed condition — unless the stored item carries {@code writeId}: then
+     * the request was a re-send (by an HTTP client below the SDK) of this very write, which landed.
+     */
+    private void throwUnlessLanded(ConditionalCheckFailedException e, FencingToken token, String table,
+            Map<String, AttributeValue> key, String writeId) {
         Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(table, key);
-        return fencer.staleOr(e, stored, token, table, key);
+        if (!LostReplies.carries(stored, writeId)) {
+            throw fencer.staleOr(e, stored, token, table, key);
+        }
     }
 
     /**

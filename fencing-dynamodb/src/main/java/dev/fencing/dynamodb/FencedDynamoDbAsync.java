@@ -158,6 +158,9 @@ public final class FencedDynamoDbAsync {
                         : client.getItem(r -> r.tableName(table).key(key).consistentRead(true))
                                 .thenApply(r -> r.hasItem() ? r.item() : Map.<String, AttributeValue>of());
                 return stored.<T>thenApply(item -> {
+                    if (LostReplies.carries(item, writeId)) { // a re-send of this very write, which landed
+                        return landed.get();
+                    }
                     throw new CompletionException(fencer.staleOr(e, item, token, table, key));
                 });
             }

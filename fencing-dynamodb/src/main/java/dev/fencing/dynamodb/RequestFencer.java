@@ -85,8 +85,8 @@ final class RequestFencer {
         if (writeId != null) {
             item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
         }
-        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
-                values(request.expressionAttributeValues()), List.of());
+        Condition condition = notThisWrite(writeId, condition(token, request.conditionExpression(),
+                names(request.expressionAttributeNames()), values(request.expressionAttributeValues()), List.of()), "");
         PutItemRequest.Builder fenced = request.toBuilder()
                 .item(item)
                 .conditionExpression(condition.expression())
@@ -121,21 +121,17 @@ final class RequestFencer {
         allNames.put(tombstone, tombstoneAttribute);
         String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = " + condition.valueRef());
         update = UpdateExpressions.addRemove(update, tombstone); // writing to a tombstone brings the item back
-        Map<String, AttributeValue> allValues = condition.values();
         if (writeId != null) {
-            List<String> expressions = List.of(condition.expression(), update);
-            String writeName = Placeholders.free("#fencing_write", allNames, expressions);
-            String writeValue = Placeholders.free(":fencing_write", allValues, expressions);
-            allNames.put(writeName, LostReplies.ATTRIBUTE);
-            allValues = new HashMap<>(allValues);
-            allValues.put(writeValue, AttributeValue.fromS(writeId));
-            update = UpdateExpressions.addSet(update, writeName + " = " + writeValue);
+            condition = notThisWrite(writeId, new Condition(condition.expression(), allNames, condition.values(),
+                    condition.nameRef(), condition.valueRef()), update);
+            update = UpdateExpressions.addSet(update, condition.writeNameRef() + " = " + condition.writeValueRef());
+            allNames = new HashMap<>(condition.names());
         }
         UpdateItemRequest.Builder fenced = request.toBuilder()
                 .updateExpression(update)
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(allNames)
-                .expressionAttributeValues(allValues)
+                .expressionAttributeValues(condition.values())
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
         if (writeId != null) {
             fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
@@ -159,8 +155,8 @@ final class RequestFencer {
         if (writeId != null) {
             item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
         }
-        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
-                values(request.expressionAttributeValues()), List.of());
+        Condition condition = notThisWrite(writeId, condition(token, request.conditionExpression(),
+                names(request.expressionAttributeNames()), values(request.expressionAttributeValues()), List.of()), "");
         PutItemRequest.Builder put = PutItemRequest.builder()
                 .tableName(request.tableName())
                 .item(item)
@@ -207,6 +203,27 @@ final class RequestFencer {
         Map<String, AttributeValue> values = new HashMap<>(callerValues);
         values.put(valueRef, number(token.value()));
         return new Condition(expression, names, values, nameRef, valueRef);
+    }
+
+    /**
+     * {@code condition} AND "the item was not written by this very write": a re-send of a write that
+     * landed (by an HTTP client below the SDK's retry strategy) then fails its condition instead of
+     * applying the change again, and the failure shows the write id, so the caller is told "written".
+     */
+    private static Condition notThisWrite(String writeId, Condition condition, String updateExpression) {
+        if (writeId == null) {
+            return condition;
+        }
+        List<String> expressions = List.of(condition.expression(), updateExpression);
+        String nameRef = Placeholders.free("#fencing_write", condition.names(), expressions);
+        String valueRef = Placeholders.free(":fencing_write", condition.values(), expressions);
+        Map<String, String> names = new HashMap<>(condition.names());
+        names.put(nameRef, LostReplies.ATTRIBUTE);
+        Map<String, AttributeValue> values = new HashMap<>(condition.values());
+        values.put(valueRef, AttributeValue.fromS(writeId));
+        String expression = "(" + condition.expression() + ") AND (attribute_not_exists(" + nameRef + ") OR "
+                + nameRef + " <> " + valueRef + ")";
+        return new Condition(expression, names, values, condition.nameRef(), condition.valueRef(), nameRef, valueRef);
     }
 
     /**
@@ -315,5 +332,10 @@ final class RequestFencer {
 
     /** A merged condition with the placeholders chosen for the token. */
     record Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
-            String valueRef) {}
+            String valueRef, String writeNameRef, String writeValueRef) {
+        Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
+                String valueRef) {
+            this(expression, names, values, nameRef, valueRef, null, null);
+        }
+    }
 }

@@ -50,6 +50,7 @@ class DynamoLostReplyHistoryIT {
             }
             System.out.println("replies dropped: " + proxy.dropped());
             org.assertj.core.api.Assertions.assertThat(proxy.dropped()).as("replies were lost").isPositive();
+            history.writeTo(java.nio.file.Path.of("target/lost-reply-history.txt"));
             HistoryChecker.check(history).assertPassed();
         } finally {
             direct.close();

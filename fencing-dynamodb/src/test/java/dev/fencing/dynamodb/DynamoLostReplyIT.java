@@ -11,6 +11,8 @@ import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.TestServers;
+import java.io.IOException;
+import java.net.URI;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
@@ -20,6 +22,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.ExecutableHttpRequest;
+import software.amazon.awssdk.http.HttpExecuteRequest;
+import software.amazon.awssdk.http.HttpExecuteResponse;
+import software.amazon.awssdk.http.SdkHttpClient;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -213,6 +223,65 @@ class DynamoLostReplyIT {
 
             assertThat(proxy.dropped()).isEqualTo(1);
             assertThat(balance(key)).as("two debits of 30, each once").isEqualTo("40");
+        }
+    }
+
+    /**
+     * An HTTP client that re-sends a request once after an I/O error, below the SDK's retry strategy —
+     * as the JDK's HttpURLConnection does for a non-streamed POST unless {@code sun.net.http.retryPost}
+     * is false. The fenced write's condition excludes its own write id, so the re-send of a landed
+     * debit fails its condition, shows the write id, and the caller is told "written": one debit.
+     */
+    @Test
+    void aReSendBelowTheSdkDebitsOnceAndSaysWritten() {
+        try (DynamoDbClient resending = DynamoDbClient.builder()
+                .endpointOverride(URI.create(proxy.httpEndpoint()))
+                .region(Region.of(dev.fencing.testkit.servers.DynamoDbTestServer.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClient(new ResendingHttpClient())
+                .build()) {
+            FencedDynamoDb fenced = FencedDynamoDb.create(resending);
+            String key = "resent-" + System.nanoTime();
+            Map<String, AttributeValue> pk = Map.of("pk", AttributeValue.fromS(key));
+            FencingToken token = FencingToken.of(key, 9);
+            fenced.putItem(token, PutItemRequest.builder().tableName(table)
+                    .item(Map.of("pk", AttributeValue.fromS(key), "balance", AttributeValue.fromN("100"))).build());
+
+            proxy.dropNextReply();
+            fenced.updateItem(token, debit(table, pk));
+
+            assertThat(proxy.dropped()).isEqualTo(1);
+            assertThat(balance(key)).as("one fenced debit of 30 from 100, re-sent below the SDK").isEqualTo("70");
+        }
+    }
+
+    /** Re-sends a request once after an I/O error, as HttpURLConnection does on its own. */
+    private static final class ResendingHttpClient implements SdkHttpClient {
+        private final SdkHttpClient delegate = UrlConnectionHttpClient.create();
+
+        @Override
+        public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
+            ExecutableHttpRequest first = delegate.prepareRequest(request);
+            return new ExecutableHttpRequest() {
+                @Override
+                public HttpExecuteResponse call() throws IOException {
+                    try {
+                        return first.call();
+                    } catch (IOException lost) {
+                        return delegate.prepareRequest(request).call();
+                    }
+                }
+
+                @Override
+                public void abort() {
+                    first.abort();
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
         }
     }
 
