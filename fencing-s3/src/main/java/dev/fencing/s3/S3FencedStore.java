@@ -122,8 +122,9 @@ public final class S3FencedStore implements StorageAccessor<String> {
                 throw e;
             }
             return switch (S3Errors.classify(s3e)) {
-                // one attempt, refused: the item changed since it was read
-                case CHANGED -> WriteOutcome.conflict();
+                // the item changed — unless the change is this very write, re-sent below the SDK after a lost
+                // reply (the JDK's HttpURLConnection re-sends a non-streamed PUT on its own)
+                case CHANGED -> landed(key, writeId, e) ? WriteOutcome.written() : WriteOutcome.conflict();
                 case NO_SUCH_BUCKET -> throw (RuntimeException) S3Errors.translate(s3e, bucket);
                 default -> throw s3e;
             };
