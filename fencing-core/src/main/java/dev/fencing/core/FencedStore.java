@@ -15,6 +15,11 @@ import java.util.function.Function;
  * {@link #policy()} accepts its token against the mark, and raises the mark to its token.
  * A delete leaves a tombstone that keeps the mark, so an older holder cannot re-create the item.
  *
+ * <p>A write whose reply is lost (a timeout, a dropped connection) is applied at most once: the
+ * store answers "written" when it can prove its own write landed, and otherwise throws
+ * {@link WriteOutcomeUnknownException} rather than re-applying the change (the Redis, DynamoDB and
+ * S3 stores do; a store without write ids may pass on its driver's error instead).
+ *
  * <p>Keys are 1 to 256 characters without control characters; values are non-null strings.
  * Implementations are thread-safe.
  */
@@ -25,6 +30,7 @@ public interface FencedStore {
      *
      * @throws StaleTokenException if the store has accepted a newer token for {@code key} (or an
      *     equal one under {@link Policy#STRICT}); nothing was written
+     * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed
      */
     void write(String key, String value, FencingToken token);
 
@@ -42,6 +48,8 @@ public interface FencedStore {
      * @return the value written
      * @throws StaleTokenException if the store has accepted a newer token for {@code key}
      * @throws ConcurrentUpdateException if the item kept changing; nothing was written
+     * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed;
+     *     {@code change} was not applied a second time
      */
     StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change);
 
@@ -50,6 +58,7 @@ public interface FencedStore {
      * Deleting an absent key still records the mark.
      *
      * @throws StaleTokenException if the store has accepted a newer token for {@code key}
+     * @throws WriteOutcomeUnknownException if the reply was lost and the delete may or may not have landed
      */
     void delete(String key, FencingToken token);
 

@@ -5,6 +5,7 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
@@ -30,7 +31,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * {@link FencedDynamoDb}. Item layout: the key, {@code v} (the value; absent in a tombstone),
  * {@code version} (a counter that never restarts, tombstones included) and {@code fencing_token}
  * (the mark). Every write is one conditional {@code UpdateItem}; a read-modify-write adds
- * {@code version = :read} (or {@code attribute_not_exists(key)}) to the condition. Thread-safe.
+ * {@code version = :read} (or {@code attribute_not_exists(key)}) to the condition. A write whose
+ * reply was lost is never retried blindly: it answers "written" if the item carries its write id
+ * ({@link FencedDynamoDb}), else throws {@link WriteOutcomeUnknownException}. Thread-safe.
  */
 public final class DynamoDbFencedStore implements StorageAccessor<Long> {
 
@@ -137,6 +140,8 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
             return WriteOutcome.stale(e.highWaterMark());
         } catch (ConditionalCheckFailedException e) {
             return WriteOutcome.conflict(); // the version moved on since the read
+        } catch (WriteOutcomeUnknownException e) {
+            throw WriteOutcomeUnknownException.of(key, e.getCause()); // named by the store's key, not the table's
         }
     }
 

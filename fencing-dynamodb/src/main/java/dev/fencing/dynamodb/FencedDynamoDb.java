@@ -3,6 +3,7 @@ package dev.fencing.dynamodb;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
@@ -73,6 +75,17 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * <p><b>Batches.</b> {@code BatchWriteItem} cannot carry conditions: never send a raw one to a
  * fenced table. {@link #batchWriteItem} writes the same batch as one fenced transaction.
  *
+ * <p><b>Lost replies.</b> Every fenced put, update and delete also writes a random write id to
+ * {@code fencing_write} (which your items and update expressions must not write), and is sent
+ * without the SDK's blind retries: only a refused connection or a throttle is retried. When the
+ * reply is lost (a timeout, a dropped connection, a 5xx answer), a consistent read decides: the
+ * item carries this write's id → the call returns normally, with an empty response (no
+ * {@code ReturnValues}); otherwise {@link WriteOutcomeUnknownException} — the write was applied at
+ * most once and not retried; re-read before deciding. A non-idempotent update such as
+ * {@code SET balance = balance - :amount} is therefore never applied twice by a retry.
+ * {@code TransactWriteItems} ({@link #batchWriteItem}, {@link #transactWriteItems}) is made
+ * idempotent by the SDK's own client request token.
+ *
  * <p>Placeholders are chosen so they never collide with yours. Legacy {@code Expected},
  * {@code ConditionalOperator}, {@code AttributeUpdates}, {@code QueryFilter} and
  * {@code ScanFilter} requests are refused. Thread-safe.
@@ -115,16 +128,23 @@ public final class FencedDynamoDb {
      *
      * @throws StaleTokenException if the stored item carries a token the policy refuses; nothing was written
      * @throws ConditionalCheckFailedException if your own condition failed
+     * @throws WriteOutcomeUnknownException if the reply was lost and the item does not carry this write's id
      * @throws IllegalArgumentException for a legacy request, a missing key attribute, or an item carrying the token attribute
      */
     public PutItemResponse putItem(FencingToken token, PutItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        PutItemRequest fenced = fencer.fence(token, request, keys);
+        String writeId = LostReplies.newWriteId();
+        PutItemRequest fenced = fencer.fence(token, writeId, request, keys);
+        Map<String, AttributeValue> key = RequestFencer.keyOf(request.item(), keys);
         try {
             return client.putItem(fenced);
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), RequestFencer.keyOf(request.item(), keys));
+            throwUnlessLanded(e, token, request.tableName(), key, writeId);
+            return PutItemResponse.builder().build();
+        } catch (SdkException e) {
+            landedOrUnknown(e, writeId, request.tableName(), key);
+            return PutItemResponse.builder().build();
         }
     }
 
@@ -132,11 +152,16 @@ public final class FencedDynamoDb {
     public UpdateItemResponse updateItem(FencingToken token, UpdateItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        UpdateItemRequest fenced = fencer.fence(token, request, keys);
+        String writeId = LostReplies.newWriteId();
+        UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
         try {
             return client.updateItem(fenced);
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), request.key());
+            throwUnlessLanded(e, token, request.tableName(), request.key(), writeId);
+            return UpdateItemResponse.builder().build();
+        } catch (SdkException e) {
+            landedOrUnknown(e, writeId, request.tableName(), request.key());
+            return UpdateItemResponse.builder().build();
         }
     }
 
@@ -147,7 +172,8 @@ public final class FencedDynamoDb {
     public DeleteItemResponse deleteItem(FencingToken token, DeleteItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        PutItemRequest tombstone = fencer.tombstone(token, request, keys);
+        String writeId = LostReplies.newWriteId();
+        PutItemRequest tombstone = fencer.tombstone(token, writeId, request, keys);
         try {
             PutItemResponse response = client.putItem(tombstone);
             DeleteItemResponse.Builder deleted = DeleteItemResponse.builder().consumedCapacity(response.consumedCapacity());
@@ -156,7 +182,11 @@ public final class FencedDynamoDb {
             }
             return deleted.build();
         } catch (ConditionalCheckFailedException e) {
-            throw stale(e, token, request.tableName(), request.key());
+            throwUnlessLanded(e, token, request.tableName(), request.key(), writeId);
+            return DeleteItemResponse.builder().build();
+        } catch (SdkException e) {
+            landedOrUnknown(e, writeId, request.tableName(), request.key());
+            return DeleteItemResponse.builder().build();
         }
     }
 
@@ -277,10 +307,36 @@ public final class FencedDynamoDb {
         return BatchWrites.staleOr(e, token, targets, fencer, this::read);
     }
 
-    private RuntimeException stale(ConditionalCheckFailedException e, FencingToken token, String table,
-            Map<String, AttributeValue> key) {
+    /**
+     * Throws the refusal for a failed condition — unless the stored item carries {@code writeId}: then
+     * the request was a re-send (by an HTTP client below the SDK) of this very write, which landed.
+     */
+    private void throwUnlessLanded(ConditionalCheckFailedException e, FencingToken token, String table,
+            Map<String, AttributeValue> key, String writeId) {
         Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(table, key);
-        return fencer.staleOr(e, stored, token, table, key);
+        if (!LostReplies.carries(stored, writeId)) {
+            throw fencer.staleOr(e, stored, token, table, key);
+        }
+    }
+
+    /**
+     * Returns if {@code failure} leaves no doubt (rethrown as is) or a consistent read shows the item
+     * carries {@code writeId} (the write landed); throws {@link WriteOutcomeUnknownException} otherwise.
+     */
+    private void landedOrUnknown(SdkException failure, String writeId, String table, Map<String, AttributeValue> key) {
+        if (!LostReplies.unclear(failure)) {
+            throw failure;
+        }
+        Map<String, AttributeValue> item;
+        try {
+            item = read(table, key);
+        } catch (SdkException alsoFailed) {
+            failure.addSuppressed(alsoFailed);
+            throw WriteOutcomeUnknownException.of(RequestFencer.describe(table, key), failure);
+        }
+        if (!LostReplies.carries(item, writeId)) {
+            throw WriteOutcomeUnknownException.of(RequestFencer.describe(table, key), failure);
+        }
     }
 
     private Map<String, AttributeValue> read(String table, Map<String, AttributeValue> key) {

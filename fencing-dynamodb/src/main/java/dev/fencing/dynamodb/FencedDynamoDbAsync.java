@@ -2,6 +2,7 @@ package dev.fencing.dynamodb;
 
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
@@ -30,7 +32,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 /**
  * {@link FencedDynamoDb} for the {@link DynamoDbAsyncClient}: the same requests and conditions;
  * the futures complete exceptionally with {@link dev.fencing.core.StaleTokenException} or the
- * SDK's {@code ConditionalCheckFailedException} (wrapped in a {@link CompletionException}, as
+ * SDK's {@code ConditionalCheckFailedException}, or {@link WriteOutcomeUnknownException} after a lost
+ * reply as described in {@link FencedDynamoDb} (wrapped in a {@link CompletionException}, as
  * the SDK's own futures do). Bad input fails the future with {@link IllegalArgumentException}.
  * Reads that drop tombstones as in {@link FencedDynamoDb}; for a fenced batch write use
  * {@link FencedDynamoDb#batchWriteItem} (never a raw {@code BatchWriteItem}). Thread-safe.
@@ -66,24 +69,30 @@ public final class FencedDynamoDbAsync {
     /** See {@link FencedDynamoDb#putItem}. */
     public CompletableFuture<PutItemResponse> putItem(FencingToken token, PutItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            PutItemRequest fenced = fencer.fence(token, request, keys);
-            return translate(client.putItem(fenced), token, request.tableName(), RequestFencer.keyOf(request.item(), keys));
+            String writeId = LostReplies.newWriteId();
+            PutItemRequest fenced = fencer.fence(token, writeId, request, keys);
+            return translate(client.putItem(fenced), token, request.tableName(), RequestFencer.keyOf(request.item(), keys),
+                    writeId, () -> PutItemResponse.builder().build());
         });
     }
 
     /** See {@link FencedDynamoDb#updateItem}. */
     public CompletableFuture<UpdateItemResponse> updateItem(FencingToken token, UpdateItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            UpdateItemRequest fenced = fencer.fence(token, request, keys);
-            return translate(client.updateItem(fenced), token, request.tableName(), request.key());
+            String writeId = LostReplies.newWriteId();
+            UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
+            return translate(client.updateItem(fenced), token, request.tableName(), request.key(), writeId,
+                    () -> UpdateItemResponse.builder().build());
         });
     }
 
     /** See {@link FencedDynamoDb#deleteItem}: a tombstone that keeps the key and the token. */
     public CompletableFuture<DeleteItemResponse> deleteItem(FencingToken token, DeleteItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            PutItemRequest tombstone = fencer.tombstone(token, request, keys);
-            return translate(client.putItem(tombstone), token, request.tableName(), request.key())
+            String writeId = LostReplies.newWriteId();
+            PutItemRequest tombstone = fencer.tombstone(token, writeId, request, keys);
+            return translate(client.putItem(tombstone), token, request.tableName(), request.key(), writeId,
+                    () -> PutItemResponse.builder().build())
                     .thenApply(response -> {
                         DeleteItemResponse.Builder deleted = DeleteItemResponse.builder()
                                 .consumedCapacity(response.consumedCapacity());
@@ -140,7 +149,7 @@ public final class FencedDynamoDbAsync {
     }
 
     private <T> CompletableFuture<T> translate(CompletableFuture<T> call, FencingToken token, String table,
-            Map<String, AttributeValue> key) {
+            Map<String, AttributeValue> key, String writeId, Supplier<T> landed) {
         return call.handle((response, failure) -> {
             Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
             if (cause instanceof ConditionalCheckFailedException e) {
@@ -149,7 +158,21 @@ public final class FencedDynamoDbAsync {
                         : client.getItem(r -> r.tableName(table).key(key).consistentRead(true))
                                 .thenApply(r -> r.hasItem() ? r.item() : Map.<String, AttributeValue>of());
                 return stored.<T>thenApply(item -> {
+                    if (LostReplies.carries(item, writeId)) { // a re-send of this very write, which landed
+                        return landed.get();
+                    }
                     throw new CompletionException(fencer.staleOr(e, item, token, table, key));
+                });
+            }
+            if (failure != null && LostReplies.unclear(cause)) {
+                return client.getItem(r -> r.tableName(table).key(key).consistentRead(true)).handle((read, readFailure) -> {
+                    if (readFailure == null && LostReplies.carries(read.hasItem() ? read.item() : Map.of(), writeId)) {
+                        return landed.get();
+                    }
+                    if (readFailure != null) {
+                        cause.addSuppressed(readFailure);
+                    }
+                    throw new CompletionException(WriteOutcomeUnknownException.of(RequestFencer.describe(table, key), cause));
                 });
             }
             return failure == null ? CompletableFuture.completedFuture(response) : CompletableFuture.<T>failedFuture(cause);

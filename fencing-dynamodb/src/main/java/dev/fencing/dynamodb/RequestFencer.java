@@ -37,6 +37,10 @@ final class RequestFencer {
             throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
                     + tokenAttribute + "'");
         }
+        if (tokenAttribute.equals(LostReplies.ATTRIBUTE) || tombstoneAttribute.equals(LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("'" + LostReplies.ATTRIBUTE + "' holds the fenced write's id; choose"
+                    + " another tokenAttribute or tombstoneAttribute");
+        }
         this.tokenAttribute = tokenAttribute;
         this.tombstoneAttribute = tombstoneAttribute;
         this.policy = policy;
@@ -60,27 +64,47 @@ final class RequestFencer {
     }
 
     PutItemRequest fence(FencingToken token, PutItemRequest request, List<String> keyAttributes) {
+        return fence(token, null, request, keyAttributes);
+    }
+
+    /**
+     * The fenced put; with a {@code writeId}, the item carries it in {@link LostReplies#ATTRIBUTE}
+     * and the request is sent without blind retries.
+     */
+    PutItemRequest fence(FencingToken token, String writeId, PutItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "PutItem");
         requireKey(request.tableName(), request.item(), keyAttributes, "item");
-        if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)) {
-            throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "' or '"
-                    + tombstoneAttribute + "': the fenced put writes them itself");
+        if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)
+                || request.item().containsKey(LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "', '"
+                    + tombstoneAttribute + "' or '" + LostReplies.ATTRIBUTE + "': the fenced put writes them itself");
         }
         Map<String, AttributeValue> item = new HashMap<>(request.item());
         item.put(tokenAttribute, number(token.value()));
-        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
-                values(request.expressionAttributeValues()), List.of());
-        return request.toBuilder()
+        if (writeId != null) {
+            item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
+        }
+        Condition condition = notThisWrite(writeId, condition(token, request.conditionExpression(),
+                names(request.expressionAttributeNames()), values(request.expressionAttributeValues()), List.of()), "");
+        PutItemRequest.Builder fenced = request.toBuilder()
                 .item(item)
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(condition.names())
                 .expressionAttributeValues(condition.values())
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+        if (writeId != null) {
+            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+        }
+        return fenced.build();
     }
 
     UpdateItemRequest fence(FencingToken token, UpdateItemRequest request, List<String> keyAttributes) {
+        return fence(token, null, request, keyAttributes);
+    }
+
+    /** The fenced update; {@code writeId} as for the put. */
+    UpdateItemRequest fence(FencingToken token, String writeId, UpdateItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "UpdateItem");
         if (request.hasAttributeUpdates() && !request.attributeUpdates().isEmpty()) {
@@ -97,25 +121,42 @@ final class RequestFencer {
         allNames.put(tombstone, tombstoneAttribute);
         String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = " + condition.valueRef());
         update = UpdateExpressions.addRemove(update, tombstone); // writing to a tombstone brings the item back
-        return request.toBuilder()
+        if (writeId != null) {
+            condition = notThisWrite(writeId, new Condition(condition.expression(), allNames, condition.values(),
+                    condition.nameRef(), condition.valueRef()), update);
+            update = UpdateExpressions.addSet(update, condition.writeNameRef() + " = " + condition.writeValueRef());
+            allNames = new HashMap<>(condition.names());
+        }
+        UpdateItemRequest.Builder fenced = request.toBuilder()
                 .updateExpression(update)
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(allNames)
                 .expressionAttributeValues(condition.values())
-                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                .build();
+                .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
+        if (writeId != null) {
+            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+        }
+        return fenced.build();
     }
 
     /** A fenced delete: a put of a tombstone that keeps the key and the token, nothing else. */
     PutItemRequest tombstone(FencingToken token, DeleteItemRequest request, List<String> keyAttributes) {
+        return tombstone(token, null, request, keyAttributes);
+    }
+
+    /** The fenced delete's tombstone; {@code writeId} as for the put. */
+    PutItemRequest tombstone(FencingToken token, String writeId, DeleteItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "DeleteItem");
         requireKey(request.tableName(), request.key(), keyAttributes, "key");
         Map<String, AttributeValue> item = new HashMap<>(request.key());
         item.put(tokenAttribute, number(token.value()));
         item.put(tombstoneAttribute, AttributeValue.fromBool(true));
-        Condition condition = condition(token, request.conditionExpression(), names(request.expressionAttributeNames()),
-                values(request.expressionAttributeValues()), List.of());
+        if (writeId != null) {
+            item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
+        }
+        Condition condition = notThisWrite(writeId, condition(token, request.conditionExpression(),
+                names(request.expressionAttributeNames()), values(request.expressionAttributeValues()), List.of()), "");
         PutItemRequest.Builder put = PutItemRequest.builder()
                 .tableName(request.tableName())
                 .item(item)
@@ -125,6 +166,9 @@ final class RequestFencer {
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
         if (request.returnValues() != null) {
             put.returnValues(request.returnValuesAsString());
+        }
+        if (writeId != null) {
+            put.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
         }
         return put.build();
     }
@@ -159,6 +203,27 @@ final class RequestFencer {
         Map<String, AttributeValue> values = new HashMap<>(callerValues);
         values.put(valueRef, number(token.value()));
         return new Condition(expression, names, values, nameRef, valueRef);
+    }
+
+    /**
+     * {@code condition} AND "the item was not written by this very write": a re-send of a write that
+     * landed (by an HTTP client below the SDK's retry strategy) then fails its condition instead of
+     * applying the change again, and the failure shows the write id, so the caller is told "written".
+     */
+    private static Condition notThisWrite(String writeId, Condition condition, String updateExpression) {
+        if (writeId == null) {
+            return condition;
+        }
+        List<String> expressions = List.of(condition.expression(), updateExpression);
+        String nameRef = Placeholders.free("#fencing_write", condition.names(), expressions);
+        String valueRef = Placeholders.free(":fencing_write", condition.values(), expressions);
+        Map<String, String> names = new HashMap<>(condition.names());
+        names.put(nameRef, LostReplies.ATTRIBUTE);
+        Map<String, AttributeValue> values = new HashMap<>(condition.values());
+        values.put(valueRef, AttributeValue.fromS(writeId));
+        String expression = "(" + condition.expression() + ") AND (attribute_not_exists(" + nameRef + ") OR "
+                + nameRef + " <> " + valueRef + ")";
+        return new Condition(expression, names, values, condition.nameRef(), condition.valueRef(), nameRef, valueRef);
     }
 
     /**
@@ -205,11 +270,16 @@ final class RequestFencer {
             return;
         }
         for (Map.Entry<String, String> name : names.entrySet()) {
-            boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute);
+            boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute)
+                    || name.getValue().equals(LostReplies.ATTRIBUTE);
             if (reserved && Placeholders.mentions(updateExpression, name.getKey())) {
                 throw new IllegalArgumentException("the update expression must not write '" + name.getValue()
                         + "' (through " + name.getKey() + "): the fenced update writes it itself");
             }
+        }
+        if (Placeholders.mentions(" " + updateExpression, " " + LostReplies.ATTRIBUTE)) {
+            throw new IllegalArgumentException("the update expression must not write '" + LostReplies.ATTRIBUTE
+                    + "': the fenced update writes it itself");
         }
         if (Placeholders.mentions(" " + updateExpression, " " + tokenAttribute)) {
             throw new IllegalArgumentException("the update expression must not write '" + tokenAttribute
@@ -262,5 +332,10 @@ final class RequestFencer {
 
     /** A merged condition with the placeholders chosen for the token. */
     record Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
-            String valueRef) {}
+            String valueRef, String writeNameRef, String writeValueRef) {
+        Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
+                String valueRef) {
+            this(expression, names, values, nameRef, valueRef, null, null);
+        }
+    }
 }

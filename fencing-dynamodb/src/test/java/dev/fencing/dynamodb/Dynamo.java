@@ -48,8 +48,12 @@ final class Dynamo {
     }
 
     static DynamoDbAsyncClient asyncClient() {
+        return asyncClient(TestServers.dynamoDb().endpoint());
+    }
+
+    static DynamoDbAsyncClient asyncClient(String endpoint) {
         return DynamoDbAsyncClient.builder()
-                .endpointOverride(URI.create(TestServers.dynamoDb().endpoint()))
+                .endpointOverride(URI.create(endpoint))
                 .region(Region.of(DynamoDbTestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(NettyNioAsyncHttpClient.create())

@@ -3,6 +3,7 @@ package dev.fencing.s3;
 import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.spi.OwnerIds;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +42,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *   <li>Send the conditional request. On 412/409/404 the object changed: look again. If it now
  *       carries this write's own write id, the write landed and the answer was for a retry of it
  *       (an unclear reply); otherwise re-check the token and try again, up to {@code maxAttempts}.
+ *   <li>The conditional request is sent without the SDK's blind retries ({@link BlindRetries}). When
+ *       its reply is lost (timeout, dropped connection, 5xx), look again: the object carries this
+ *       write's id → written; otherwise {@link WriteOutcomeUnknownException} — never a second
+ *       attempt, which could apply the change again after a same-token writer replaced ours.
  * </ol>
  * The check is sound only when the object checked has bytes unique to its write (see
  * {@link S3Layout}); pointers and tombstones always do.
@@ -159,7 +164,8 @@ final class FencedWrites<B> {
         return new Sender<>() {
             @Override
             public CompletableFuture<PutObjectResponse> send(String ifMatch, String ifNoneMatch) {
-                return s3.put(request.toBuilder().ifMatch(ifMatch).ifNoneMatch(ifNoneMatch).build(), body.get());
+                return s3.put(request.toBuilder().ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
+                        .overrideConfiguration(BlindRetries.off(request.overrideConfiguration())).build(), body.get());
             }
 
             @Override
@@ -184,6 +190,9 @@ final class FencedWrites<B> {
                             return CompletableFuture.completedFuture(new Swap<>(response, state));
                         }
                         cache.remove(write.id());
+                        if (BlindRetries.unclear(failure)) {
+                            return landedOrUnknown(write, state, failure, sender);
+                        }
                         if (S3Errors.classify(failure) != S3Errors.Kind.CHANGED && !isNoSuchUpload(failure)) {
                             return CompletableFuture.<Swap<R>>failedFuture(S3Errors.translate(failure, write.bucket()));
                         }
@@ -200,6 +209,22 @@ final class FencedWrites<B> {
                         });
                     })
                     .thenCompose(Function.identity());
+        });
+    }
+
+    /** After a lost reply: written if the object carries this write's id, else the outcome is unknown. */
+    private <R> CompletableFuture<Swap<R>> landedOrUnknown(Write write, ObjectState state, Throwable failure,
+            Sender<R> sender) {
+        Throwable cause = S3Errors.unwrap(failure);
+        return head(write.bucket(), write.key()).handle((now, headFailure) -> {
+            if (headFailure == null && now.madeBy(write.writeId())) {
+                cache.put(write.id(), now);
+                return new Swap<>(sender.recovered(now), state);
+            }
+            if (headFailure != null) {
+                cause.addSuppressed(S3Errors.unwrap(headFailure));
+            }
+            throw new CompletionException(WriteOutcomeUnknownException.of(write.id(), cause));
         });
     }
 
@@ -340,7 +365,8 @@ final class FencedWrites<B> {
             @Override
             public CompletableFuture<CompleteMultipartUploadResponse> send(String ifMatch, String ifNoneMatch) {
                 return s3.completeMultipartUpload(complete(write.bucket(), write.key(), uploadId, parts)
-                        .ifMatch(ifMatch).ifNoneMatch(ifNoneMatch).build());
+                        .ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
+                        .overrideConfiguration(BlindRetries.off(Optional.empty())).build());
             }
 
             @Override

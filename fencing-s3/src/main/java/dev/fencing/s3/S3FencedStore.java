@@ -5,6 +5,7 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.Snapshot;
@@ -31,7 +32,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * ({@link S3Layout#IN_PLACE}, sound here because the bytes are unique); a read-modify-write puts
  * with {@code If-Match} on the ETag it read (or {@code If-None-Match: *}), so a write landing in
  * between is never overwritten. Requests: a write is HEAD + PUT (PUT alone when this store wrote
- * the key last), an update GET + PUT. Thread-safe.
+ * the key last), an update GET + PUT.
+ *
+ * <p>Lost replies: the conditional PUT is sent without the SDK's blind retries. When its reply is
+ * lost, a HEAD decides: the object carries this write's id → written; otherwise
+ * {@link WriteOutcomeUnknownException} (applied at most once; re-read before deciding) — never a
+ * second application of an update. Thread-safe.
  */
 public final class S3FencedStore implements StorageAccessor<String> {
 
@@ -100,25 +106,39 @@ public final class S3FencedStore implements StorageAccessor<String> {
         Map<String, String> metadata = Map.of(Metadata.TOKEN, Long.toString(token), Metadata.WRITE, writeId);
         PutObjectRequest conditional = request(key).toBuilder().metadata(metadata)
                 .ifMatch(expected == null ? null : expected.version())
-                .ifNoneMatch(expected == null ? "*" : null).build();
+                .ifNoneMatch(expected == null ? "*" : null)
+                .overrideConfiguration(BlindRetries.off(Optional.empty())).build();
         try {
             s3.putObject(conditional, RequestBody.fromBytes(StoreEnvelope.encode(token, writeId, value)));
             return WriteOutcome.written();
-        } catch (S3Exception e) {
-            return switch (S3Errors.classify(e)) {
-                // the item changed — unless the change is this very write, answered late (an SDK retry got the 412)
-                case CHANGED -> landed(key, writeId) ? WriteOutcome.written() : WriteOutcome.conflict();
-                case NO_SUCH_BUCKET -> throw (RuntimeException) S3Errors.translate(e, bucket);
-                default -> throw e;
+        } catch (RuntimeException e) {
+            if (BlindRetries.unclear(e)) { // the reply was lost: did this very write land?
+                if (landed(key, writeId, e)) {
+                    return WriteOutcome.written();
+                }
+                throw WriteOutcomeUnknownException.of(prefix + key, e);
+            }
+            if (!(e instanceof S3Exception s3e)) {
+                throw e;
+            }
+            return switch (S3Errors.classify(s3e)) {
+                // the item changed — unless the change is this very write, re-sent below the SDK after a lost
+                // reply (the JDK's HttpURLConnection re-sends a non-streamed PUT on its own)
+                case CHANGED -> landed(key, writeId, e) ? WriteOutcome.written() : WriteOutcome.conflict();
+                case NO_SUCH_BUCKET -> throw (RuntimeException) S3Errors.translate(s3e, bucket);
+                default -> throw s3e;
             };
         }
     }
 
-    private boolean landed(String key, String writeId) {
+    private boolean landed(String key, String writeId, RuntimeException unclear) {
         try {
             HeadObjectResponse head = s3.headObject(r -> r.bucket(bucket).key(prefix + key));
             return ObjectState.of(head.eTag(), head.metadata()).madeBy(writeId);
-        } catch (NoSuchKeyException e) {
+        } catch (RuntimeException e) {
+            if (!S3Errors.isNotFound(e)) {
+                unclear.addSuppressed(e);
+            }
             return false;
         }
     }

@@ -3,6 +3,7 @@ package dev.fencing.redis;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
@@ -10,9 +11,13 @@ import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
 import dev.fencing.redis.internal.LuaScript;
 import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -26,12 +31,23 @@ import java.util.Optional;
  * are compared as decimal strings (length first, then digits), never as Lua numbers, so every
  * {@code long} compares exactly — a double would call 2<sup>53</sup> and 2<sup>53</sup> + 1 equal.
  *
+ * <p>Lost replies: every write carries a random 128-bit write id and leaves a marker key
+ * {@code <prefix>{key}:done:<writeId>} (same hash slot, expiring after 10 minutes). A script that
+ * Lettuce re-sends after a reconnect finds the marker of its first run and answers "written"
+ * without writing again, so a change is never applied twice and a landed write is never reported
+ * as refused. When the reply is lost for good (a timeout, a connection error), the store checks the
+ * marker: present means written; absent means {@link WriteOutcomeUnknownException} (the script may
+ * still be on its way), never a blind retry.
+ *
  * <p>The store is only as durable as Redis: a restart without persistence forgets the marks
  * along with the values.
  */
 public final class RedisFencedStore implements StorageAccessor<String> {
 
     private static final LuaScript WRITE = LuaScript.load("store-write");
+    /** How long a write's marker outlives it: longer than any reconnect after which Lettuce re-sends. */
+    static final long MARKER_SECONDS = 600;
+    private static final SecureRandom WRITE_IDS = new SecureRandom();
 
     private final RedisClusterCommands<String, String> redis;
     private final String prefix;
@@ -93,13 +109,41 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     }
 
     private WriteOutcome run(String key, String value, long token, Policy policy, String expectedVersion) {
-        String reply = WRITE.runForText(redis, new String[] {itemKey(key)}, Long.toString(token),
-                policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
-                expectedVersion);
+        String marker = markerKey(key);
+        String reply;
+        try {
+            reply = WRITE.runForText(redis, new String[] {itemKey(key), marker}, Long.toString(token),
+                    policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
+                    expectedVersion, Long.toString(MARKER_SECONDS));
+        } catch (RedisCommandExecutionException serverError) {
+            throw serverError; // the server answered with an error: the script did not write
+        } catch (RedisException unclear) { // timeout, dropped connection: the script may have run
+            return landed(key, marker, unclear);
+        }
         return switch (reply) {
             case "0" -> WriteOutcome.written();
             case "-1" -> WriteOutcome.conflict();
             default -> WriteOutcome.stale(Long.parseLong(reply));
         };
+    }
+
+    private WriteOutcome landed(String key, String marker, RedisException unclear) {
+        long found;
+        try {
+            found = redis.exists(marker);
+        } catch (RedisException alsoUnclear) {
+            unclear.addSuppressed(alsoUnclear);
+            throw WriteOutcomeUnknownException.of(key, unclear);
+        }
+        if (found == 1) {
+            return WriteOutcome.written();
+        }
+        throw WriteOutcomeUnknownException.of(key, unclear);
+    }
+
+    private String markerKey(String key) {
+        byte[] id = new byte[16];
+        WRITE_IDS.nextBytes(id);
+        return prefix + "{" + key + "}:done:" + HexFormat.of().formatHex(id);
     }
 }

@@ -1,7 +1,14 @@
 -- KEYS[1] item hash: fields v (value, absent in a tombstone), t (high-water mark), n (version)
+-- KEYS[2] this write's marker key (same hash slot as KEYS[1]), named by a random write id
 -- ARGV[1] token, ARGV[2] '1' for STRICT, ARGV[3] '1' to write a tombstone, ARGV[4] value,
--- ARGV[5] expected version: '*' for any, '' for "absent", else the version loaded
+-- ARGV[5] expected version: '*' for any, '' for "absent", else the version loaded,
+-- ARGV[6] the marker's time to live in seconds
 -- Returns '0' if written, '-1' if the item changed (version), or the mark if the token is stale.
+-- Idempotent: a client that re-sends the same call after a lost reply (Lettuce does after a
+-- reconnect) finds the marker of its first run and is told '0' without writing a second time.
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  return '0'
+end
 -- Tokens and marks stay decimal strings (positive, no leading zeros): Lua numbers are doubles and
 -- would call 2^53 and 2^53 + 1 equal, so the comparison is by length, then digit by digit.
 local function compare(a, b)
@@ -33,4 +40,5 @@ else
 end
 redis.call('HSET', KEYS[1], 't', ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'n', 1)
+redis.call('SET', KEYS[2], '1', 'EX', ARGV[6])
 return '0'
