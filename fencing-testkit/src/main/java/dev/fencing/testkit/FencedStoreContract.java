@@ -444,7 +444,7 @@ public abstract class FencedStoreContract {
     void aRandomHistoryOfHoldersAndZombiesBreaksNoRule(Policy policy) {
         long seed = Long.getLong("fencing.history.seed", ThreadLocalRandom.current().nextLong());
         History history = HistoryRun.builder().keyPrefix(key("history")).seed(seed).writers(4)
-                .operationsPerWriter(80).timeLimit(Duration.ofSeconds(6)).build()
+                .operationsPerWriter(60).timeLimit(Duration.ofSeconds(3)).build()
                 .run(List.of(createStore(policy), createStore(policy), createStore(policy)));
         CheckResult result = HistoryChecker.check(history);
 

@@ -23,9 +23,12 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * An HTTP proxy on a loopback port that forwards everything to {@code target} and lets only one
- * conditional request ({@code If-Match} / {@code If-None-Match}) per path through at a time: an
- * atomic arbiter of conditional writes in front of a server that does not arbitrate them itself
- * (S3Mock). Other requests pass through concurrently.
+ * request per path through at a time: an atomic arbiter of conditional writes ({@code If-Match} /
+ * {@code If-None-Match}) in front of a server that does not arbitrate them itself (S3Mock), and
+ * atomic object replacement as S3 has it — S3Mock writes an object's bytes and its metadata
+ * separately, so a concurrent GET could return the new bytes with the old metadata (seen: a
+ * tombstone's body read as a value with the previous token). Requests on different paths pass
+ * through concurrently.
  */
 public final class SerializingProxy implements AutoCloseable {
 
@@ -90,7 +93,7 @@ public final class SerializingProxy implements AutoCloseable {
                 }
             }
             conditional &= !method.equals("GET") && !method.equals("HEAD");
-            HttpResponse<byte[]> response = conditional ? serialized(uri.getRawPath(), request.build()) : send(request.build());
+            HttpResponse<byte[]> response = serialized(uri.getRawPath(), request.build(), conditional);
             response.headers().map().forEach((name, values) -> {
                 if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
                     exchange.getResponseHeaders().put(name, values);
@@ -107,11 +110,13 @@ public final class SerializingProxy implements AutoCloseable {
         }
     }
 
-    private HttpResponse<byte[]> serialized(String path, HttpRequest request) throws IOException {
+    private HttpResponse<byte[]> serialized(String path, HttpRequest request, boolean conditional) throws IOException {
         ReentrantLock lock = locks.computeIfAbsent(path, p -> new ReentrantLock());
         lock.lock();
         try {
-            serialized.incrementAndGet();
+            if (conditional) {
+                serialized.incrementAndGet();
+            }
             return send(request);
         } finally {
             lock.unlock();
