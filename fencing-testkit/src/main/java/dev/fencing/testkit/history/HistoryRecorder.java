@@ -17,6 +17,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -76,12 +77,19 @@ public final class HistoryRecorder {
     Operation update(int process, int writer, FencedStore store, String key, Kind kind, long token,
             Function<Optional<String>, String> change) {
         long invoked = now();
+        // A write whose reply was lost may have landed with the value the change produced last
+        // (earlier attempts ended in a definite conflict), so an unclear update is recorded with it.
+        AtomicReference<String> produced = new AtomicReference<>();
         try {
-            StoredValue result = store.update(key, FencingToken.of("history", token), change);
+            StoredValue result = store.update(key, FencingToken.of("history", token), current -> {
+                String value = change.apply(current);
+                produced.set(value);
+                return value;
+            });
             return add(process, writer, key, kind, token, result.value(), Outcome.OK, null, result.token(), invoked,
                     null);
         } catch (RuntimeException e) {
-            return failed(process, writer, key, kind, token, null, invoked, e);
+            return failed(process, writer, key, kind, token, produced.get(), invoked, e);
         }
     }
 

@@ -4,16 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.StoredValue;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.BrokenFencedStore;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.history.Operation.Kind;
 import dev.fencing.testkit.history.Operation.Outcome;
 import dev.fencing.testkit.history.Violation.Rule;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -149,6 +156,50 @@ class HistoryCheckerTest {
     void aWriteWhoseReplyWasLostMayExplainALaterRead() {
         op(Kind.WRITE, 5, "a", Outcome.UNKNOWN, null, 0).read("a", 5).mark(5);
         assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void anUpdateWhoseReplyWasLostIsRecordedWithTheValueItMayHaveWritten() {
+        FencedStore memory = InMemoryFencedStore.create();
+        FencedStore replyLost = new FencedStore() {
+            @Override
+            public void write(String key, String value, FencingToken token) {
+                memory.write(key, value, token);
+            }
+
+            @Override
+            public Optional<StoredValue> read(String key) {
+                return memory.read(key);
+            }
+
+            @Override
+            public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
+                memory.update(key, token, change);
+                throw WriteOutcomeUnknownException.of(key, new IOException("reply lost after the update landed"));
+            }
+
+            @Override
+            public void delete(String key, FencingToken token) {
+                memory.delete(key, token);
+            }
+
+            @Override
+            public OptionalLong highWaterMark(String key) {
+                return memory.highWaterMark(key);
+            }
+
+            @Override
+            public Policy policy() {
+                return memory.policy();
+            }
+        };
+        HistoryRecorder recorder = new HistoryRecorder();
+        Operation update = recorder.update(0, 0, replyLost, "k", "same", 4);
+        recorder.read(0, 0, replyLost, "k");
+
+        assertThat(update.outcome()).isEqualTo(Outcome.UNKNOWN);
+        assertThat(update.value()).isEqualTo("same");
+        HistoryChecker.check(recorder.history(Policy.MONOTONIC, 1)).assertPassed();
     }
 
     @Test
