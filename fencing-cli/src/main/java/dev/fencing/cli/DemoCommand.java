@@ -105,7 +105,7 @@ final class DemoCommand extends FencingCommand {
         LeaseOptions options = LeaseOptions.builder().ttl(ttl).waitTimeout(ttl.multipliedBy(10)).build();
         LeaseOptions patient = patient(options);
         try (Lease setup = locks.acquire(account, patient)) {
-            accounts.write(account, Long.toString(OPENING_BALANCE), setup.token());
+            accounts.write(setup.token(), account, Long.toString(OPENING_BALANCE));
             timeline.event("setup", "writes balance " + OPENING_BALANCE, setup.token().value(), "accepted");
         }
         Lease client1 = locks.acquire(account, options);
@@ -118,7 +118,7 @@ final class DemoCommand extends FencingCommand {
         timeline.event("client-2", "acquires the lock once client-1's lease expired", client2.token().value(), "granted");
         long seen2 = balance(accounts.read(account));
         timeline.event("client-2", "reads the balance", client2.token().value(), Long.toString(seen2));
-        accounts.write(account, Long.toString(seen2 + DEPOSIT), client2.token());
+        accounts.write(client2.token(), account, Long.toString(seen2 + DEPOSIT));
         timeline.event("client-2", "writes " + (seen2 + DEPOSIT) + " (deposit " + DEPOSIT + ")", client2.token().value(),
                 "accepted");
         client2.release();
@@ -128,7 +128,7 @@ final class DemoCommand extends FencingCommand {
                 "lease valid: " + client1.isValid());
         boolean refused;
         try {
-            accounts.write(account, Long.toString(seen1 - WITHDRAWAL), client1.token());
+            accounts.write(client1.token(), account, Long.toString(seen1 - WITHDRAWAL));
             refused = false;
             timeline.event("client-1", "writes " + (seen1 - WITHDRAWAL) + " (withdraw " + WITHDRAWAL + ")",
                     client1.token().value(), "ACCEPTED");

@@ -43,7 +43,7 @@ final class FencedIncrement {
             if (!pause.isZero()) {
                 Thread.sleep(pause.toMillis()); // work inside the critical section, or a simulated GC pause
             }
-            StoredValue written = store.update(key, lease.token(), Counter::increment);
+            StoredValue written = store.update(lease.token(), key, Counter::increment);
             outcomes.accepted(lease.token().value());
             return written;
         } catch (StaleTokenException e) {

@@ -20,6 +20,14 @@ import java.util.function.Function;
  * {@link WriteOutcomeUnknownException} rather than re-applying the change (the Redis, DynamoDB and
  * S3 stores do; a store without write ids may pass on its driver's error instead).
  *
+ * <p>Each key is bound to the lock whose tokens fence it: the resource of the first token written
+ * to it. A token of another resource is refused with {@link ForeignTokenException} — token values
+ * of different locks are not comparable. Keys fenced by several locks on purpose take their tokens
+ * under one shared name ({@link FencingToken#forSharedFence(String)}).
+ *
+ * <p>Every write takes the token first, then the key, then the value: the same order as the
+ * toolkit's wrappers ({@code FencedTable}, {@code FencedDynamoDb}, {@code FencedS3}).
+ *
  * <p>Keys are 1 to 256 characters without control characters; values are non-null strings.
  * Implementations are thread-safe.
  */
@@ -30,9 +38,10 @@ public interface FencedStore {
      *
      * @throws StaleTokenException if the store has accepted a newer token for {@code key} (or an
      *     equal one under {@link Policy#STRICT}); nothing was written
+     * @throws ForeignTokenException if {@code key} is fenced by another lock's tokens; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed
      */
-    void write(String key, String value, FencingToken token);
+    void write(FencingToken token, String key, String value);
 
     /** The value under {@code key}; empty if there is none or it was deleted. */
     Optional<StoredValue> read(String key);
@@ -47,20 +56,22 @@ public interface FencedStore {
      *
      * @return the value written
      * @throws StaleTokenException if the store has accepted a newer token for {@code key}
+     * @throws ForeignTokenException if {@code key} is fenced by another lock's tokens; {@code change} was not applied
      * @throws ConcurrentUpdateException if the item kept changing; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed;
      *     {@code change} was not applied a second time
      */
-    StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change);
+    StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change);
 
     /**
      * Deletes the value under {@code key}, leaving a tombstone with {@code token} as the mark.
      * Deleting an absent key still records the mark.
      *
      * @throws StaleTokenException if the store has accepted a newer token for {@code key}
+     * @throws ForeignTokenException if {@code key} is fenced by another lock's tokens; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the delete may or may not have landed
      */
-    void delete(String key, FencingToken token);
+    void delete(FencingToken token, String key);
 
     /**
      * The high-water mark of {@code key} — the highest token accepted for it, deleted or not —

@@ -37,6 +37,20 @@ public record FencingToken(String resource, long value) implements Comparable<Fe
     }
 
     /**
+     * This token's value under the name {@code fence} instead of its resource, for a key that
+     * several locks fence on purpose. A store binds each key to the resource of the tokens written
+     * to it and refuses a token of another resource ({@link ForeignTokenException}); every lock
+     * writing such a key presents its tokens under the same {@code fence} name instead. Do this only
+     * when the locks' token values are comparable — one provider whose tokens are seeded from one
+     * clock (the Redis and Postgres providers) — since the store then orders them against each other.
+     *
+     * @param fence the shared fence name, 1 to {@value Checks#MAX_NAME_LENGTH} characters
+     */
+    public FencingToken forSharedFence(String fence) {
+        return new FencingToken(fence, value);
+    }
+
+    /**
      * Whether this token was granted after {@code other}.
      *
      * @throws IllegalArgumentException if the tokens belong to different resources

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -87,9 +86,9 @@ final class BatchWrites {
     }
 
     /**
-     * {@link StaleTokenException} if an action on one of {@code targets} (the fenced actions, by
-     * position; null for the caller's own) failed its condition against a token the policy
-     * refuses — the stored item from the cancellation reason, else from {@code read} (a server
+     * {@link StaleTokenException} or {@link dev.fencing.core.ForeignTokenException} if an action on
+     * one of {@code targets} (the fenced actions, by position; null for the caller's own) failed its
+     * condition against a token the policy refuses or an item fenced by another resource — the stored item from the cancellation reason, else from {@code read} (a server
      * may not return it) — otherwise {@code e} itself.
      */
     static RuntimeException staleOr(TransactionCanceledException e, FencingToken token, List<Target> targets,
@@ -102,10 +101,9 @@ final class BatchWrites {
             }
             Map<String, AttributeValue> stored = reasons.get(i).hasItem() ? reasons.get(i).item()
                     : read.apply(target.table(), target.key());
-            OptionalLong mark = fencer.tokenOf(stored);
-            if (mark.isPresent() && !fencer.policy().accepts(token.value(), mark.getAsLong())) {
-                return StaleTokenException.of(RequestFencer.describe(target.table(), target.key()), token,
-                        mark.getAsLong(), fencer.policy());
+            RuntimeException refusal = fencer.staleOr(null, stored, token, target.table(), target.key());
+            if (refusal != null) {
+                return refusal;
             }
         }
         return e;

@@ -3,6 +3,7 @@ package dev.fencing.dynamodb;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -95,16 +96,17 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
         String value = item.containsKey(VALUE) ? item.get(VALUE).s() : null;
         long token = fenced.tokenOf(item).orElse(0);
         long version = item.containsKey(VERSION) ? Long.parseLong(item.get(VERSION).n()) : 0;
-        return Optional.of(new Snapshot<>(value, token, version));
+        return Optional.of(new Snapshot<>(value, token, fenced.resourceOf(item), version));
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         return run(key, token, request(key, value, null, null));
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+            Policy policy) {
         return expected == null
                 ? run(key, token, request(key, value, "attribute_not_exists(#key)", null))
                 : run(key, token, request(key, value, "#version = :expected", expected.version()));
@@ -132,12 +134,14 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
                 .conditionExpression(condition).expressionAttributeNames(names).expressionAttributeValues(values).build();
     }
 
-    private WriteOutcome run(String key, long token, UpdateItemRequest request) {
+    private WriteOutcome run(String key, FencingToken token, UpdateItemRequest request) {
         try {
-            fenced.updateItem(FencingToken.of(key, token), request);
+            fenced.updateItem(token, request);
             return WriteOutcome.written();
         } catch (StaleTokenException e) {
             return WriteOutcome.stale(e.highWaterMark());
+        } catch (ForeignTokenException e) {
+            return WriteOutcome.foreign(e.boundResource());
         } catch (ConditionalCheckFailedException e) {
             return WriteOutcome.conflict(); // the version moved on since the read
         } catch (WriteOutcomeUnknownException e) {

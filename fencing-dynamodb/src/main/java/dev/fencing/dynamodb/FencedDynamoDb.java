@@ -55,6 +55,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * <table>
  *   <caption>What a failed condition becomes</caption>
  *   <tr><th>the stored item</th><th>thrown</th></tr>
+ *   <tr><td>is fenced by another lock ({@code fencing_resource}, the name of the lock whose tokens
+ *       wrote it, differs from the token's resource)</td><td>{@link dev.fencing.core.ForeignTokenException}</td></tr>
  *   <tr><td>carries a token the policy refuses</td><td>{@link StaleTokenException} with that token</td></tr>
  *   <tr><td>anything else (your own condition failed)</td><td>the SDK's {@code ConditionalCheckFailedException}</td></tr>
  * </table>
@@ -127,6 +129,7 @@ public final class FencedDynamoDb {
      * {@code PutItem} with the token.
      *
      * @throws StaleTokenException if the stored item carries a token the policy refuses; nothing was written
+     * @throws dev.fencing.core.ForeignTokenException if the item is fenced by another lock's tokens; nothing was written
      * @throws ConditionalCheckFailedException if your own condition failed
      * @throws WriteOutcomeUnknownException if the reply was lost and the item does not carry this write's id
      * @throws IllegalArgumentException for a legacy request, a missing key attribute, or an item carrying the token attribute
@@ -240,6 +243,11 @@ public final class FencedDynamoDb {
     /** Whether {@code item}, as read raw, is a tombstone left by a fenced delete of either path. */
     public boolean isTombstone(Map<String, AttributeValue> item) {
         return fencer.isTombstone(item);
+    }
+
+    /** The resource (lock name) whose tokens fence {@code item}, as read raw; null if none is stored. */
+    public String resourceOf(Map<String, AttributeValue> item) {
+        return RequestFencer.resourceOf(item);
     }
 
     /** The token stored in {@code item}, if any (a decimal mark is rounded up, never through a double). */

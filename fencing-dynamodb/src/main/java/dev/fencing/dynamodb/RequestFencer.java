@@ -1,6 +1,7 @@
 package dev.fencing.dynamodb;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import java.util.ArrayList;
@@ -21,11 +22,16 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * Turns a caller's request into its fenced form, and a failed condition into the right
  * exception. Pure request shaping, shared by the sync and async wrappers.
  *
- * <p>The condition added is {@code attribute_not_exists(#t) OR #t <= :t} ({@code <} under
- * STRICT), AND-ed in parentheses with the caller's own; {@code #t}/{@code :t} are placeholders
- * chosen not to collide with the caller's ({@link Placeholders}).
+ * <p>The condition added is {@code attribute_not_exists(#t) OR (#t <= :t AND
+ * (attribute_not_exists(#r) OR #r = :r))} ({@code <} under STRICT), AND-ed in parentheses with the
+ * caller's own, where {@code #r} is {@link #RESOURCE_ATTRIBUTE}, the lock whose tokens fence the
+ * item (string equality: byte for byte); every fenced write stores its token's resource there. The
+ * placeholders are chosen not to collide with the caller's ({@link Placeholders}).
  */
 final class RequestFencer {
+
+    /** The attribute holding the resource (lock name) whose tokens fence the item. */
+    static final String RESOURCE_ATTRIBUTE = "fencing_resource";
 
     private final String tokenAttribute;
     private final String tombstoneAttribute;
@@ -37,9 +43,11 @@ final class RequestFencer {
             throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
                     + tokenAttribute + "'");
         }
-        if (tokenAttribute.equals(LostReplies.ATTRIBUTE) || tombstoneAttribute.equals(LostReplies.ATTRIBUTE)) {
-            throw new IllegalArgumentException("'" + LostReplies.ATTRIBUTE + "' holds the fenced write's id; choose"
-                    + " another tokenAttribute or tombstoneAttribute");
+        for (String reserved : List.of(LostReplies.ATTRIBUTE, RESOURCE_ATTRIBUTE)) {
+            if (tokenAttribute.equals(reserved) || tombstoneAttribute.equals(reserved)) {
+                throw new IllegalArgumentException("'" + reserved + "' is written by every fenced write; choose"
+                        + " another tokenAttribute or tombstoneAttribute");
+            }
         }
         this.tokenAttribute = tokenAttribute;
         this.tombstoneAttribute = tombstoneAttribute;
@@ -76,12 +84,14 @@ final class RequestFencer {
                 "PutItem");
         requireKey(request.tableName(), request.item(), keyAttributes, "item");
         if (request.item().containsKey(tokenAttribute) || request.item().containsKey(tombstoneAttribute)
-                || request.item().containsKey(LostReplies.ATTRIBUTE)) {
+                || request.item().containsKey(LostReplies.ATTRIBUTE) || request.item().containsKey(RESOURCE_ATTRIBUTE)) {
             throw new IllegalArgumentException("the item must not carry '" + tokenAttribute + "', '"
-                    + tombstoneAttribute + "' or '" + LostReplies.ATTRIBUTE + "': the fenced put writes them itself");
+                    + tombstoneAttribute + "', '" + RESOURCE_ATTRIBUTE + "' or '" + LostReplies.ATTRIBUTE
+                    + "': the fenced put writes them itself");
         }
         Map<String, AttributeValue> item = new HashMap<>(request.item());
         item.put(tokenAttribute, number(token.value()));
+        item.put(RESOURCE_ATTRIBUTE, AttributeValue.fromS(token.resource()));
         if (writeId != null) {
             item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
         }
@@ -119,11 +129,11 @@ final class RequestFencer {
                 List.of(condition.expression(), Objects.toString(request.updateExpression(), "")));
         Map<String, String> allNames = new HashMap<>(condition.names());
         allNames.put(tombstone, tombstoneAttribute);
-        String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = " + condition.valueRef());
+        String update = UpdateExpressions.addSet(request.updateExpression(), condition.nameRef() + " = "
+                + condition.valueRef() + ", " + condition.resourceNameRef() + " = " + condition.resourceValueRef());
         update = UpdateExpressions.addRemove(update, tombstone); // writing to a tombstone brings the item back
         if (writeId != null) {
-            condition = notThisWrite(writeId, new Condition(condition.expression(), allNames, condition.values(),
-                    condition.nameRef(), condition.valueRef()), update);
+            condition = notThisWrite(writeId, condition.withNames(allNames), update);
             update = UpdateExpressions.addSet(update, condition.writeNameRef() + " = " + condition.writeValueRef());
             allNames = new HashMap<>(condition.names());
         }
@@ -151,6 +161,7 @@ final class RequestFencer {
         requireKey(request.tableName(), request.key(), keyAttributes, "key");
         Map<String, AttributeValue> item = new HashMap<>(request.key());
         item.put(tokenAttribute, number(token.value()));
+        item.put(RESOURCE_ATTRIBUTE, AttributeValue.fromS(token.resource()));
         item.put(tombstoneAttribute, AttributeValue.fromBool(true));
         if (writeId != null) {
             item.put(LostReplies.ATTRIBUTE, AttributeValue.fromS(writeId));
@@ -179,7 +190,8 @@ final class RequestFencer {
         return Update.builder()
                 .tableName(fence.tableName())
                 .key(fence.key())
-                .updateExpression("SET " + condition.nameRef() + " = " + condition.valueRef())
+                .updateExpression("SET " + condition.nameRef() + " = " + condition.valueRef() + ", "
+                        + condition.resourceNameRef() + " = " + condition.resourceValueRef())
                 .conditionExpression(condition.expression())
                 .expressionAttributeNames(condition.names())
                 .expressionAttributeValues(condition.values())
@@ -193,16 +205,22 @@ final class RequestFencer {
         expressions.add(Objects.toString(callerCondition, ""));
         String nameRef = Placeholders.free("#fencing_token", callerNames, expressions);
         String valueRef = Placeholders.free(":fencing_token", callerValues, expressions);
-        String guard = "attribute_not_exists(" + nameRef + ") OR " + nameRef + (policy == Policy.STRICT ? " < " : " <= ")
-                + valueRef;
+        String resourceNameRef = Placeholders.free("#fencing_resource", callerNames, expressions);
+        String resourceValueRef = Placeholders.free(":fencing_resource", callerValues, expressions);
+        String guard = "attribute_not_exists(" + nameRef + ") OR (" + nameRef
+                + (policy == Policy.STRICT ? " < " : " <= ") + valueRef + " AND (attribute_not_exists("
+                + resourceNameRef + ") OR " + resourceNameRef + " = " + resourceValueRef + "))";
         String expression = callerCondition == null || callerCondition.isBlank()
                 ? guard
                 : "(" + callerCondition + ") AND (" + guard + ")";
         Map<String, String> names = new HashMap<>(callerNames);
         names.put(nameRef, tokenAttribute);
+        names.put(resourceNameRef, RESOURCE_ATTRIBUTE);
         Map<String, AttributeValue> values = new HashMap<>(callerValues);
         values.put(valueRef, number(token.value()));
-        return new Condition(expression, names, values, nameRef, valueRef);
+        values.put(resourceValueRef, AttributeValue.fromS(token.resource()));
+        return new Condition(expression, names, values, nameRef, valueRef, resourceNameRef, resourceValueRef,
+                null, null);
     }
 
     /**
@@ -223,20 +241,32 @@ final class RequestFencer {
         values.put(valueRef, AttributeValue.fromS(writeId));
         String expression = "(" + condition.expression() + ") AND (attribute_not_exists(" + nameRef + ") OR "
                 + nameRef + " <> " + valueRef + ")";
-        return new Condition(expression, names, values, condition.nameRef(), condition.valueRef(), nameRef, valueRef);
+        return new Condition(expression, names, values, condition.nameRef(), condition.valueRef(),
+                condition.resourceNameRef(), condition.resourceValueRef(), nameRef, valueRef);
     }
 
     /**
-     * The exception for a failed condition: {@link StaleTokenException} if the stored token is one
-     * the policy refuses, otherwise the SDK's own exception (the caller's condition failed).
+     * The exception for a failed condition: {@link ForeignTokenException} if the item is fenced by
+     * another resource, {@link StaleTokenException} if the stored token is one the policy refuses,
+     * otherwise the SDK's own exception (the caller's condition failed).
      */
     RuntimeException staleOr(ConditionalCheckFailedException failure, Map<String, AttributeValue> stored,
             FencingToken token, String table, Map<String, AttributeValue> key) {
+        String bound = resourceOf(stored);
+        if (bound != null && tokenOf(stored).isPresent() && !bound.equals(token.resource())) {
+            return ForeignTokenException.of(describe(table, key), token, bound);
+        }
         OptionalLong mark = tokenOf(stored);
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
             return StaleTokenException.of(describe(table, key), token, mark.getAsLong(), policy);
         }
         return failure;
+    }
+
+    /** The resource whose tokens fence {@code item}; null if none is stored. */
+    static String resourceOf(Map<String, AttributeValue> item) {
+        AttributeValue stored = item == null ? null : item.get(RESOURCE_ATTRIBUTE);
+        return stored == null ? null : stored.s();
     }
 
     OptionalLong tokenOf(Map<String, AttributeValue> item) {
@@ -271,15 +301,17 @@ final class RequestFencer {
         }
         for (Map.Entry<String, String> name : names.entrySet()) {
             boolean reserved = name.getValue().equals(tokenAttribute) || name.getValue().equals(tombstoneAttribute)
-                    || name.getValue().equals(LostReplies.ATTRIBUTE);
+                    || name.getValue().equals(LostReplies.ATTRIBUTE) || name.getValue().equals(RESOURCE_ATTRIBUTE);
             if (reserved && Placeholders.mentions(updateExpression, name.getKey())) {
                 throw new IllegalArgumentException("the update expression must not write '" + name.getValue()
                         + "' (through " + name.getKey() + "): the fenced update writes it itself");
             }
         }
-        if (Placeholders.mentions(" " + updateExpression, " " + LostReplies.ATTRIBUTE)) {
-            throw new IllegalArgumentException("the update expression must not write '" + LostReplies.ATTRIBUTE
-                    + "': the fenced update writes it itself");
+        for (String reserved : List.of(LostReplies.ATTRIBUTE, RESOURCE_ATTRIBUTE)) {
+            if (Placeholders.mentions(" " + updateExpression, " " + reserved)) {
+                throw new IllegalArgumentException("the update expression must not write '" + reserved
+                        + "': the fenced update writes it itself");
+            }
         }
         if (Placeholders.mentions(" " + updateExpression, " " + tokenAttribute)) {
             throw new IllegalArgumentException("the update expression must not write '" + tokenAttribute
@@ -330,12 +362,13 @@ final class RequestFencer {
         return Marks.number(value);
     }
 
-    /** A merged condition with the placeholders chosen for the token. */
+    /** A merged condition with the placeholders chosen for the token, its resource and the write id. */
     record Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
-            String valueRef, String writeNameRef, String writeValueRef) {
-        Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
-                String valueRef) {
-            this(expression, names, values, nameRef, valueRef, null, null);
+            String valueRef, String resourceNameRef, String resourceValueRef, String writeNameRef,
+            String writeValueRef) {
+        Condition withNames(Map<String, String> allNames) {
+            return new Condition(expression, allNames, values, nameRef, valueRef, resourceNameRef, resourceValueRef,
+                    writeNameRef, writeValueRef);
         }
     }
 }

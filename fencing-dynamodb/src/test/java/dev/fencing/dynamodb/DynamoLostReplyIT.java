@@ -90,10 +90,10 @@ class DynamoLostReplyIT {
         FencedStore observer = DynamoDbFencedStore.create(direct, table, "pk", Policy.MONOTONIC, FencingListener.NONE);
         String key = "counter-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token);
+        holder.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, token, value -> {
+        StoredValue result = holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply(); // the UpdateItem that follows is applied, its answer lost
             }
@@ -111,11 +111,11 @@ class DynamoLostReplyIT {
         FencedStore holder = DynamoDbFencedStore.create(viaProxy, table, "pk", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = DynamoDbFencedStore.create(direct, table, "pk", Policy.STRICT, FencingListener.NONE);
         String key = "strict-" + System.nanoTime();
-        observer.write(key, "0", FencingToken.of(key, 5));
-        holder.write("warm-" + key, "x", FencingToken.of("warm-" + key, 1)); // its DescribeTable is behind us
+        observer.write(FencingToken.of(key, 5), key, "0");
+        holder.write(FencingToken.of("warm-" + key, 1), "warm-" + key, "x"); // its DescribeTable is behind us
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, FencingToken.of(key, 6), value -> {
+        StoredValue result = holder.update(FencingToken.of(key, 6), key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }
@@ -132,10 +132,10 @@ class DynamoLostReplyIT {
         FencedStore holder = DynamoDbFencedStore.create(viaProxy, table, "pk", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = DynamoDbFencedStore.create(direct, table, "pk", Policy.STRICT, FencingListener.NONE);
         String key = "strict-write-" + System.nanoTime();
-        holder.write(key, "0", FencingToken.of(key, 5));
+        holder.write(FencingToken.of(key, 5), key, "0");
 
         proxy.dropNextReply();
-        holder.write(key, "new", FencingToken.of(key, 6));
+        holder.write(FencingToken.of(key, 6), key, "new");
 
         assertThat(proxy.dropped()).isEqualTo(1);
         assertThat(observer.read(key)).map(StoredValue::value).contains("new");
@@ -152,12 +152,12 @@ class DynamoLostReplyIT {
         FencedStore other = DynamoDbFencedStore.create(direct, table, "pk", Policy.MONOTONIC, FencingListener.NONE);
         String key = "window-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token);
+        holder.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        assertThatThrownBy(() -> holder.update(key, token, value -> {
+        assertThatThrownBy(() -> holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
-                proxy.dropNextReply(() -> other.update(key, token, DynamoLostReplyIT::increment));
+                proxy.dropNextReply(() -> other.update(token, key, DynamoLostReplyIT::increment));
             }
             return increment(value);
         })).isInstanceOf(WriteOutcomeUnknownException.class);

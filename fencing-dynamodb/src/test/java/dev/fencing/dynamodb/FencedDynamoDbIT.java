@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
@@ -70,6 +72,30 @@ class FencedDynamoDbIT {
         assertThatThrownBy(() -> fenced.putItem(token(id, 2), put(id, 70))).isInstanceOf(StaleTokenException.class);
         assertThat(balance(id)).isEqualTo(150);
         assertThat(fenced.tokenOf(client.getItem(r -> r.tableName(table).key(key(id))).item())).hasValue(3);
+    }
+
+    /** Guarantee 9 on the wrapper: an item is fenced by one lock; put, update and delete with another lock's token are refused. */
+    @Test
+    void aTokenOfAnotherLockIsRefusedByPutUpdateAndDeleteAndNothingChanges() {
+        String id = id();
+        FencedDynamoDb other = FencedDynamoDb.create(Dynamo.newClient());
+        fenced.putItem(FencingToken.of("accounts", 5), put(id, 100));
+        FencingToken foreign = FencingToken.of("Accounts", 1_000);
+
+        for (Runnable write : List.<Runnable>of(() -> other.putItem(foreign, put(id, 1)),
+                () -> other.updateItem(foreign, setBalance(id, 2)),
+                () -> other.deleteItem(foreign, DeleteItemRequest.builder().tableName(table).key(key(id)).build()))) {
+            assertThatThrownBy(write::run).isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                assertThat(e.boundResource()).isEqualTo("accounts");
+                assertThat(e.key()).contains(id);
+            });
+        }
+        assertThat(balance(id)).isEqualTo(100);
+        Map<String, AttributeValue> item = client.getItem(r -> r.tableName(table).key(key(id)).consistentRead(true)).item();
+        assertThat(fenced.tokenOf(item)).hasValue(5);
+        assertThat(fenced.resourceOf(item)).isEqualTo("accounts");
+        fenced.updateItem(FencingToken.of("accounts", 6), setBalance(id, 150));
+        assertThat(balance(id)).isEqualTo(150);
     }
 
     @Test

@@ -2,35 +2,41 @@ package dev.fencing.jdbc;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
  * The common {@link FencedStore} on a SQL key-value table — {@code fencing_store(item_key,
- * item_value, token, version)} from the migrations module — for PostgreSQL and MySQL/MariaDB.
+ * item_value, token, version, fence_resource)} from the migrations module — for PostgreSQL and
+ * MySQL/MariaDB.
  *
  * <p>Every write is one conditional statement in auto-commit mode:
  * <ul>
- *   <li>write: {@code UPDATE ... SET item_value = ?, token = ?, version = version + 1 WHERE
- *       item_key = ? AND token <= ?}; if no row matched and none exists, {@code INSERT} (a unique-key
- *       violation means someone inserted first: try again);
+ *   <li>write: {@code UPDATE ... SET item_value = ?, token = ?, fence_resource = ?, version = version + 1
+ *       WHERE item_key = ? AND token <= ? AND (fence_resource IS NULL OR fence_resource = ?)}; if no
+ *       row matched and none exists, {@code INSERT} (a unique-key violation means someone inserted
+ *       first: try again). {@code fence_resource} compares byte for byte ("C" collation, VARBINARY),
+ *       so a token of lock {@code 'Orders '} never passes for lock {@code 'orders'};
  *   <li>write-if-unchanged: the same {@code UPDATE} with {@code AND version = ?}, or an
  *       {@code INSERT} when the item was absent;
  *   <li>delete: a write of {@code item_value = NULL}, a tombstone that keeps the token.
  * </ul>
- * A refused write reads the row's token to report the mark. Only a unique-key violation of the
+ * A refused write reads the row's token and resource to report the mark or the lock that fences the key. Only a unique-key violation of the
  * key (PostgreSQL 23505, MySQL/MariaDB 1062) counts as "inserted first"; every other error
  * surfaces unchanged, as the cause of an {@link UncheckedSqlException}. A statement refused with a
  * serialization failure (REPEATABLE READ on PostgreSQL, when the row changed while it waited) is
@@ -73,18 +79,19 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     @Override
     public Optional<Snapshot<Long>> load(String key) {
         return withConnection("reading '" + key + "'", connection -> {
-            try (PreparedStatement statement = Sql.prepare(connection, "SELECT item_value, token, version FROM " + table
-                    + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
+            try (PreparedStatement statement = Sql.prepare(connection, "SELECT item_value, token, version, fence_resource"
+                    + " FROM " + table + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
                 if (!row.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), row.getLong(3)));
+                return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), resource(row, 4),
+                        row.getLong(3)));
             }
         });
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
             for (int round = 0; round < WRITE_ROUNDS; round++) {
                 int updated;
@@ -99,10 +106,11 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
                 if (updated == 1) {
                     return WriteOutcome.written();
                 }
-                OptionalLong mark = mark(connection, key);
+                Optional<Snapshot<Long>> mark = mark(connection, key);
                 if (mark.isPresent()) {
-                    if (!policy.accepts(token, mark.getAsLong())) {
-                        return WriteOutcome.stale(mark.getAsLong());
+                    WriteOutcome refusal = refusal(mark.get(), token, policy);
+                    if (refusal != null) {
+                        return refusal;
                     }
                     continue; // changed between the statements
                 }
@@ -116,7 +124,8 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+            Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
             boolean written;
             try {
@@ -132,28 +141,38 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
             if (written) {
                 return WriteOutcome.written();
             }
-            OptionalLong mark = mark(connection, key);
-            return mark.isPresent() && !policy.accepts(token, mark.getAsLong())
-                    ? WriteOutcome.stale(mark.getAsLong())
-                    : WriteOutcome.conflict();
+            Optional<Snapshot<Long>> mark = mark(connection, key);
+            WriteOutcome refusal = mark.map(found -> refusal(found, token, policy)).orElse(null);
+            return refusal != null ? refusal : WriteOutcome.conflict();
         });
     }
 
-    private int update(Connection connection, String key, String value, long token, Policy policy, Long version)
-            throws SQLException {
-        String sql = "UPDATE " + table + " SET item_value = ?, token = ?, version = version + 1, updated_at ="
-                + " CURRENT_TIMESTAMP WHERE item_key = ? AND token " + Sql.operator(policy) + " ?"
+    /** Why the stored row refuses {@code token}: another lock's key, or a stale token; null if it accepts it. */
+    private static WriteOutcome refusal(Snapshot<Long> stored, FencingToken token, Policy policy) {
+        if (stored.resource() != null && !stored.resource().equals(token.resource())) {
+            return WriteOutcome.foreign(stored.resource());
+        }
+        return policy.accepts(token.value(), stored.token()) ? null : WriteOutcome.stale(stored.token());
+    }
+
+    private int update(Connection connection, String key, String value, FencingToken token, Policy policy,
+            Long version) throws SQLException {
+        String sql = "UPDATE " + table + " SET item_value = ?, token = ?, fence_resource = ?, version = version + 1,"
+                + " updated_at = CURRENT_TIMESTAMP WHERE item_key = ? AND token " + Sql.operator(policy) + " ?"
+                + " AND (fence_resource IS NULL OR fence_resource = ?)"
                 + (version == null ? "" : " AND version = ?");
-        List<Object> params = version == null
-                ? Arrays.asList(value, token, key, token)
-                : Arrays.asList(value, token, key, token, version);
+        List<Object> params = new ArrayList<>(Arrays.asList(value, token.value(), token.resource(), key, token.value(),
+                token.resource()));
+        if (version != null) {
+            params.add(version);
+        }
         return Sql.update(connection, sql, params);
     }
 
-    private boolean insert(Connection connection, String key, String value, long token) throws SQLException {
+    private boolean insert(Connection connection, String key, String value, FencingToken token) throws SQLException {
         try {
-            Sql.update(connection, "INSERT INTO " + table + " (item_key, item_value, token, version) VALUES (?, ?, ?, 1)",
-                    Arrays.asList(key, value, token));
+            Sql.update(connection, "INSERT INTO " + table + " (item_key, item_value, token, version, fence_resource)"
+                    + " VALUES (?, ?, ?, 1, ?)", Arrays.asList(key, value, token.value(), token.resource()));
             return true;
         } catch (SQLException e) {
             if (SqlDialect.of(connection).isDuplicateKey(e) && mark(connection, key).isPresent()) {
@@ -163,8 +182,21 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
         }
     }
 
-    private OptionalLong mark(Connection connection, String key) throws SQLException {
-        return Sql.queryLong(connection, "SELECT token FROM " + table + " WHERE item_key = ?", List.of(key));
+    /** The row's token and resource (value and version left out), read afresh in auto-commit mode. */
+    private Optional<Snapshot<Long>> mark(Connection connection, String key) throws SQLException {
+        try (PreparedStatement statement = Sql.prepare(connection, "SELECT token, fence_resource FROM " + table
+                + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
+            return row.next() ? Optional.of(new Snapshot<>(null, row.getLong(1), resource(row, 2), 0L)) : Optional.empty();
+        }
+    }
+
+    /** The resource column as text: VARBINARY on MySQL/MariaDB holds its UTF-8 bytes. */
+    private static String resource(ResultSet row, int column) throws SQLException {
+        if (row.getMetaData().getColumnType(column) == Types.VARBINARY) {
+            byte[] bytes = row.getBytes(column);
+            return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+        }
+        return row.getString(column);
     }
 
     private <T> T withConnection(String what, SqlFunction<T> work) {

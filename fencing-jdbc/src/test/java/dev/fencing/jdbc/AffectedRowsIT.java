@@ -60,9 +60,9 @@ class AffectedRowsIT {
     void theKeyValueStoreWorksEitherWay() {
         FencedStore store = JdbcFencedStore.create(Databases.mariaDbWith("useAffectedRows=true"));
         String key = "affected-" + UUID.randomUUID();
-        store.write(key, "same", token(5));
-        store.write(key, "same", token(5));
-        store.update(key, token(5), v -> "same");
+        store.write(token(5), key, "same");
+        store.write(token(5), key, "same");
+        store.update(token(5), key, v -> "same");
         assertThat(store.read(key)).contains(new StoredValue(key, "same", 5));
     }
 }

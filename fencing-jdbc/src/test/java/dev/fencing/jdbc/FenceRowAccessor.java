@@ -43,8 +43,8 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
                 }
                 long version = row.getLong(3);
                 return Optional.of(row.wasNull()
-                        ? new Snapshot<>(null, row.getLong(1), TOMBSTONE_VERSION)
-                        : new Snapshot<>(row.getString(2), row.getLong(1), version));
+                        ? new Snapshot<>(null, row.getLong(1), null, TOMBSTONE_VERSION)
+                        : new Snapshot<>(row.getString(2), row.getLong(1), null, version));
             }
         } catch (SQLException e) {
             throw new UncheckedSqlException("fence row load", e);
@@ -52,7 +52,7 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         return fenced(key, token, connection -> {
             if (value == null) {
                 Dao.delete(connection, key);
@@ -64,7 +64,8 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+            Policy policy) {
         return fenced(key, token, connection -> {
             boolean absent = expected == null || expected.version() == TOMBSTONE_VERSION;
             boolean written = absent ? Dao.insertIfAbsent(connection, key, value)
@@ -76,9 +77,9 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
         });
     }
 
-    private WriteOutcome fenced(String key, long token, SqlFunction<WriteOutcome> work) {
+    private WriteOutcome fenced(String key, FencingToken token, SqlFunction<WriteOutcome> work) {
         try {
-            return fence.inTransaction(FencingToken.of(key, token), work);
+            return fence.inTransaction(FencingToken.of(key, token.value()), work); // the key is the fence row
         } catch (StaleTokenException e) {
             return WriteOutcome.stale(e.highWaterMark());
         } catch (Conflict e) {

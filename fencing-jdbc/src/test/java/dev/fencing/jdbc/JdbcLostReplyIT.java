@@ -39,11 +39,11 @@ class JdbcLostReplyIT {
             FencedStore observer = JdbcFencedStore.create(postgres.dataSource());
             String key = "counter-" + UUID.randomUUID();
             FencingToken token = FencingToken.of(key, 5);
-            holder.write(key, "0", token);
+            holder.write(token, key, "0");
             AtomicBoolean first = new AtomicBoolean(true);
             Throwable failure = null;
             try {
-                holder.update(key, token, value -> {
+                holder.update(token, key, value -> {
                     if (first.getAndSet(false)) {
                         proxy.dropReplyTo("UPDATE fencing_store SET", () -> { }); // the UPDATE, not a handshake
                     }

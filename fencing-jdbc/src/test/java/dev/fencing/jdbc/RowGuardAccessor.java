@@ -39,19 +39,19 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
                 statement.setString(1, key);
                 try (ResultSet row = statement.executeQuery()) {
                     if (row.next()) {
-                        return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), row.getLong(3)));
+                        return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), null, row.getLong(3)));
                     }
                 }
             }
             OptionalLong mark = table.highWaterMark(connection, Map.of("k", key));
-            return mark.isPresent() ? Optional.of(new Snapshot<>(null, mark.getAsLong(), TOMBSTONE_VERSION))
+            return mark.isPresent() ? Optional.of(new Snapshot<>(null, mark.getAsLong(), null, TOMBSTONE_VERSION))
                     : Optional.empty();
         });
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
-        FencingToken fencing = FencingToken.of(key, token);
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+        FencingToken fencing = FencingToken.of(key, token.value()); // the row's own fence: no lock name kept
         return guarded(connection -> {
             if (value == null) {
                 table.delete(connection, fencing, Map.of("k", key));
@@ -68,8 +68,9 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token, Policy policy) {
-        FencingToken fencing = FencingToken.of(key, token);
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+            Policy policy) {
+        FencingToken fencing = FencingToken.of(key, token.value()); // the row's own fence: no lock name kept
         return guarded(connection -> {
             if (expected == null || expected.version() == TOMBSTONE_VERSION) {
                 return table.insert(connection, fencing, Map.of("k", key), Map.of("v", value, "version", 1))

@@ -18,8 +18,18 @@ import org.junit.jupiter.api.Nested;
  */
 class RowGuardAndFenceRowContractIT {
 
+    private static final String ROW_GUARD = "the row guard compares a token with the row's own token column and"
+            + " guard entry, which hold no lock name (README: what the row guard can and cannot check)";
+    private static final String FENCE_ROW = "a fence row is the lock's own row, keyed by the lock's name: a token"
+            + " of another lock advances another row";
+
     @Nested
     class RowGuardOnPostgres extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return ROW_GUARD;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -28,6 +38,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class RowGuardOnMariaDb extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return ROW_GUARD;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -36,6 +51,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class FenceRowOnPostgres extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return FENCE_ROW;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -44,6 +64,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class FenceRowOnMariaDb extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return FENCE_ROW;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -52,6 +77,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class RowGuardOnPostgresRepeatableRead extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return ROW_GUARD;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -60,6 +90,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class RowGuardOnMariaDbReadCommitted extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return ROW_GUARD;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
@@ -68,6 +103,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class FenceRowOnPostgresRepeatableRead extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return FENCE_ROW;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -76,6 +116,11 @@ class RowGuardAndFenceRowContractIT {
 
     @Nested
     class FenceRowOnMariaDbReadCommitted extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return FENCE_ROW;
+        }
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);

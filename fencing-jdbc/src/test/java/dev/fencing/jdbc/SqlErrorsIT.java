@@ -82,11 +82,11 @@ class SqlErrorsIT {
                     + " NOT NULL DEFAULT CURRENT_TIMESTAMP)");
         }
         FencedStore store = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
-        assertThatThrownBy(() -> store.write("k", "too long", token(1)))
+        assertThatThrownBy(() -> store.write(token(1), "k", "too long"))
                 .isInstanceOf(UncheckedSqlException.class)
                 .satisfies(e -> checkViolation(server).accept(((UncheckedSqlException) e).getCause()));
-        store.write("k", "ok", token(1));
-        assertThatThrownBy(() -> store.update("k", token(2), v -> "too long")).isInstanceOf(UncheckedSqlException.class);
+        store.write(token(1), "k", "ok");
+        assertThatThrownBy(() -> store.update(token(2), "k", v -> "too long")).isInstanceOf(UncheckedSqlException.class);
         assertThat(store.read("k").orElseThrow().value()).isEqualTo("ok");
     }
 

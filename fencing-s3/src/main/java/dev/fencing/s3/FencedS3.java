@@ -77,6 +77,8 @@ public final class FencedS3 {
      * {@link S3Layout#POINTER} the answer is the data object's (its ETag is the content's).
      *
      * @throws StaleTokenException if the key carries a token the policy refuses; nothing was written
+     * @throws dev.fencing.core.ForeignTokenException if the key is fenced by another lock's tokens (the
+     *     {@code fencing-resource} metadata); nothing was written
      * @throws ConcurrentUpdateException if the object kept changing for {@code maxAttempts} rounds
      * @throws NoSuchBucketException if the bucket does not exist
      * @throws IllegalArgumentException if the request sets the toolkit's metadata or its own conditions,

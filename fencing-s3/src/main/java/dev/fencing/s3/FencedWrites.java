@@ -2,6 +2,7 @@ package dev.fencing.s3;
 
 import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.spi.OwnerIds;
@@ -143,7 +144,8 @@ final class FencedWrites<B> {
         }
 
         ObjectState landed(String etag) {
-            return new ObjectState(true, etag, OptionalLong.of(token.value()), tombstone, pointer, writeId);
+            return new ObjectState(true, etag, OptionalLong.of(token.value()), token.resource(), tombstone, pointer,
+                    writeId);
         }
     }
 
@@ -229,6 +231,10 @@ final class FencedWrites<B> {
     }
 
     private void requireAccepted(Write write, ObjectState state) {
+        if (foreign(write, state)) {
+            cache.remove(write.id());
+            throw ForeignTokenException.of(write.id(), write.token(), state.resource());
+        }
         if (!accepts(write, state)) {
             cache.remove(write.id());
             throw StaleTokenException.of(write.id(), write.token(), state.token().getAsLong(), settings.policy());
@@ -252,7 +258,13 @@ final class FencedWrites<B> {
     }
 
     private boolean accepts(Write write, ObjectState state) {
-        return state.token().isEmpty() || settings.policy().accepts(write.token().value(), state.token().getAsLong());
+        return state.token().isEmpty() || (!foreign(write, state)
+                && settings.policy().accepts(write.token().value(), state.token().getAsLong()));
+    }
+
+    /** Whether the object is fenced by another resource's tokens (compared exactly, as Java strings). */
+    private static boolean foreign(Write write, ObjectState state) {
+        return state.token().isPresent() && state.resource() != null && !state.resource().equals(write.token().resource());
     }
 
     private CompletableFuture<ObjectState> head(String bucket, String key) {

@@ -1,6 +1,9 @@
 package dev.fencing.s3;
 
 import dev.fencing.core.FencingToken;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -13,9 +16,11 @@ final class Metadata {
     static final String DELETED = "fencing-deleted";
     static final String WRITE = "fencing-write";
     static final String LAYOUT = "fencing-layout";
+    /** The resource (lock name) whose tokens fence the object, percent-encoded UTF-8: metadata is ASCII. */
+    static final String RESOURCE = "fencing-resource";
     static final String POINTER = "pointer";
 
-    private static final Set<String> RESERVED = Set.of(TOKEN, DELETED, WRITE, LAYOUT);
+    private static final Set<String> RESERVED = Set.of(TOKEN, DELETED, WRITE, LAYOUT, RESOURCE);
 
     private Metadata() {}
 
@@ -23,11 +28,22 @@ final class Metadata {
     static Map<String, String> fenced(Map<String, String> caller, FencingToken token, String writeId, String... extra) {
         Map<String, String> metadata = new HashMap<>(caller == null ? Map.of() : caller);
         metadata.put(TOKEN, Long.toString(token.value()));
+        metadata.put(RESOURCE, encodeResource(token.resource()));
         metadata.put(WRITE, writeId);
         for (int i = 0; i < extra.length; i += 2) {
             metadata.put(extra[i], extra[i + 1]);
         }
         return metadata;
+    }
+
+    /** {@code resource} as an ASCII metadata value; {@link #decodeResource} gives it back exactly. */
+    static String encodeResource(String resource) {
+        return URLEncoder.encode(resource, StandardCharsets.UTF_8);
+    }
+
+    /** The resource stored by {@link #encodeResource}; null for null (an object written before it was kept). */
+    static String decodeResource(String stored) {
+        return stored == null ? null : URLDecoder.decode(stored, StandardCharsets.UTF_8);
     }
 
     /** {@code metadata} without the toolkit's keys. */

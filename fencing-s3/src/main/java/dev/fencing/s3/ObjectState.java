@@ -5,17 +5,19 @@ import java.util.OptionalLong;
 
 /**
  * What a fenced writer knows of the object at a key: absent, or present with its ETag and the
- * toolkit's metadata — the stored token, whether it is a tombstone or a pointer, and the write id
- * that made it (a tombstone and a pointer are present).
+ * toolkit's metadata — the stored token and the resource whose tokens fence the key (null for an
+ * object written before it was kept), whether it is a tombstone or a pointer, and the write id that
+ * made it (a tombstone and a pointer are present).
  */
-record ObjectState(boolean exists, String etag, OptionalLong token, boolean tombstone, boolean pointer, String writeId) {
+record ObjectState(boolean exists, String etag, OptionalLong token, String resource, boolean tombstone, boolean pointer,
+        String writeId) {
 
-    static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), false, false, null);
+    static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), null, false, false, null);
 
     static ObjectState of(String etag, Map<String, String> metadata) {
         String token = metadata.get(Metadata.TOKEN);
         return new ObjectState(true, etag, token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
-                "true".equals(metadata.get(Metadata.DELETED)), Metadata.POINTER.equals(metadata.get(Metadata.LAYOUT)),
+                Metadata.decodeResource(metadata.get(Metadata.RESOURCE)), "true".equals(metadata.get(Metadata.DELETED)), Metadata.POINTER.equals(metadata.get(Metadata.LAYOUT)),
                 metadata.get(Metadata.WRITE));
     }
 

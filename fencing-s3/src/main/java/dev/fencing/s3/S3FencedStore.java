@@ -3,6 +3,7 @@ package dev.fencing.s3;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -73,7 +74,7 @@ public final class S3FencedStore implements StorageAccessor<String> {
             ResponseBytes<GetObjectResponse> object = s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + key));
             ObjectState state = ObjectState.of(object.response().eTag(), object.response().metadata());
             return Optional.of(new Snapshot<>(state.tombstone() ? null : StoreEnvelope.decode(object.asByteArray()),
-                    state.token().orElse(0), state.etag()));
+                    state.token().orElse(0), state.resource(), state.etag()));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
@@ -82,34 +83,39 @@ public final class S3FencedStore implements StorageAccessor<String> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
-        FencingToken fencing = FencingToken.of(key, token);
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         try {
             if (value == null) {
-                fenced.deleteObject(fencing, bucket, prefix + key);
+                fenced.deleteObject(token, bucket, prefix + key);
             } else {
-                fenced.putObject(fencing, request(key), RequestBody.fromBytes(StoreEnvelope.encode(token, OwnerIds.random(),
-                        value)));
+                fenced.putObject(token, request(key), RequestBody.fromBytes(StoreEnvelope.encode(token.value(),
+                        OwnerIds.random(), value)));
             }
             return WriteOutcome.written();
         } catch (StaleTokenException e) {
             return WriteOutcome.stale(e.highWaterMark());
+        } catch (ForeignTokenException e) {
+            return WriteOutcome.foreign(e.boundResource());
         }
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, long token, Policy policy) {
-        if (expected != null && !policy.accepts(token, expected.token())) {
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, FencingToken token,
+            Policy policy) {
+        if (expected != null && expected.resource() != null && !expected.resource().equals(token.resource())) {
+            return WriteOutcome.foreign(expected.resource());
+        }
+        if (expected != null && !policy.accepts(token.value(), expected.token())) {
             return WriteOutcome.stale(expected.token());
         }
         String writeId = OwnerIds.random();
-        Map<String, String> metadata = Map.of(Metadata.TOKEN, Long.toString(token), Metadata.WRITE, writeId);
+        Map<String, String> metadata = Metadata.fenced(Map.of(), token, writeId);
         PutObjectRequest conditional = request(key).toBuilder().metadata(metadata)
                 .ifMatch(expected == null ? null : expected.version())
                 .ifNoneMatch(expected == null ? "*" : null)
                 .overrideConfiguration(BlindRetries.off(Optional.empty())).build();
         try {
-            s3.putObject(conditional, RequestBody.fromBytes(StoreEnvelope.encode(token, writeId, value)));
+            s3.putObject(conditional, RequestBody.fromBytes(StoreEnvelope.encode(token.value(), writeId, value)));
             return WriteOutcome.written();
         } catch (RuntimeException e) {
             if (BlindRetries.unclear(e)) { // the reply was lost: did this very write land?

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import java.util.ArrayList;
@@ -275,6 +276,33 @@ class FencedS3IT {
         } else {
             assertThat(rawContent(key)).as("other readers see the pointer").startsWith("fencing-pointer/1\ntoken: 7\n");
         }
+    }
+
+    /** Guarantee 9 on the wrapper: an object is fenced by one lock; a put or delete with another lock's token is refused. */
+    @ParameterizedTest
+    @EnumSource(S3Layout.class)
+    void aTokenOfAnotherLockIsRefusedByPutAndDeleteAndNothingChanges(S3Layout layout) {
+        FencedS3 mine = writer(layout);
+        FencedS3 other = writer(layout);
+        String key = key();
+        mine.putObject(FencingToken.of("invoices", 5), put(key), RequestBody.fromString("mine"));
+        FencingToken foreign = FencingToken.of("invoices ", 1_000);
+
+        for (Runnable write : List.<Runnable>of(
+                () -> other.putObject(foreign, put(key), RequestBody.fromString("theirs")),
+                () -> other.deleteObject(foreign, bucket, key),
+                () -> mine.putObject(foreign, put(key), RequestBody.fromString("theirs, warm")))) {
+            assertThatThrownBy(write::run).isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                assertThat(e.boundResource()).isEqualTo("invoices");
+                assertThat(e.key()).contains(key);
+            });
+        }
+        assertThat(content(other, bucket, key)).isEqualTo("mine");
+        assertThat(other.highWaterMark(bucket, key)).hasValue(5);
+        mine.deleteObject(FencingToken.of("invoices", 6), bucket, key);
+        assertThatThrownBy(() -> other.putObject(foreign, put(key), RequestBody.fromString("resurrected")))
+                .isInstanceOf(ForeignTokenException.class);
+        assertThat(content(other, bucket, key)).isNull();
     }
 
     @Test

@@ -49,7 +49,7 @@ class S3FencedStoreIT extends FencedStoreContract {
     @EnumSource(Policy.class)
     void anUpdateWhoseAnswerWasLostIsAppliedExactlyOnce(Policy policy) {
         String key = key("counter");
-        store.write(key, "41", token(1));
+        store.write(token(1), key, "41");
         AtomicBoolean lost = new AtomicBoolean();
         ExecutionInterceptor loseFirstConditionalPutAnswer = new ExecutionInterceptor() {
             @Override
@@ -64,7 +64,7 @@ class S3FencedStoreIT extends FencedStoreContract {
         S3Client lossy = S3.client(loseFirstConditionalPutAnswer);
         FencedStore updater = S3FencedStore.create(lossy, bucket(), "store/", policy, FencingListener.NONE);
 
-        StoredValue written = updater.update(key, token(2), v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
+        StoredValue written = updater.update(token(2), key, v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
 
         assertThat(lost).isTrue();
         assertThat(written).isEqualTo(new StoredValue(key, "42", 2));

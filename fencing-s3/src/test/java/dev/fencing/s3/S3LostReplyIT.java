@@ -90,13 +90,13 @@ class S3LostReplyIT {
         FencedStore workerB = S3FencedStore.create(direct, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
         String key = "counter-" + UUID.randomUUID();
         FencingToken token = FencingToken.of(key, 5);
-        workerA.write(key, "0", token);
+        workerA.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        assertThatThrownBy(() -> workerA.update(key, token, value -> {
+        assertThatThrownBy(() -> workerA.update(token, key, value -> {
             if (first.getAndSet(false)) {
                 // A's PUT lands, its reply is lost; B increments in the window
-                proxy.dropNextReply(capturing(() -> workerB.update(key, token, S3LostReplyIT::increment)));
+                proxy.dropNextReply(capturing(() -> workerB.update(token, key, S3LostReplyIT::increment)));
             }
             return increment(value);
         })).isInstanceOf(WriteOutcomeUnknownException.class);
@@ -115,10 +115,10 @@ class S3LostReplyIT {
         FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
         String key = "counter-" + UUID.randomUUID();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token);
+        holder.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, token, value -> {
+        StoredValue result = holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }
@@ -136,10 +136,10 @@ class S3LostReplyIT {
         FencedStore holder = S3FencedStore.create(viaProxy, bucket, "", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.STRICT, FencingListener.NONE);
         String key = "strict-" + UUID.randomUUID();
-        observer.write(key, "0", FencingToken.of(key, 5));
+        observer.write(FencingToken.of(key, 5), key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, FencingToken.of(key, 6), value -> {
+        StoredValue result = holder.update(FencingToken.of(key, 6), key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }
@@ -158,11 +158,11 @@ class S3LostReplyIT {
         FencedStore holder = S3FencedStore.create(viaProxy, bucket, "", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.STRICT, FencingListener.NONE);
         String key = "strict-write-" + UUID.randomUUID();
-        observer.write(key, "0", FencingToken.of(key, 5));
+        observer.write(FencingToken.of(key, 5), key, "0");
         holder.read(key);
 
         proxy.dropNextReply();
-        holder.write(key, "new", FencingToken.of(key, 6));
+        holder.write(FencingToken.of(key, 6), key, "new");
 
         assertThat(proxy.dropped()).isEqualTo(1);
         assertThat(observer.read(key)).map(StoredValue::value).contains("new");

@@ -19,7 +19,7 @@ public final class BrokenFencedStore implements FencedStore {
     private final ConcurrentHashMap<String, StoredValue> items = new ConcurrentHashMap<>();
 
     @Override
-    public void write(String key, String value, FencingToken token) {
+    public void write(FencingToken token, String key, String value) {
         items.put(key, new StoredValue(key, value, token.value()));
     }
 
@@ -29,7 +29,7 @@ public final class BrokenFencedStore implements FencedStore {
     }
 
     @Override
-    public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
+    public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
         String next = change.apply(read(key).map(StoredValue::value));
         StoredValue value = new StoredValue(key, next, token.value());
         items.put(key, value);
@@ -37,7 +37,7 @@ public final class BrokenFencedStore implements FencedStore {
     }
 
     @Override
-    public void delete(String key, FencingToken token) {
+    public void delete(FencingToken token, String key) {
         items.remove(key);
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
@@ -70,6 +71,23 @@ public abstract class FencedStoreContract {
         store = createStore(Policy.MONOTONIC);
     }
 
+    /**
+     * Why the store under test cannot bind a key to the lock whose tokens fence it, or {@code null}
+     * (the default) if it does: then it must refuse a token of another lock with
+     * {@link ForeignTokenException}. Only a store with no place for the lock's name overrides this
+     * (the JDBC row guard); the lock-binding tests are then skipped with this reason printed.
+     */
+    protected String whyKeysAreNotBoundToLocks() {
+        return null;
+    }
+
+    private void requireLockBinding() {
+        String why = whyKeysAreNotBoundToLocks();
+        if (why != null) {
+            Skip.because(getClass().getSimpleName() + " does not bind keys to locks: " + why);
+        }
+    }
+
     /** A key unique to this test. */
     protected String key(String name) {
         return prefix + "-" + name;
@@ -86,7 +104,7 @@ public abstract class FencedStoreContract {
         assertThat(store.read(key)).isEmpty();
         assertThat(store.highWaterMark(key)).isEmpty();
 
-        store.write(key, "v1", token(5));
+        store.write(token(5), key, "v1");
 
         assertThat(store.read(key)).contains(new StoredValue(key, "v1", 5));
         assertThat(store.highWaterMark(key)).hasValue(5);
@@ -96,10 +114,10 @@ public abstract class FencedStoreContract {
     @Test
     void equalAndNewerTokensAreAcceptedUnderMonotonic() {
         String key = key("k");
-        store.write(key, "v1", token(5));
-        store.write(key, "v2", token(5));
+        store.write(token(5), key, "v1");
+        store.write(token(5), key, "v2");
         assertThat(store.read(key)).contains(new StoredValue(key, "v2", 5));
-        store.write(key, "v3", token(9));
+        store.write(token(9), key, "v3");
         assertThat(store.read(key)).contains(new StoredValue(key, "v3", 9));
     }
 
@@ -108,9 +126,9 @@ public abstract class FencedStoreContract {
         FencedStore strict = createStore(Policy.STRICT);
         assertThat(strict.policy()).isEqualTo(Policy.STRICT);
         String key = key("k");
-        strict.write(key, "v1", token(5));
+        strict.write(token(5), key, "v1");
 
-        assertThatThrownBy(() -> strict.write(key, "v2", token(5)))
+        assertThatThrownBy(() -> strict.write(token(5), key, "v2"))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> {
                     assertThat(e.highWaterMark()).isEqualTo(5);
                     assertThat(e.policy()).isEqualTo(Policy.STRICT);
@@ -118,16 +136,16 @@ public abstract class FencedStoreContract {
                 .hasMessageContaining("STRICT");
         assertThat(strict.read(key)).contains(new StoredValue(key, "v1", 5));
 
-        strict.write(key, "v3", token(6));
+        strict.write(token(6), key, "v3");
         assertThat(strict.read(key)).contains(new StoredValue(key, "v3", 6));
     }
 
     @Test
     void anOlderTokenIsRefusedWithTheMarkAndTheValueIsUntouched() {
         String key = key("k");
-        store.write(key, "newer", token(7));
+        store.write(token(7), key, "newer");
 
-        assertThatThrownBy(() -> store.write(key, "older", token(6)))
+        assertThatThrownBy(() -> store.write(token(6), key, "older"))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> {
                     assertThat(e.key()).isEqualTo(key);
                     assertThat(e.presented()).isEqualTo(token(6));
@@ -146,10 +164,10 @@ public abstract class FencedStoreContract {
         String key = key("account");
         FencingToken zombie = token(33);
         FencingToken current = token(34);
-        store.write(key, "100", zombie); // client 1 writes before its pause
-        store.write(key, "150", current); // client 2, after client 1's lease expired
+        store.write(zombie, key, "100"); // client 1 writes before its pause
+        store.write(current, key, "150"); // client 2, after client 1's lease expired
 
-        assertThatThrownBy(() -> store.write(key, "70", zombie)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.write(zombie, key, "70")).isInstanceOf(StaleTokenException.class);
         assertThat(store.read(key)).contains(new StoredValue(key, "150", 34));
     }
 
@@ -176,7 +194,7 @@ public abstract class FencedStoreContract {
             throws InterruptedException {
         start.await();
         try {
-            store.write(key, value, token);
+            store.write(token, key, value);
         } catch (StaleTokenException expectedForTheOlder) {
             assertThat(token.value()).isEqualTo(10);
         }
@@ -186,46 +204,46 @@ public abstract class FencedStoreContract {
     @Test
     void aDeleteKeepsTheMarkSoAZombieCannotRecreateTheItem() {
         String key = key("k");
-        store.write(key, "v", token(5));
-        store.delete(key, token(6));
+        store.write(token(5), key, "v");
+        store.delete(token(6), key);
 
         assertThat(store.read(key)).isEmpty();
         assertThat(store.highWaterMark(key)).hasValue(6);
-        assertThatThrownBy(() -> store.write(key, "zombie", token(5)))
+        assertThatThrownBy(() -> store.write(token(5), key, "zombie"))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(6));
-        assertThatThrownBy(() -> store.update(key, token(5), v -> "zombie")).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.update(token(5), key, v -> "zombie")).isInstanceOf(StaleTokenException.class);
         assertThat(store.read(key)).isEmpty();
 
-        store.write(key, "back", token(7));
+        store.write(token(7), key, "back");
         assertThat(store.read(key)).contains(new StoredValue(key, "back", 7));
     }
 
     @Test
     void deletingAnAbsentKeyRecordsTheMark() {
         String key = key("k");
-        store.delete(key, token(4));
+        store.delete(token(4), key);
         assertThat(store.read(key)).isEmpty();
         assertThat(store.highWaterMark(key)).hasValue(4);
-        assertThatThrownBy(() -> store.write(key, "zombie", token(3))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.write(token(3), key, "zombie")).isInstanceOf(StaleTokenException.class);
     }
 
     @Test
     void aStaleDeleteIsRefusedAndTheValueSurvives() {
         String key = key("k");
-        store.write(key, "v", token(7));
-        assertThatThrownBy(() -> store.delete(key, token(6))).isInstanceOf(StaleTokenException.class);
+        store.write(token(7), key, "v");
+        assertThatThrownBy(() -> store.delete(token(6), key)).isInstanceOf(StaleTokenException.class);
         assertThat(store.read(key)).contains(new StoredValue(key, "v", 7));
     }
 
     @Test
     void updateAppliesTheChangeToTheCurrentValue() {
         String key = key("counter");
-        StoredValue first = store.update(key, token(1), v -> {
+        StoredValue first = store.update(token(1), key, v -> {
             assertThat(v).isEmpty();
             return "1";
         });
         assertThat(first).isEqualTo(new StoredValue(key, "1", 1));
-        StoredValue second = store.update(key, token(2), v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
+        StoredValue second = store.update(token(2), key, v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
         assertThat(second).isEqualTo(new StoredValue(key, "2", 2));
         assertThat(store.read(key)).contains(second);
     }
@@ -233,8 +251,8 @@ public abstract class FencedStoreContract {
     @Test
     void updateWithAStaleTokenIsRefusedAndWritesNothing() {
         String key = key("k");
-        store.write(key, "v", token(8));
-        assertThatThrownBy(() -> store.update(key, token(7), v -> "stale"))
+        store.write(token(8), key, "v");
+        assertThatThrownBy(() -> store.update(token(7), key, v -> "stale"))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(8));
         assertThat(store.read(key)).contains(new StoredValue(key, "v", 8));
     }
@@ -250,14 +268,14 @@ public abstract class FencedStoreContract {
         String key = key("counter");
         FencingToken zombie = token(5);
         FencingToken current = token(6);
-        store.write(key, "0", zombie);
+        store.write(zombie, key, "0");
         AtomicBoolean zombieWrote = new AtomicBoolean();
         AtomicBoolean zombieAccepted = new AtomicBoolean();
 
-        store.update(key, current, value -> {
+        store.update(current, key, value -> {
             if (zombieWrote.compareAndSet(false, true)) {
                 try {
-                    store.write(key, Integer.toString(Integer.parseInt(value.orElseThrow()) + 1), zombie);
+                    store.write(zombie, key, Integer.toString(Integer.parseInt(value.orElseThrow()) + 1));
                     zombieAccepted.set(true);
                 } catch (StaleTokenException refused) {
                     zombieAccepted.set(false);
@@ -286,7 +304,7 @@ public abstract class FencedStoreContract {
                     for (int i = 0; i < rounds; i++) {
                         FencingToken token = token(tokens.incrementAndGet());
                         try {
-                            store.update(key, token, v -> Integer.toString(v.map(Integer::parseInt).orElse(0) + 1));
+                            store.update(token, key, v -> Integer.toString(v.map(Integer::parseInt).orElse(0) + 1));
                             accepted.incrementAndGet();
                         } catch (StaleTokenException e) {
                             assertThat(e.highWaterMark()).isGreaterThan(token.value());
@@ -310,8 +328,8 @@ public abstract class FencedStoreContract {
 
     @Test
     void keysAreFencedIndependently() {
-        store.write(key("a"), "a", token(9));
-        store.write(key("b"), "b", token(2));
+        store.write(token(9), key("a"), "a");
+        store.write(token(2), key("b"), "b");
         assertThat(store.read(key("b"))).contains(new StoredValue(key("b"), "b", 2));
         assertThat(store.highWaterMark(key("a"))).hasValue(9);
     }
@@ -326,12 +344,12 @@ public abstract class FencedStoreContract {
         FencedStore zombie = createStore(Policy.MONOTONIC);
         FencedStore newer = createStore(Policy.MONOTONIC);
         String key = key("k");
-        zombie.write(key, value, token(5));
-        newer.write(key, value, token(6));
+        zombie.write(token(5), key, value);
+        newer.write(token(6), key, value);
 
-        assertStale(() -> zombie.write(key, "ZOMBIE", token(5)), 6);
-        assertStale(() -> zombie.write(key, value, token(5)), 6);
-        assertStale(() -> zombie.delete(key, token(5)), 6);
+        assertStale(() -> zombie.write(token(5), key, "ZOMBIE"), 6);
+        assertStale(() -> zombie.write(token(5), key, value), 6);
+        assertStale(() -> zombie.delete(token(5), key), 6);
         assertThat(zombie.read(key)).contains(new StoredValue(key, value, 6));
         assertThat(newer.read(key)).contains(new StoredValue(key, value, 6));
         assertThat(zombie.highWaterMark(key)).hasValue(6);
@@ -342,18 +360,18 @@ public abstract class FencedStoreContract {
         FencedStore zombie = createStore(Policy.MONOTONIC);
         FencedStore newer = createStore(Policy.MONOTONIC);
         String key = key("k");
-        zombie.write(key, "v", token(4));
-        zombie.delete(key, token(5));
-        newer.delete(key, token(6));
+        zombie.write(token(4), key, "v");
+        zombie.delete(token(5), key);
+        newer.delete(token(6), key);
 
-        assertStale(() -> zombie.write(key, "resurrected", token(5)), 6);
-        assertStale(() -> zombie.update(key, token(5), v -> "resurrected"), 6);
-        assertStale(() -> zombie.delete(key, token(5)), 6);
+        assertStale(() -> zombie.write(token(5), key, "resurrected"), 6);
+        assertStale(() -> zombie.update(token(5), key, v -> "resurrected"), 6);
+        assertStale(() -> zombie.delete(token(5), key), 6);
         assertThat(zombie.read(key)).isEmpty();
         assertThat(newer.read(key)).isEmpty();
         assertThat(zombie.highWaterMark(key)).hasValue(6);
 
-        newer.delete(key, token(6)); // a second delete under the same lease is not an error
+        newer.delete(token(6), key); // a second delete under the same lease is not an error
         assertThat(newer.highWaterMark(key)).hasValue(6);
         assertThat(zombie.read(key)).isEmpty();
     }
@@ -368,12 +386,12 @@ public abstract class FencedStoreContract {
         FencedStore zombie = createStore(policy);
         FencedStore newer = createStore(policy);
         String key = key("k");
-        newer.write(key, "same", token(4));
+        newer.write(token(4), key, "same");
         AtomicBoolean interleaved = new AtomicBoolean();
 
-        assertStale(() -> zombie.update(key, token(5), value -> {
+        assertStale(() -> zombie.update(token(5), key, value -> {
             if (interleaved.compareAndSet(false, true)) {
-                newer.write(key, value.orElseThrow(), token(6));
+                newer.write(token(6), key, value.orElseThrow());
             }
             return "ZOMBIE";
         }), 6);
@@ -410,9 +428,9 @@ public abstract class FencedStoreContract {
                 boolean accepted = mark == 0 || policy.accepts(token, mark);
                 try {
                     switch (op) {
-                        case 0 -> holder.write(key, written, token(token));
-                        case 1 -> holder.delete(key, token(token));
-                        default -> holder.update(key, token(token), v -> written);
+                        case 0 -> holder.write(token(token), key, written);
+                        case 1 -> holder.delete(token(token), key);
+                        default -> holder.update(token(token), key, v -> written);
                     }
                     assertThat(accepted).as(what + " was accepted").isTrue();
                 } catch (StaleTokenException e) {
@@ -460,22 +478,22 @@ public abstract class FencedStoreContract {
     void tokensAbove2To53AreComparedExactly() {
         long big = 1L << 53;
         String key = key("k");
-        store.write(key, "a", token(big + 1));
-        assertStale(() -> store.write(key, "older", token(big)), big + 1);
-        store.write(key, "b", token(big + 2));
+        store.write(token(big + 1), key, "a");
+        assertStale(() -> store.write(token(big), key, "older"), big + 1);
+        store.write(token(big + 2), key, "b");
         assertThat(store.read(key)).contains(new StoredValue(key, "b", big + 2));
 
         FencedStore strict = createStore(Policy.STRICT);
         String strictKey = key("strict");
-        strict.write(strictKey, "a", token(big + 1));
-        assertStale(() -> strict.write(strictKey, "equal", token(big + 1)), big + 1);
-        strict.write(strictKey, "b", token(big + 2));
+        strict.write(token(big + 1), strictKey, "a");
+        assertStale(() -> strict.write(token(big + 1), strictKey, "equal"), big + 1);
+        strict.write(token(big + 2), strictKey, "b");
         assertThat(strict.highWaterMark(strictKey)).hasValue(big + 2);
 
         String maxKey = key("max");
-        store.write(maxKey, "a", token(Long.MAX_VALUE - 1));
-        assertStale(() -> store.write(maxKey, "older", token(Long.MAX_VALUE - 2)), Long.MAX_VALUE - 1);
-        store.delete(maxKey, token(Long.MAX_VALUE));
+        store.write(token(Long.MAX_VALUE - 1), maxKey, "a");
+        assertStale(() -> store.write(token(Long.MAX_VALUE - 2), maxKey, "older"), Long.MAX_VALUE - 1);
+        store.delete(token(Long.MAX_VALUE), maxKey);
         assertThat(store.highWaterMark(maxKey)).hasValue(Long.MAX_VALUE);
     }
 
@@ -493,17 +511,147 @@ public abstract class FencedStoreContract {
         Map<String, Long> tokens = new HashMap<>();
         for (int i = 0; i < spellings.size(); i++) {
             tokens.put(spellings.get(i), 10L + i);
-            store.write(spellings.get(i), "value of [" + spellings.get(i) + "]", token(10L + i));
+            store.write(token(10L + i), spellings.get(i), "value of [" + spellings.get(i) + "]");
         }
-        store.delete(base, token(100));
+        store.delete(token(100), base);
 
         assertThat(store.read(base)).isEmpty();
         for (String other : spellings.subList(1, spellings.size())) {
             assertThat(store.read(other)).as("[%s] after deleting [%s]", other, base)
                     .contains(new StoredValue(other, "value of [" + other + "]", tokens.get(other)));
-            store.write(other, "rewritten", token(tokens.get(other)));
+            store.write(token(tokens.get(other)), other, "rewritten");
         }
         assertThat(store.highWaterMark(base)).hasValue(100);
+    }
+
+    // ---- A key is fenced by one lock: token values of different locks are not comparable ----
+
+    @Test
+    void aTokenOfAnotherLockIsRefusedByEveryWriteAndNothingChanges() {
+        requireLockBinding();
+        FencedStore other = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        store.write(token(5), key, "mine");
+        FencingToken foreign = FencingToken.of("another-lock", 1_000);
+
+        assertForeign(() -> other.write(foreign, key, "theirs"), key, foreign);
+        assertForeign(() -> other.update(foreign, key, v -> {
+            throw new AssertionError("the change ran for a token of another lock");
+        }), key, foreign);
+        assertForeign(() -> other.delete(foreign, key), key, foreign);
+        assertThat(other.read(key)).contains(new StoredValue(key, "mine", 5));
+        assertThat(other.highWaterMark(key)).hasValue(5);
+        store.write(token(6), key, "still mine");
+    }
+
+    @Test
+    void aDeletedKeyStaysFencedByItsLock() {
+        requireLockBinding();
+        FencedStore other = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        store.write(token(5), key, "v");
+        store.delete(token(6), key);
+        FencingToken foreign = FencingToken.of("another-lock", 1_000);
+
+        assertForeign(() -> other.write(foreign, key, "back"), key, foreign);
+        assertForeign(() -> other.update(foreign, key, v -> "back"), key, foreign);
+        assertThat(other.read(key)).isEmpty();
+        assertThat(other.highWaterMark(key)).hasValue(6);
+        store.write(token(7), key, "back, by the lock's holder");
+    }
+
+    /**
+     * Lock names are compared exactly: a collation that folds case, pads spaces or equates accents
+     * must not make two locks one.
+     */
+    @Test
+    void lockNamesThatDifferOnlyInCaseSpacesOrAccentsAreDifferentLocks() {
+        requireLockBinding();
+        FencedStore other = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        String lock = "Ord\u00e9rs";
+        store.write(FencingToken.of(lock, 5), key, "v");
+        for (String spelling : List.of(lock.toLowerCase(Locale.ROOT), lock.toUpperCase(Locale.ROOT), lock + " ",
+                " " + lock, lock.replace("\u00e9", "e\u0301"), lock.replace("\u00e9", "e"))) {
+            FencingToken foreign = FencingToken.of(spelling, 1_000);
+            assertForeign(() -> other.write(foreign, key, "[" + spelling + "]"), key, foreign);
+        }
+        assertThat(other.read(key)).contains(new StoredValue(key, "v", 5));
+    }
+
+    @Test
+    void locksSharingAFenceNameOnPurposeFenceOneKeyTogether() {
+        requireLockBinding();
+        FencedStore other = createStore(Policy.MONOTONIC);
+        String key = key("k");
+        FencingToken first = FencingToken.of("lock-a", 5).forSharedFence("shared-fence");
+        FencingToken second = FencingToken.of("lock-b", 6).forSharedFence("shared-fence");
+        store.write(first, key, "a");
+        other.write(second, key, "b");
+
+        assertStale(() -> store.write(first, key, "zombie"), 6);
+        assertForeign(() -> store.write(FencingToken.of("lock-a", 7), key, "unshared"), key,
+                FencingToken.of("lock-a", 7));
+        assertThat(store.read(key)).contains(new StoredValue(key, "b", 6));
+    }
+
+    /**
+     * Two locks' holders race to write a fresh key from two store instances: the key ends bound to
+     * exactly one of them. A store that checks the lock with a read before an unconditional write
+     * accepts writes of both.
+     */
+    @Test
+    void twoLocksRacingForANewKeyBindItToExactlyOne() throws Exception {
+        requireLockBinding();
+        FencedStore[] stores = {createStore(Policy.MONOTONIC), createStore(Policy.MONOTONIC)};
+        String[] locks = {"racing-lock-a", "racing-lock-b"};
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 10; round++) {
+                String key = key("race-" + round);
+                CountDownLatch start = new CountDownLatch(1);
+                List<Future<List<Long>>> sides = new ArrayList<>();
+                for (int side = 0; side < 2; side++) {
+                    FencedStore writer = stores[side];
+                    String lock = locks[side];
+                    long base = 100L * (side + 1);
+                    sides.add(pool.submit(() -> {
+                        start.await();
+                        List<Long> accepted = new ArrayList<>();
+                        for (long t = base; t < base + 3; t++) {
+                            try {
+                                writer.write(FencingToken.of(lock, t), key, lock + "@" + t);
+                                accepted.add(t);
+                            } catch (ForeignTokenException e) {
+                                // the other lock bound the key first
+                            }
+                        }
+                        return accepted;
+                    }));
+                }
+                start.countDown();
+                List<Long> a = sides.get(0).get(30, TimeUnit.SECONDS);
+                List<Long> b = sides.get(1).get(30, TimeUnit.SECONDS);
+                assertThat(a.isEmpty() || b.isEmpty())
+                        .as("round %d: writes accepted from both locks: %s %s and %s %s", round, locks[0], a,
+                                locks[1], b)
+                        .isTrue();
+                List<Long> winner = a.isEmpty() ? b : a;
+                assertThat(winner).hasSize(3);
+                assertThat(store.read(key)).map(StoredValue::token).contains(winner.get(2));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void assertForeign(Runnable write, String key, FencingToken presented) {
+        assertThatThrownBy(write::run).isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+            assertThat(e.key()).isEqualTo(key);
+            assertThat(e.presented()).isEqualTo(presented);
+            assertThat(e.boundResource()).isNotEqualTo(presented.resource());
+            assertThat(e.getMessage()).contains(presented.resource()).contains(e.boundResource());
+        });
     }
 
     private static void assertStale(Runnable write, long expectedMark) {
@@ -515,28 +663,28 @@ public abstract class FencedStoreContract {
     @NullAndEmptySource
     @ValueSource(strings = {"  ", "new\nline"})
     void badKeysAreRefusedAndNothingIsWritten(String bad) {
-        assertThatThrownBy(() -> store.write(bad, "v", token(1)))
+        assertThatThrownBy(() -> store.write(token(1), bad, "v"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("key");
         assertThatThrownBy(() -> store.read(bad)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.delete(bad, token(1))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.update(bad, token(1), v -> "v")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.delete(token(1), bad)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.update(token(1), bad, v -> "v")).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void badArgumentsAreRefusedAndNothingIsWritten() {
         String key = key("k");
-        assertThatThrownBy(() -> store.write("k".repeat(300), "v", token(1)))
+        assertThatThrownBy(() -> store.write(token(1), "k".repeat(300), "v"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("at most 256");
-        assertThatThrownBy(() -> store.write(key, null, token(1)))
+        assertThatThrownBy(() -> store.write(token(1), key, null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("value");
-        assertThatThrownBy(() -> store.write(key, "v", null))
+        assertThatThrownBy(() -> store.write(null, key, "v"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("token");
-        assertThatThrownBy(() -> store.update(key, token(1), null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> store.update(key, token(1), v -> null))
+        assertThatThrownBy(() -> store.update(token(1), key, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.update(token(1), key, v -> null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("returned null");
         assertThat(store.read(key)).isEmpty();

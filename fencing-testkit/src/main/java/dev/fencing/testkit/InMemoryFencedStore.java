@@ -2,6 +2,7 @@ package dev.fencing.testkit;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
@@ -60,20 +61,26 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public synchronized WriteOutcome write(String key, String value, long token, Policy policy) {
+    public synchronized WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
-        if (current != null && !policy.accepts(token, current.token())) {
+        if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
+            return WriteOutcome.foreign(current.resource());
+        }
+        if (current != null && !policy.accepts(token.value(), current.token())) {
             return WriteOutcome.stale(current.token());
         }
-        items.put(key, new Snapshot<>(value, token, ++versions));
+        items.put(key, new Snapshot<>(value, token.value(), token.resource(), ++versions));
         return WriteOutcome.written();
     }
 
     @Override
-    public synchronized WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token,
-            Policy policy) {
+    public synchronized WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value,
+            FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
-        if (current != null && !policy.accepts(token, current.token())) {
+        if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
+            return WriteOutcome.foreign(current.resource());
+        }
+        if (current != null && !policy.accepts(token.value(), current.token())) {
             return WriteOutcome.stale(current.token());
         }
         Long currentVersion = current == null ? null : current.version();
@@ -81,7 +88,7 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
         if (!Objects.equals(currentVersion, expectedVersion)) {
             return WriteOutcome.conflict();
         }
-        items.put(key, new Snapshot<>(value, token, ++versions));
+        items.put(key, new Snapshot<>(value, token.value(), token.resource(), ++versions));
         return WriteOutcome.written();
     }
 }

@@ -30,7 +30,7 @@ class FencingHelpersTest {
         FencedStore store = InMemoryFencedStore.create();
         String result = Fencing.withLease(provider, "r", LeaseOptions.ofDefaults(), lease -> {
             seen.set(lease);
-            store.write("k", "v", lease.token());
+            store.write(lease.token(), "k", "v");
             return "done";
         });
         assertThat(result).isEqualTo("done");
@@ -50,8 +50,8 @@ class FencingHelpersTest {
     void aStoreTellsItsListenerOfEveryRefusal() {
         RecordingListener listener = new RecordingListener();
         FencedStore store = InMemoryFencedStore.create(Policy.MONOTONIC, listener);
-        store.write("k", "v", FencingToken.of("r", 5));
-        assertThatThrownBy(() -> store.write("k", "old", FencingToken.of("r", 4))).isInstanceOf(StaleTokenException.class);
+        store.write(FencingToken.of("r", 5), "k", "v");
+        assertThatThrownBy(() -> store.write(FencingToken.of("r", 4), "k", "old")).isInstanceOf(StaleTokenException.class);
         assertThat(listener.staleRejected()).isEqualTo(1);
     }
 
@@ -60,22 +60,22 @@ class FencingHelpersTest {
         StorageAccessor<Long> alwaysChanged = new StorageAccessor<>() {
             @Override
             public Optional<Snapshot<Long>> load(String key) {
-                return Optional.of(new Snapshot<>("v", 1, 1L));
+                return Optional.of(new Snapshot<>("v", 1, "r", 1L));
             }
 
             @Override
-            public WriteOutcome write(String key, String value, long token, Policy policy) {
+            public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
                 return WriteOutcome.written();
             }
 
             @Override
-            public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, long token,
-                    Policy policy) {
+            public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value,
+                    FencingToken token, Policy policy) {
                 return WriteOutcome.conflict();
             }
         };
         FencedStore store = new StorageBasedFencedStore(alwaysChanged, Policy.MONOTONIC, FencingListener.NONE, 3);
-        assertThatThrownBy(() -> store.update("k", FencingToken.of("r", 2), v -> "x"))
+        assertThatThrownBy(() -> store.update(FencingToken.of("r", 2), "k", v -> "x"))
                 .isInstanceOf(ConcurrentUpdateException.class)
                 .hasMessageContaining("gave up after 3 attempts");
         assertThatThrownBy(() -> new StorageBasedFencedStore(alwaysChanged, Policy.MONOTONIC, null, 0))

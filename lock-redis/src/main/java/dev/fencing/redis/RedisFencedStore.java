@@ -2,6 +2,7 @@ package dev.fencing.redis;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
@@ -25,9 +26,11 @@ import java.util.Optional;
  * A {@link FencedStore} on Redis, for efficiency-lock users who keep their state in Redis too.
  *
  * <p>Each key is a hash {@code <prefix>{key}:item} with fields {@code v} (the value; absent in a
- * tombstone), {@code t} (the high-water mark) and {@code n} (a version). Every write is one Lua
- * script that compares the token with {@code t} (and, for {@code update}, the version with
- * {@code n}) and writes only if both hold; a delete removes {@code v} and keeps {@code t}. Tokens
+ * tombstone), {@code t} (the high-water mark), {@code n} (a version) and {@code r} (the resource
+ * whose tokens fence the key). Every write is one Lua script that compares the token's resource
+ * with {@code r} (byte for byte), the token with {@code t} (and, for {@code update}, the version
+ * with {@code n}) and writes only if all hold; a delete removes {@code v} and keeps {@code t} and
+ * {@code r}. Tokens
  * are compared as decimal strings (length first, then digits), never as Lua numbers, so every
  * {@code long} compares exactly — a double would call 2<sup>53</sup> and 2<sup>53</sup> + 1 equal.
  *
@@ -89,36 +92,41 @@ public final class RedisFencedStore implements StorageAccessor<String> {
 
     @Override
     public Optional<Snapshot<String>> load(String key) {
-        List<KeyValue<String, String>> fields = redis.hmget(itemKey(key), "v", "t", "n");
+        List<KeyValue<String, String>> fields = redis.hmget(itemKey(key), "v", "t", "n", "r");
         if (!fields.get(1).hasValue()) {
             return Optional.empty();
         }
         String value = fields.get(0).hasValue() ? fields.get(0).getValue() : null;
-        return Optional.of(new Snapshot<>(value, Long.parseLong(fields.get(1).getValue()), fields.get(2).getValue()));
+        String resource = fields.get(3).hasValue() ? fields.get(3).getValue() : null;
+        return Optional.of(new Snapshot<>(value, Long.parseLong(fields.get(1).getValue()), resource,
+                fields.get(2).getValue()));
     }
 
     @Override
-    public WriteOutcome write(String key, String value, long token, Policy policy) {
+    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         return run(key, value, token, policy, "*");
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, long token,
+    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, FencingToken token,
             Policy policy) {
         return run(key, value, token, policy, expected == null ? "" : expected.version());
     }
 
-    private WriteOutcome run(String key, String value, long token, Policy policy, String expectedVersion) {
+    private WriteOutcome run(String key, String value, FencingToken token, Policy policy, String expectedVersion) {
         String marker = markerKey(key);
         String reply;
         try {
-            reply = WRITE.runForText(redis, new String[] {itemKey(key), marker}, Long.toString(token),
+            reply = WRITE.runForText(redis, new String[] {itemKey(key), marker}, Long.toString(token.value()),
                     policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
-                    expectedVersion, Long.toString(MARKER_SECONDS));
+                    expectedVersion, Long.toString(MARKER_SECONDS), token.resource());
         } catch (RedisCommandExecutionException serverError) {
             throw serverError; // the server answered with an error: the script did not write
         } catch (RedisException unclear) { // timeout, dropped connection: the script may have run
             return landed(key, marker, unclear);
+        }
+        if (reply.startsWith("r:")) {
+            return WriteOutcome.foreign(reply.substring(2));
         }
         return switch (reply) {
             case "0" -> WriteOutcome.written();

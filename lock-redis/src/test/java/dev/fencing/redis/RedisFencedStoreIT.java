@@ -39,10 +39,10 @@ class RedisFencedStoreIT extends FencedStoreContract {
     @Test
     void theItemIsAHashWithValueMarkAndVersion() {
         String key = key("k");
-        store.write(key, "v", token(3));
+        store.write(token(3), key, "v");
         assertThat(connection.sync().hgetall("store:{" + key + "}:item"))
                 .containsEntry("v", "v").containsEntry("t", "3").containsEntry("n", "1");
-        store.delete(key, token(4));
+        store.delete(token(4), key);
         assertThat(connection.sync().hgetall("store:{" + key + "}:item"))
                 .doesNotContainKey("v").containsEntry("t", "4");
     }
@@ -61,18 +61,18 @@ class RedisFencedStoreIT extends FencedStoreContract {
         for (Policy policy : Policy.values()) {
             FencedStore fenced = createStore(policy);
             String key = key("edge-" + policy);
-            fenced.write(key, "a", token(edge - 1));
-            fenced.write(key, "b", token(edge));
-            assertThatThrownBy(() -> fenced.write(key, "older", token(edge - 1))).as(policy + ": 2^53 - 1 after 2^53")
+            fenced.write(token(edge - 1), key, "a");
+            fenced.write(token(edge), key, "b");
+            assertThatThrownBy(() -> fenced.write(token(edge - 1), key, "older")).as(policy + ": 2^53 - 1 after 2^53")
                     .isInstanceOf(dev.fencing.core.StaleTokenException.class);
-            fenced.write(key, "c", token(edge + 1));
-            assertThatThrownBy(() -> fenced.write(key, "older", token(edge))).as(policy + ": 2^53 after 2^53 + 1")
+            fenced.write(token(edge + 1), key, "c");
+            assertThatThrownBy(() -> fenced.write(token(edge), key, "older")).as(policy + ": 2^53 after 2^53 + 1")
                     .isInstanceOf(dev.fencing.core.StaleTokenException.class);
             if (policy == Policy.STRICT) {
-                assertThatThrownBy(() -> fenced.write(key, "same", token(edge + 1))).as("STRICT: 2^53 + 1 again")
+                assertThatThrownBy(() -> fenced.write(token(edge + 1), key, "same")).as("STRICT: 2^53 + 1 again")
                         .isInstanceOf(dev.fencing.core.StaleTokenException.class);
             } else {
-                fenced.write(key, "same", token(edge + 1));
+                fenced.write(token(edge + 1), key, "same");
             }
             assertThat(fenced.highWaterMark(key)).hasValue(edge + 1);
         }

@@ -68,10 +68,10 @@ class RedisStoreLostReplyIT {
         FencedStore observer = RedisFencedStore.create(direct, "atk:", Policy.MONOTONIC, FencingListener.NONE);
         String key = "counter-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token); // the script is loaded; the next store reply is the update's
+        holder.write(token, key, "0"); // the script is loaded; the next store reply is the update's
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, token, value -> {
+        StoredValue result = holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }
@@ -92,10 +92,10 @@ class RedisStoreLostReplyIT {
         FencedStore holder = RedisFencedStore.create(viaProxy, "atk:", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = RedisFencedStore.create(direct, "atk:", Policy.STRICT, FencingListener.NONE);
         String key = "strict-" + System.nanoTime();
-        holder.write(key, "0", FencingToken.of(key, 5));
+        holder.write(FencingToken.of(key, 5), key, "0");
 
         proxy.dropNextReply();
-        holder.write(key, "new", FencingToken.of(key, 6));
+        holder.write(FencingToken.of(key, 6), key, "new");
 
         assertThat(proxy.dropped()).isEqualTo(1);
         assertThat(observer.read(key)).map(StoredValue::value).as("the write did land").contains("new");
@@ -107,12 +107,12 @@ class RedisStoreLostReplyIT {
         FencedStore holder = RedisFencedStore.create(viaProxy, "atk:", Policy.STRICT, FencingListener.NONE);
         FencedStore observer = RedisFencedStore.create(direct, "atk:", Policy.STRICT, FencingListener.NONE);
         String key = "strict-update-" + System.nanoTime();
-        observer.write(key, "0", FencingToken.of(key, 5));
+        observer.write(FencingToken.of(key, 5), key, "0");
         holder.read("warm-up");
-        holder.write("warm-" + key, "x", FencingToken.of("warm-" + key, 1)); // the script is cached
+        holder.write(FencingToken.of("warm-" + key, 1), "warm-" + key, "x"); // the script is cached
 
         AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(key, FencingToken.of(key, 6), value -> {
+        StoredValue result = holder.update(FencingToken.of(key, 6), key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }
@@ -135,12 +135,12 @@ class RedisStoreLostReplyIT {
         FencedStore other = RedisFencedStore.create(direct, "atk:", Policy.MONOTONIC, FencingListener.NONE);
         String key = "window-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token);
+        holder.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        holder.update(key, token, value -> {
+        holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
-                proxy.dropNextReply(() -> other.update(key, token, RedisStoreLostReplyIT::increment));
+                proxy.dropNextReply(() -> other.update(token, key, RedisStoreLostReplyIT::increment));
             }
             return increment(value);
         });
@@ -163,10 +163,10 @@ class RedisStoreLostReplyIT {
         FencedStore observer = RedisFencedStore.create(direct, "atk:", Policy.MONOTONIC, FencingListener.NONE);
         String key = "gone-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
-        holder.write(key, "0", token);
+        holder.write(token, key, "0");
 
         AtomicBoolean first = new AtomicBoolean(true);
-        assertThatThrownBy(() -> holder.update(key, token, value -> {
+        assertThatThrownBy(() -> holder.update(token, key, value -> {
             if (first.getAndSet(false)) {
                 proxy.dropNextReply();
             }

@@ -20,13 +20,16 @@ CREATE TABLE IF NOT EXISTS fencing_token_counter (
     updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB;
 
--- fencing-jdbc's JdbcFencedStore: item_value NULL is a tombstone that keeps the token of the delete.
+-- fencing-jdbc's JdbcFencedStore: item_value NULL is a tombstone that keeps the token of the delete;
+-- fence_resource is the lock whose tokens fence the key (NULL in rows written before it was kept:
+-- the next write binds them).
 CREATE TABLE IF NOT EXISTS fencing_store (
-    item_key   VARBINARY(1024) NOT NULL PRIMARY KEY,
-    item_value LONGTEXT        CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
-    token      BIGINT          NOT NULL,
-    version    BIGINT          NOT NULL,
-    updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
+    item_key       VARBINARY(1024) NOT NULL PRIMARY KEY,
+    item_value     LONGTEXT        CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NULL,
+    token          BIGINT          NOT NULL,
+    version        BIGINT          NOT NULL,
+    fence_resource VARBINARY(1024) NULL,
+    updated_at     DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB;
 
 -- Installs made before: keys were VARCHAR utf8mb4_bin (PAD SPACE) and times TIMESTAMP(6).
@@ -41,3 +44,12 @@ ALTER TABLE fencing_token_counter
 ALTER TABLE fencing_store
     MODIFY item_key   VARBINARY(1024) NOT NULL,
     MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
+
+-- Installs made before fence_resource: add it (MySQL has no ADD COLUMN IF NOT EXISTS).
+SET @fencing_add_resource = (SELECT IF(COUNT(*) = 0,
+    'ALTER TABLE fencing_store ADD COLUMN fence_resource VARBINARY(1024) NULL AFTER version', 'DO 0')
+    FROM information_schema.columns
+    WHERE table_schema = DATABASE() AND table_name = 'fencing_store' AND column_name = 'fence_resource');
+PREPARE fencing_add_resource FROM @fencing_add_resource;
+EXECUTE fencing_add_resource;
+DEALLOCATE PREPARE fencing_add_resource;

@@ -19,13 +19,15 @@ CREATE TABLE IF NOT EXISTS fencing_token_counter (
 );
 
 -- fencing-jdbc's JdbcFencedStore: a fenced key-value table; item_value NULL is a tombstone that
--- keeps the token of the delete.
+-- keeps the token of the delete; fence_resource is the lock whose tokens fence the key (NULL in
+-- rows written before it was kept: the next write binds them).
 CREATE TABLE IF NOT EXISTS fencing_store (
-    item_key   VARCHAR(256) COLLATE "C" NOT NULL PRIMARY KEY,
-    item_value TEXT,
-    token      BIGINT                   NOT NULL,
-    version    BIGINT                   NOT NULL,
-    updated_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP
+    item_key       VARCHAR(256) COLLATE "C" NOT NULL PRIMARY KEY,
+    item_value     TEXT,
+    token          BIGINT                   NOT NULL,
+    version        BIGINT                   NOT NULL,
+    fence_resource VARCHAR(256) COLLATE "C",
+    updated_at     TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- Installs made before: keys had the database's default collation. Deterministic collations
@@ -34,3 +36,4 @@ CREATE TABLE IF NOT EXISTS fencing_store (
 ALTER TABLE fencing_fence ALTER COLUMN resource TYPE VARCHAR(256) COLLATE "C";
 ALTER TABLE fencing_token_counter ALTER COLUMN resource TYPE VARCHAR(256) COLLATE "C";
 ALTER TABLE fencing_store ALTER COLUMN item_key TYPE VARCHAR(256) COLLATE "C";
+ALTER TABLE fencing_store ADD COLUMN IF NOT EXISTS fence_resource VARCHAR(256) COLLATE "C";

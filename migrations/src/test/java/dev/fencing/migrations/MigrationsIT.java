@@ -72,6 +72,8 @@ class MigrationsIT {
             assertThat(count(statement, "SELECT token FROM fencing_fence WHERE resource = 'kept '")).isEqualTo(41);
             assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence WHERE resource = 'kept'")).isZero();
             assertThat(count(statement, "SELECT version FROM fencing_store WHERE item_key = 'k'")).isEqualTo(2);
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_store WHERE item_key = 'k' AND fence_resource IS NULL"))
+                    .as("the added lock-name column, empty in the rows written before it").isEqualTo(1);
             if (vendor == Vendor.MYSQL) {
                 assertThat(columnType(statement, "fencing_fence", "resource")).isEqualTo("varbinary(1024)");
                 assertThat(columnType(statement, "fencing_store", "item_key")).isEqualTo("varbinary(1024)");
@@ -105,6 +107,16 @@ class MigrationsIT {
                 }
             }
             assertThat(count(statement, "SELECT COUNT(*) FROM fencing_store WHERE item_key = 'x'")).isEqualTo(1);
+            for (String lock : List.of("x", "X", "x ")) {
+                try (PreparedStatement bind = connection.prepareStatement("UPDATE fencing_store SET fence_resource = ?"
+                        + " WHERE item_key = ?")) {
+                    bind.setString(1, lock);
+                    bind.setString(2, lock);
+                    bind.executeUpdate();
+                }
+            }
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_store WHERE fence_resource = 'x'"))
+                    .as("lock names compare exactly too").isEqualTo(1);
         }
     }
 

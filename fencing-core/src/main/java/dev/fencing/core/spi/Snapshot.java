@@ -5,11 +5,13 @@ package dev.fencing.core.spi;
  *
  * @param value the value, or {@code null} for a tombstone left by a fenced delete
  * @param token the high-water mark: the token of the last accepted write or delete
+ * @param resource the resource whose tokens fence the key, or {@code null} if the item predates
+ *     resource binding (the next write binds it)
  * @param version the store's version of the item (a counter, an ETag), compared by
  *     {@link StorageAccessor#writeIfUnchanged}
  * @param <V> the store's version type
  */
-public record Snapshot<V>(String value, long token, V version) {
+public record Snapshot<V>(String value, long token, String resource, V version) {
 
     /** Whether this is a tombstone: the item was deleted, its mark kept. */
     public boolean isTombstone() {

@@ -1,5 +1,6 @@
 package dev.fencing.core.spi;
 
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import java.util.Optional;
 
@@ -10,6 +11,10 @@ import java.util.Optional;
  * <p>Each write must be ONE atomic conditional operation of the store (one SQL statement or
  * transaction, one conditional request), never a read followed by an unconditional write. A
  * {@code null} value writes a tombstone that keeps the token as the mark.
+ *
+ * <p>The item also keeps the resource of the token that wrote it, and a write's condition
+ * includes "the stored resource is absent or equal to the token's resource" (compared exactly,
+ * byte for byte, whatever the store's collation); a mismatch answers {@link WriteOutcome#foreign}.
  *
  * @param <V> the store's version type (a counter, an ETag)
  */
@@ -22,18 +27,18 @@ public interface StorageAccessor<V> {
      * Writes {@code value} (or a tombstone) with {@code token} if {@code policy} accepts the token
      * against the item's mark, whatever the item's version; creates the item if absent.
      *
-     * @return {@link WriteOutcome#written()} or {@link WriteOutcome#stale(long)}
+     * @return {@link WriteOutcome#written()}, {@link WriteOutcome#stale(long)} or {@link WriteOutcome#foreign}
      */
-    WriteOutcome write(String key, String value, long token, Policy policy);
+    WriteOutcome write(String key, String value, FencingToken token, Policy policy);
 
     /**
      * Writes {@code value} with {@code token} only if the item is still as {@code expected}
      * (same version; or still absent when {@code expected} is {@code null}) and {@code policy}
      * accepts the token.
      *
-     * @return {@link WriteOutcome#written()}, {@link WriteOutcome#stale(long)}, or
+     * @return {@link WriteOutcome#written()}, {@link WriteOutcome#stale(long)}, {@link WriteOutcome#foreign}, or
      *     {@link WriteOutcome#conflict()} when the item changed (a store that cannot tell the two
      *     apart may answer conflict; the core reloads and decides)
      */
-    WriteOutcome writeIfUnchanged(String key, Snapshot<V> expected, String value, long token, Policy policy);
+    WriteOutcome writeIfUnchanged(String key, Snapshot<V> expected, String value, FencingToken token, Policy policy);
 }

@@ -4,6 +4,7 @@ import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
@@ -24,6 +25,9 @@ import java.util.function.Function;
  *       in one atomic operation); on a conflict, load again — up to {@code maxUpdateAttempts}.
  *       A zombie's write that lands between the load and the write is thereby never overwritten
  *       by a value computed without it (invariant 6).
+ *   <li>every write: refused with {@link ForeignTokenException} if the key is bound to another
+ *       resource — checked by the accessor in the same atomic operation, and by {@code update}
+ *       before it applies the change.
  * </ol>
  */
 public final class StorageBasedFencedStore implements FencedStore {
@@ -53,10 +57,10 @@ public final class StorageBasedFencedStore implements FencedStore {
     }
 
     @Override
-    public void write(String key, String value, FencingToken token) {
+    public void write(FencingToken token, String key, String value) {
         checkKeyAndToken(key, token);
         Checks.requireNonNull("value", value);
-        ensureWritten(key, token, accessor.write(key, value, token.value(), policy));
+        ensureWritten(key, token, accessor.write(key, value, token, policy));
     }
 
     @Override
@@ -68,7 +72,7 @@ public final class StorageBasedFencedStore implements FencedStore {
     }
 
     @Override
-    public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
+    public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
         checkKeyAndToken(key, token);
         Checks.requireNonNull("change", change);
         return updateWith(accessor, key, token, change);
@@ -78,6 +82,9 @@ public final class StorageBasedFencedStore implements FencedStore {
             Function<Optional<String>, String> change) {
         for (int attempt = 0; attempt < maxUpdateAttempts; attempt++) {
             Snapshot<V> current = typed.load(key).orElse(null);
+            if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
+                throw foreign(key, token, current.resource());
+            }
             if (current != null && !policy.accepts(token.value(), current.token())) {
                 throw rejected(key, token, current.token());
             }
@@ -87,7 +94,7 @@ public final class StorageBasedFencedStore implements FencedStore {
                 throw new IllegalArgumentException("the change function of update('" + key + "') returned null;"
                         + " return a value, or use delete to remove the item");
             }
-            WriteOutcome outcome = typed.writeIfUnchanged(key, current, next, token.value(), policy);
+            WriteOutcome outcome = typed.writeIfUnchanged(key, current, next, token, policy);
             if (outcome.status() != WriteOutcome.Status.CONFLICT) {
                 ensureWritten(key, token, outcome);
                 return new StoredValue(key, next, token.value());
@@ -97,9 +104,9 @@ public final class StorageBasedFencedStore implements FencedStore {
     }
 
     @Override
-    public void delete(String key, FencingToken token) {
+    public void delete(FencingToken token, String key) {
         checkKeyAndToken(key, token);
-        ensureWritten(key, token, accessor.write(key, null, token.value(), policy));
+        ensureWritten(key, token, accessor.write(key, null, token, policy));
     }
 
     @Override
@@ -122,6 +129,8 @@ public final class StorageBasedFencedStore implements FencedStore {
                         ? outcome.highWaterMark()
                         : accessor.load(key).map(Snapshot::token).orElse(0L);
                 throw rejected(key, token, mark);
+            case FOREIGN:
+                throw foreign(key, token, outcome.boundResource());
             default:
                 throw new IllegalStateException("store accessor " + accessor.getClass().getName()
                         + " answered " + outcome + " to an unconditional write of '" + key + "'");
@@ -132,6 +141,10 @@ public final class StorageBasedFencedStore implements FencedStore {
         StaleTokenException rejection = StaleTokenException.of(key, token, mark, policy);
         listener.onStaleWriteRejected(rejection);
         return rejection;
+    }
+
+    private static ForeignTokenException foreign(String key, FencingToken token, String boundResource) {
+        return ForeignTokenException.of(key, token, boundResource);
     }
 
     private static void checkKeyAndToken(String key, FencingToken token) {

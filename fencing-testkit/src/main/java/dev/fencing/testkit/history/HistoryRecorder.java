@@ -52,55 +52,55 @@ public final class HistoryRecorder {
         return new History(policy, seed, sorted);
     }
 
-    /** {@code store.write(key, value, token)}, recorded. */
-    public Operation write(int process, int writer, FencedStore store, String key, String value, long token) {
+    /** {@code store.write(token, key, value)}, recorded. */
+    public Operation write(int process, int writer, FencedStore store, FencingToken token, String key, String value) {
         long invoked = now();
         try {
-            store.write(key, value, FencingToken.of("history", token));
-            return add(process, writer, key, Kind.WRITE, token, value, Outcome.OK, null, 0, invoked, null);
+            store.write(token, key, value);
+            return add(process, writer, key, Kind.WRITE, token.value(), value, Outcome.OK, null, 0, invoked, null);
         } catch (RuntimeException e) {
-            return failed(process, writer, key, Kind.WRITE, token, value, invoked, e);
+            return failed(process, writer, key, Kind.WRITE, token.value(), value, invoked, e);
         }
     }
 
-    /** {@code store.update(key, token, any -> value)}, recorded as {@link Kind#UPDATE}. */
-    public Operation update(int process, int writer, FencedStore store, String key, String value, long token) {
-        return update(process, writer, store, key, Kind.UPDATE, token, current -> value);
+    /** {@code store.update(token, key, any -> value)}, recorded as {@link Kind#UPDATE}. */
+    public Operation update(int process, int writer, FencedStore store, FencingToken token, String key, String value) {
+        return update(process, writer, store, token, key, Kind.UPDATE, current -> value);
     }
 
     /** {@code store.update} adding one to a decimal counter (absent is 0), recorded as {@link Kind#INCREMENT}. */
-    public Operation increment(int process, int writer, FencedStore store, String key, long token) {
-        return update(process, writer, store, key, Kind.INCREMENT, token,
+    public Operation increment(int process, int writer, FencedStore store, FencingToken token, String key) {
+        return update(process, writer, store, token, key, Kind.INCREMENT,
                 current -> Long.toString(current.map(Long::parseLong).orElse(0L) + 1));
     }
 
-    Operation update(int process, int writer, FencedStore store, String key, Kind kind, long token,
+    Operation update(int process, int writer, FencedStore store, FencingToken token, String key, Kind kind,
             Function<Optional<String>, String> change) {
         long invoked = now();
         // A write whose reply was lost may have landed with the value the change produced last
         // (earlier attempts ended in a definite conflict), so an unclear update is recorded with it.
         AtomicReference<String> produced = new AtomicReference<>();
         try {
-            StoredValue result = store.update(key, FencingToken.of("history", token), current -> {
+            StoredValue result = store.update(token, key, current -> {
                 String value = change.apply(current);
                 produced.set(value);
                 return value;
             });
-            return add(process, writer, key, kind, token, result.value(), Outcome.OK, null, result.token(), invoked,
-                    null);
+            return add(process, writer, key, kind, token.value(), result.value(), Outcome.OK, null, result.token(),
+                    invoked, null);
         } catch (RuntimeException e) {
-            return failed(process, writer, key, kind, token, produced.get(), invoked, e);
+            return failed(process, writer, key, kind, token.value(), produced.get(), invoked, e);
         }
     }
 
-    /** {@code store.delete(key, token)}, recorded. */
-    public Operation delete(int process, int writer, FencedStore store, String key, long token) {
+    /** {@code store.delete(token, key)}, recorded. */
+    public Operation delete(int process, int writer, FencedStore store, FencingToken token, String key) {
         long invoked = now();
         try {
-            store.delete(key, FencingToken.of("history", token));
-            return add(process, writer, key, Kind.DELETE, token, null, Outcome.OK, null, 0, invoked, null);
+            store.delete(token, key);
+            return add(process, writer, key, Kind.DELETE, token.value(), null, Outcome.OK, null, 0, invoked, null);
         } catch (RuntimeException e) {
-            return failed(process, writer, key, Kind.DELETE, token, null, invoked, e);
+            return failed(process, writer, key, Kind.DELETE, token.value(), null, invoked, e);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.fencing.testkit.history;
 
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * }</pre>
  */
 public final class HistoryRun {
+
+    /** The resource of every token of a run: one lock fences all its keys. */
+    public static final String LOCK = "history";
 
     private final String keyPrefix;
     private final int writers;
@@ -160,7 +164,7 @@ public final class HistoryRun {
             if (random.nextInt(100) < 20) {
                 int choice = random.nextInt(100);
                 if (choice < 70) {
-                    recorder.increment(process, id, store, counterKey, token);
+                    recorder.increment(process, id, store, fence(token), counterKey);
                 } else if (choice < 90) {
                     recorder.read(process, id, store, counterKey);
                 } else {
@@ -171,16 +175,21 @@ public final class HistoryRun {
             String key = valueKeys.get(random.nextInt(valueKeys.size()));
             int choice = random.nextInt(100);
             if (choice < 35) {
-                recorder.write(process, id, store, key, nextValue(), token);
+                recorder.write(process, id, store, fence(token), key, nextValue());
             } else if (choice < 50) {
-                recorder.delete(process, id, store, key, token);
+                recorder.delete(process, id, store, fence(token), key);
             } else if (choice < 65) {
-                recorder.update(process, id, store, key, nextValue(), token);
+                recorder.update(process, id, store, fence(token), key, nextValue());
             } else if (choice < 85) {
                 recorder.read(process, id, store, key);
             } else {
                 recorder.mark(process, id, store, key);
             }
+        }
+
+        /** A token of the run's one lock, which every key of the run is fenced by. */
+        private static FencingToken fence(long token) {
+            return FencingToken.of(LOCK, token);
         }
 
         /** Identical values often (equal is not same), empty ones often, unique ones otherwise. */

@@ -27,10 +27,10 @@ public record Operation(int process, int writer, String key, Kind kind, long tok
     public enum Kind {
         /** {@code write(key, value, token)} */
         WRITE,
-        /** {@code update(key, token, change)} with a change that does not depend on the value read */
+        /** {@code update(token, key, change)} with a change that does not depend on the value read */
         UPDATE,
         /**
-         * {@code update(key, token, change)} with a change that adds one to a decimal counter
+         * {@code update(token, key, change)} with a change that adds one to a decimal counter
          * (absent counts as 0): on a key only incremented, no accepted increment may be lost or
          * applied twice.
          */

@@ -25,8 +25,8 @@ final class RecordingFencedStore implements FencedStore {
     }
 
     @Override
-    public void write(String key, String value, FencingToken token) {
-        recorder.write(process, writer(), store, key, value, token.value());
+    public void write(FencingToken token, String key, String value) {
+        recorder.write(process, writer(), store, token, key, value);
         rethrow();
     }
 
@@ -39,16 +39,16 @@ final class RecordingFencedStore implements FencedStore {
     }
 
     @Override
-    public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
-        Operation op = recorder.update(process, writer(), store, key, updatesIncrement ? Kind.INCREMENT : Kind.UPDATE,
-                token.value(), change);
+    public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
+        Operation op = recorder.update(process, writer(), store, token, key,
+                updatesIncrement ? Kind.INCREMENT : Kind.UPDATE, change);
         rethrow();
         return new StoredValue(key, op.value(), op.observedToken());
     }
 
     @Override
-    public void delete(String key, FencingToken token) {
-        recorder.delete(process, writer(), store, key, token.value());
+    public void delete(FencingToken token, String key) {
+        recorder.delete(process, writer(), store, token, key);
         rethrow();
     }
 

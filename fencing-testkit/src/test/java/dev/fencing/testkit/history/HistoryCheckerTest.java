@@ -163,8 +163,8 @@ class HistoryCheckerTest {
         FencedStore memory = InMemoryFencedStore.create();
         FencedStore replyLost = new FencedStore() {
             @Override
-            public void write(String key, String value, FencingToken token) {
-                memory.write(key, value, token);
+            public void write(FencingToken token, String key, String value) {
+                memory.write(token, key, value);
             }
 
             @Override
@@ -173,14 +173,14 @@ class HistoryCheckerTest {
             }
 
             @Override
-            public StoredValue update(String key, FencingToken token, Function<Optional<String>, String> change) {
-                memory.update(key, token, change);
+            public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
+                memory.update(token, key, change);
                 throw WriteOutcomeUnknownException.of(key, new IOException("reply lost after the update landed"));
             }
 
             @Override
-            public void delete(String key, FencingToken token) {
-                memory.delete(key, token);
+            public void delete(FencingToken token, String key) {
+                memory.delete(token, key);
             }
 
             @Override
@@ -194,7 +194,7 @@ class HistoryCheckerTest {
             }
         };
         HistoryRecorder recorder = new HistoryRecorder();
-        Operation update = recorder.update(0, 0, replyLost, "k", "same", 4);
+        Operation update = recorder.update(0, 0, replyLost, FencingToken.of("lock", 4), "k", "same");
         recorder.read(0, 0, replyLost, "k");
 
         assertThat(update.outcome()).isEqualTo(Outcome.UNKNOWN);
