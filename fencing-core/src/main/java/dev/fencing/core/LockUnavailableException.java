@@ -4,7 +4,8 @@ import java.time.Duration;
 
 /**
  * A blocking acquire gave up: the lock stayed held by someone else (or the provider could not
- * be asked) for the whole wait timeout. Nothing is held by the caller.
+ * be asked) for the whole wait timeout; or a provider could not start because its server could
+ * not be reached ({@link #resource()} is then {@code null}). Nothing is held by the caller.
  */
 public final class LockUnavailableException extends FencingException {
 
@@ -29,7 +30,17 @@ public final class LockUnavailableException extends FencingException {
         return new LockUnavailableException(resource, "Lock '" + resource + "' could not be acquired: " + what, cause);
     }
 
-    /** The resource whose lock was not acquired. */
+    /**
+     * A provider could not start: its server could not be reached or is unfit; no lock was asked
+     * for. {@code provider} names it and where it connects (e.g. {@code "Redis lock provider for
+     * redis://host:6379"}); {@code what} says why.
+     */
+    public static LockUnavailableException providerUnavailable(String provider, String what, Throwable cause) {
+        return new LockUnavailableException(null, "The " + provider + " could not start, so no lock was requested: "
+                + what, cause);
+    }
+
+    /** The resource whose lock was not acquired; {@code null} if a provider could not start. */
     public String resource() {
         return resource;
     }

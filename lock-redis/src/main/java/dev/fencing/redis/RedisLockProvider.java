@@ -489,20 +489,21 @@ public final class RedisLockProvider extends AbstractLockProvider {
             try {
                 backend = connector.apply(commandTimeout);
             } catch (RedisException e) {
-                throw LockUnavailableException.unreachable("*", "cannot connect to Redis at " + target + ": "
-                        + e.getMessage(), e);
+                throw LockUnavailableException.providerUnavailable("Redis lock provider for " + target,
+                        "cannot connect: " + e.getMessage(), e);
             }
             Optional<String> tooOld;
             try {
                 tooOld = RedisVersion.problem(backend.keys().info("server"), "Redis at " + target);
             } catch (RedisException e) {
                 backend.close();
-                throw LockUnavailableException.unreachable("*", "Redis at " + target + " did not answer INFO server: "
-                        + e.getMessage(), e);
+                throw LockUnavailableException.providerUnavailable("Redis lock provider for " + target,
+                        "the server did not answer INFO server: " + e.getMessage(), e);
             }
             if (tooOld.isPresent()) {
                 backend.close();
-                throw LockUnavailableException.unreachable("*", tooOld.get(), null);
+                throw LockUnavailableException.providerUnavailable("Redis lock provider for " + target, tooOld.get(),
+                        null);
             }
             return new RedisLockProvider(this, backend);
         }

@@ -110,11 +110,17 @@ public final class RedlockProvider extends AbstractLockProvider {
         this.retryBackoff = builder.retryBackoff;
     }
 
+    /** The nodes as host:port, without the credentials a URI may carry. */
+    private static String hosts(List<String> uris) {
+        return uris.stream().map(RedisURI::create).map(uri -> uri.getHost() + ":" + uri.getPort())
+                .collect(java.util.stream.Collectors.joining(", ", "[", "]"));
+    }
+
     /** A builder over the independent masters at {@code uris} ({@code redis://host:port}; an odd number, 3 to 15). */
     public static Builder builder(List<String> uris) {
         if (uris == null || uris.size() < 3 || uris.size() > 15 || uris.size() % 2 == 0) {
             throw new IllegalArgumentException("Redlock needs an odd number of independent Redis masters, 3 to 15 (5 is"
-                    + " usual), got " + (uris == null ? "none" : uris.size() + ": " + uris));
+                    + " usual), got " + (uris == null ? "none" : uris.size()));
         }
         uris.forEach(uri -> Checks.requireName("Redis URI", uri));
         return new Builder(List.copyOf(uris));
@@ -636,7 +642,8 @@ public final class RedlockProvider extends AbstractLockProvider {
                 } catch (ExecutionException e) {
                     if (e.getCause() instanceof UnsupportedVersion tooOld) {
                         nodes.forEach(Node::close);
-                        throw LockUnavailableException.unreachable("*", tooOld.getMessage(), null);
+                        throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris),
+                                tooOld.getMessage(), null);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -646,8 +653,8 @@ public final class RedlockProvider extends AbstractLockProvider {
             }
             if (reachable < uris.size() / 2 + 1) {
                 nodes.forEach(Node::close);
-                throw LockUnavailableException.unreachable("*", "only " + reachable + " of " + uris.size()
-                        + " Redis nodes answered; Redlock needs a majority", null);
+                throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris), "only " + reachable
+                        + " of " + uris.size() + " Redis nodes answered within 5 s; Redlock needs a majority", null);
             }
             RedlockProvider provider = new RedlockProvider(this, List.copyOf(nodes));
             releases.set(resource -> provider.releaseSignals().signal(resource));

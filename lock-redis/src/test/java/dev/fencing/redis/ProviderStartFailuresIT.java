@@ -1,0 +1,54 @@
+package dev.fencing.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.LockUnavailableException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A provider whose server cannot be reached fails to start with a message that says so — which
+ * provider, where (host and port, never the password of the URI) and why — instead of naming a
+ * lock nobody asked for (it used to read "Lock '*' could not be acquired").
+ */
+class ProviderStartFailuresIT {
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void anUnreachableRedisNamesTheProviderAndTheAddressButNotThePassword() throws IOException {
+        int port = closedPort();
+        assertThatThrownBy(() -> RedisLockProvider.builder("redis://app:s3cret@127.0.0.1:" + port)
+                .commandTimeout(Duration.ofSeconds(2)).build())
+                .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+                    assertThat(e.resource()).isNull();
+                    assertThat(e.getMessage())
+                            .startsWith("The Redis lock provider for 127.0.0.1:" + port + " could not start")
+                            .contains("cannot connect")
+                            .doesNotContain("s3cret").doesNotContain("'*'");
+                });
+    }
+
+    @Test
+    void redlockWithoutAReachableMajorityNamesItsNodesButNotTheirPasswords() throws IOException {
+        List<String> nodes = List.of("redis://:pw1@127.0.0.1:" + closedPort(), "redis://:pw2@127.0.0.1:" + closedPort(),
+                "redis://:pw3@127.0.0.1:" + closedPort());
+        assertThatThrownBy(() -> RedlockProvider.builder(nodes).build())
+                .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+                    assertThat(e.resource()).isNull();
+                    assertThat(e.getMessage())
+                            .startsWith("The Redlock provider for [127.0.0.1:")
+                            .contains("only 0 of 3 Redis nodes answered")
+                            .doesNotContain("pw1").doesNotContain("'*'");
+                });
+    }
+}
