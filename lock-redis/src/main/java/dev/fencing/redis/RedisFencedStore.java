@@ -61,6 +61,14 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     }
 
     /**
+     * A {@link Policy#MONOTONIC} store on {@code connection} (which the caller owns and closes),
+     * with keys under {@code prefix} (letters, digits and {@code :_-.}), telling no listener.
+     */
+    public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix) {
+        return create(connection, prefix, Policy.MONOTONIC, FencingListener.NONE);
+    }
+
+    /**
      * A store on {@code connection} (which the caller owns and closes), with keys under
      * {@code prefix} (letters, digits and {@code :_-.}).
      */

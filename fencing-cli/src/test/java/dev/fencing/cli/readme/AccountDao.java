@@ -1,0 +1,15 @@
+package dev.fencing.cli.readme;
+
+import org.jdbi.v3.sqlobject.customizer.Bind;
+import org.jdbi.v3.sqlobject.statement.SqlQuery;
+import org.jdbi.v3.sqlobject.statement.SqlUpdate;
+
+/** The README's plain Jdbi DAO: it knows nothing of tokens. */
+interface AccountDao {
+
+    @SqlQuery("SELECT balance FROM accounts WHERE id = :id")
+    long balance(@Bind("id") int id);
+
+    @SqlUpdate("UPDATE accounts SET balance = :balance WHERE id = :id")
+    void setBalance(@Bind("id") int id, @Bind("balance") long balance);
+}

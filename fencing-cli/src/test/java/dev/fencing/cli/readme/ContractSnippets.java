@@ -1,0 +1,42 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.Policy;
+import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestServers;
+
+/**
+ * The README's contract snippets, verbatim, as inner classes so that they compile but do not run
+ * (the build runs the contracts on the real stores and providers). Checked by {@link ReadmeSnippetsTest}.
+ */
+@SuppressWarnings("unused")
+final class ContractSnippets {
+
+    private ContractSnippets() {}
+
+    class MyStoreIT extends FencedStoreContract {
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return MyStore.connect(TestServers.postgres().dataSource(), policy);
+        }
+    }
+
+    class MyProviderIT extends LockProviderContract {
+        @Override
+        protected LockProvider createProvider(FencingListener listener) {
+            return MyProvider.builder(TestServers.redis().uri()).listener(listener).build();
+        }
+
+        @Override
+        protected LockProvider createUnreachableProvider() {         // built while its server answered
+            RedisTestServer own = RedisTestServer.launch();
+            LockProvider provider = MyProvider.builder(own.uri()).build();
+            own.stop();                                                // then it stopped answering
+            return provider;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.redis.RedisLockProvider;
+
+/** Stands in for the reader's own provider in the README's testing snippets. */
+final class MyProvider {
+
+    private MyProvider() {}
+
+    static RedisLockProvider.Builder builder(String uri) {
+        return RedisLockProvider.builder(uri);
+    }
+}

@@ -1,0 +1,21 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Policy;
+import dev.fencing.jdbc.JdbcFencedStore;
+import javax.sql.DataSource;
+
+/** Stands in for the reader's own store in the README's testing snippets. */
+final class MyStore {
+
+    private MyStore() {}
+
+    static FencedStore connect(DataSource dataSource) {
+        return connect(dataSource, Policy.MONOTONIC);
+    }
+
+    static FencedStore connect(DataSource dataSource, Policy policy) {
+        return JdbcFencedStore.create(dataSource, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE);
+    }
+}

@@ -1,0 +1,54 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockProvider;
+import dev.fencing.jdbc.FencedTable;
+import dev.fencing.jdbc.JdbiFence;
+import dev.fencing.postgres.TransactionLocks;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
+import org.jdbi.v3.core.Jdbi;
+
+/** The README's SQL snippets, verbatim: compiled by the build (never run), checked by {@link ReadmeSnippetsTest}. */
+@SuppressWarnings("unused")
+final class SqlSnippets {
+
+    private SqlSnippets() {}
+
+    static void transactionLocks(Jdbi jdbi) throws SQLException {
+        jdbi.useTransaction(handle -> {
+            FencingToken token = TransactionLocks.create().lock(handle.getConnection(), "account-7");
+            JdbiFence.create(jdbi).advance(handle, token);
+            handle.attach(AccountDao.class).setBalance(7, 150);
+        });                                                          // commit releases the lock
+    }
+
+    static void jdbiFence(Jdbi jdbi, LockProvider locks) throws InterruptedException {
+        JdbiFence fence = JdbiFence.create(jdbi);
+        try (Lease lease = locks.acquire("account-7", LeaseOptions.ofTtl(Duration.ofSeconds(10)))) {
+            fence.withExtension(lease.token(), AccountDao.class, dao -> {
+                dao.setBalance(7, dao.balance(7) + 50);               // the DAO has no idea about tokens
+                return null;
+            });
+        }
+    }
+
+    static void rowGuard(Connection connection, Lease lease) throws SQLException {
+        FencedTable accounts = FencedTable.of("accounts", "id");
+        accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
+        // fencing_fence row of lease.token().resource() raised to the token (<=), then
+        // UPDATE "public"."accounts" SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
+        // true: updated; false: no such row; StaleTokenException: the row (or its deleted row's mark, or
+        // the lock's fence row) is newer
+
+        accounts.execute(connection, lease.token(), Map.of("id", 7),          // your own UPDATE of that row
+                "UPDATE accounts SET balance = balance - ? WHERE balance >= ?", 30, 30);
+        // runs: UPDATE accounts SET fencing_token = ?, balance = balance - ?
+        //       WHERE (balance >= ?) AND accounts.id = ? AND accounts.fencing_token <= ?
+        // 1: updated; 0: no such row, or your condition did not match; StaleTokenException: stale
+    }
+}
