@@ -107,8 +107,12 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     @Override
     public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
             Policy policy) {
-        return expected == null
-                ? run(key, token, request(key, value, "attribute_not_exists(#key)", null))
+        if (expected == null) {
+            return run(key, token, request(key, value, "attribute_not_exists(#key)", null));
+        }
+        // an item without a version (a tombstone FencedDynamoDb.deleteItem left on the same table) loads as version 0
+        return expected.version() == 0
+                ? run(key, token, request(key, value, "attribute_not_exists(#version)", null))
                 : run(key, token, request(key, value, "#version = :expected", expected.version()));
     }
 
