@@ -1,0 +1,81 @@
+package dev.fencing.jdbc;
+
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.Policy;
+import dev.fencing.testkit.servers.SqlTestServer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.UUID;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Attack on guarantee 9 through the table: {@link JdbcFencedStore#create(DataSource, String, Policy,
+ * FencingListener)} takes a table "with the columns of fencing_store" and checks on first use that
+ * its {@code item_key} compares byte for byte — but never checks {@code fence_resource}. A table
+ * whose {@code fence_resource} has the server's default collation (MariaDB: case-insensitive, PAD
+ * SPACE; PostgreSQL: a nondeterministic ICU collation) lets a token of lock {@code orders} through
+ * the SQL condition on a key bound to {@code Orders}, and the write re-binds the key.
+ */
+class ResourceColumnCollationIT {
+
+    static Stream<SqlTestServer> servers() {
+        return Stream.of(Databases.postgres(), Databases.mariaDb());
+    }
+
+    private static String createTable(SqlTestServer server, DataSource db) throws SQLException {
+        boolean postgres = server.vendor().equals("postgresql");
+        String table = "own_store_" + UUID.randomUUID().toString().substring(0, 8).replace('-', '_');
+        String key = postgres ? "VARCHAR(256) COLLATE \"C\"" : "VARBINARY(1024)";
+        // the lock-name column as a user adds it to a table of their own: the natural VARCHAR
+        String resource = postgres ? "VARCHAR(256) COLLATE ignore_case" : "VARCHAR(256)";
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + table + " (item_key " + key + " NOT NULL PRIMARY KEY,"
+                    + " item_value TEXT NULL, token BIGINT NOT NULL, version BIGINT NOT NULL,"
+                    + " fence_resource " + resource + " NULL,"
+                    + " updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6))");
+        }
+        return table;
+    }
+
+    private static String boundResource(DataSource db, String table, String key) throws SQLException {
+        try (Connection connection = db.getConnection(); PreparedStatement select = connection.prepareStatement(
+                "SELECT fence_resource FROM " + table + " WHERE item_key = ?")) {
+            select.setString(1, key);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next() ? row.getString(1) : null;
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void aLockNameColumnThatIgnoresCaseLetsAnotherLockWriteAndRebindTheKey(SqlTestServer server) throws SQLException {
+        DataSource db = Databases.migrated(server);
+        String table = createTable(server, db);
+        FencedStore ordersHolder = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
+        FencedStore otherHolder = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
+        String key = "k-" + UUID.randomUUID();
+
+        ordersHolder.write(FencingToken.of("Orders", 5), key, "orders' value");
+        Throwable refusal = catchThrowable(
+                () -> otherHolder.write(FencingToken.of("orders", 6), key, "another lock's value"));
+        SoftAssertions softly = new SoftAssertions();
+        softly.assertThat(refusal).as("a token of lock 'orders' on a key bound to lock 'Orders' (table " + table + ")")
+                .isInstanceOf(ForeignTokenException.class);
+        softly.assertThat(boundResource(db, table, key)).as("the key's binding").isEqualTo("Orders");
+        softly.assertThat(ordersHolder.read(key).orElseThrow().value()).as("the value").isEqualTo("orders' value");
+        softly.assertAll();
+    }
+}
