@@ -61,4 +61,16 @@ class FencingTokenTest {
         assertThat(Policy.STRICT.accepts(5, 5)).isFalse();
         assertThat(Policy.STRICT.accepts(6, 5)).isTrue();
     }
+
+    /** A name with no UTF-8 form would be stored as different bytes by each server (adversarial review). */
+    @Test
+    void namesCutInTheMiddleOfACharacterAreRefusedAndWholeOnesKept() {
+        String emoji = "order-\uD83D\uDE00";
+        assertThat(FencingToken.of(emoji, 1).resource()).isEqualTo(emoji);
+        assertThatThrownBy(() -> FencingToken.of(emoji.substring(0, 7), 1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unpaired surrogate \\uD83D at index 6");
+        assertThatThrownBy(() -> FencingToken.of("\uDE00order", 1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> FencingToken.of("a\uD83Db", 1)).isInstanceOf(IllegalArgumentException.class);
+    }
 }

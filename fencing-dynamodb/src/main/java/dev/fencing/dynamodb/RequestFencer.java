@@ -22,8 +22,8 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * Turns a caller's request into its fenced form, and a failed condition into the right
  * exception. Pure request shaping, shared by the sync and async wrappers.
  *
- * <p>The condition added is {@code attribute_not_exists(#t) OR (#t <= :t AND
- * (attribute_not_exists(#r) OR #r = :r))} ({@code <} under STRICT), AND-ed in parentheses with the
+ * <p>The condition added is {@code (attribute_not_exists(#r) OR #r = :r) AND
+ * (attribute_not_exists(#t) OR #t <= :t)} ({@code <} under STRICT), AND-ed in parentheses with the
  * caller's own, where {@code #r} is {@link #RESOURCE_ATTRIBUTE}, the lock whose tokens fence the
  * item (string equality: byte for byte); every fenced write stores its token's resource there. The
  * placeholders are chosen not to collide with the caller's ({@link Placeholders}).
@@ -207,9 +207,11 @@ final class RequestFencer {
         String valueRef = Placeholders.free(":fencing_token", callerValues, expressions);
         String resourceNameRef = Placeholders.free("#fencing_resource", callerNames, expressions);
         String resourceValueRef = Placeholders.free(":fencing_resource", callerValues, expressions);
-        String guard = "attribute_not_exists(" + nameRef + ") OR (" + nameRef
-                + (policy == Policy.STRICT ? " < " : " <= ") + valueRef + " AND (attribute_not_exists("
-                + resourceNameRef + ") OR " + resourceNameRef + " = " + resourceValueRef + "))";
+        // the lock name is checked whether or not a token is stored (an item written outside the
+        // toolkit, or by a wrapper with another token attribute, may carry a name but no token)
+        String guard = "(attribute_not_exists(" + resourceNameRef + ") OR " + resourceNameRef + " = "
+                + resourceValueRef + ") AND (attribute_not_exists(" + nameRef + ") OR " + nameRef
+                + (policy == Policy.STRICT ? " < " : " <= ") + valueRef + ")";
         String expression = callerCondition == null || callerCondition.isBlank()
                 ? guard
                 : "(" + callerCondition + ") AND (" + guard + ")";
@@ -253,7 +255,7 @@ final class RequestFencer {
     RuntimeException staleOr(ConditionalCheckFailedException failure, Map<String, AttributeValue> stored,
             FencingToken token, String table, Map<String, AttributeValue> key) {
         String bound = resourceOf(stored);
-        if (bound != null && tokenOf(stored).isPresent() && !bound.equals(token.resource())) {
+        if (bound != null && !bound.equals(token.resource())) {
             return ForeignTokenException.of(describe(table, key), token, bound);
         }
         OptionalLong mark = tokenOf(stored);

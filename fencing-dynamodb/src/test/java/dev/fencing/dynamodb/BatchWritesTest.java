@@ -55,7 +55,7 @@ class BatchWritesTest {
         assertThat(items).hasSize(3).allSatisfy(item -> {
             Put put = item.put();
             assertThat(put).as("every action is a conditional put").isNotNull();
-            assertThat(put.conditionExpression()).isEqualTo("attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token");
+            assertThat(put.conditionExpression()).isEqualTo("(attribute_not_exists(#fencing_resource) OR #fencing_resource = :fencing_resource) AND (attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token)");
             assertThat(put.expressionAttributeNames()).containsEntry("#fencing_token", "fencing_token");
             assertThat(put.expressionAttributeValues()).containsEntry(":fencing_token", AttributeValue.fromN("6"));
             assertThat(put.item()).containsEntry("fencing_token", AttributeValue.fromN("6"));
@@ -63,7 +63,8 @@ class BatchWritesTest {
         });
         assertThat(items.get(0).put().item()).containsEntry("v", AttributeValue.fromS("")).doesNotContainKey("fencing_deleted");
         assertThat(items.get(1).put().item()).isEqualTo(Map.of("pk", AttributeValue.fromS("b"),
-                "fencing_token", AttributeValue.fromN("6"), "fencing_deleted", AttributeValue.fromBool(true)));
+                "fencing_token", AttributeValue.fromN("6"), "fencing_resource", AttributeValue.fromS("batch"),
+                "fencing_deleted", AttributeValue.fromBool(true)));
         assertThat(items).extracting(item -> item.put().tableName()).containsExactly("accounts", "accounts", "audit");
         assertThat(plan.targets()).extracting(BatchWrites.Target::table).containsExactly("accounts", "accounts", "audit");
         assertThat(plan.request().returnConsumedCapacity()).isEqualTo(ReturnConsumedCapacity.TOTAL);

@@ -69,8 +69,12 @@ class RequestFencerTest {
                     .containsEntry(merged.nameRef(), "fencing_token");
             assertThat(merged.values()).as(described).containsAllEntriesOf(caller.values())
                     .containsEntry(merged.valueRef(), AttributeValue.fromN("7"));
-            assertThat(merged.expression()).as(described).endsWith("attribute_not_exists(" + merged.nameRef() + ") OR "
-                    + merged.nameRef() + " <= " + merged.valueRef() + (caller.condition() == null ? "" : ")"));
+            assertThat(merged.expression()).as(described).endsWith("(attribute_not_exists(" + merged.nameRef() + ") OR "
+                    + merged.nameRef() + " <= " + merged.valueRef() + ")" + (caller.condition() == null ? "" : ")"));
+            assertThat(caller.names()).as(described).doesNotContainKey(merged.resourceNameRef());
+            assertThat(caller.values()).as(described).doesNotContainKey(merged.resourceValueRef());
+            assertThat(merged.names()).as(described).containsEntry(merged.resourceNameRef(), "fencing_resource");
+            assertThat(merged.values()).as(described).containsEntry(merged.resourceValueRef(), AttributeValue.fromS("r"));
         }
     }
 
@@ -82,16 +86,17 @@ class RequestFencerTest {
                 .build();
         UpdateItemRequest fenced = fencer.fence(FencingToken.of("k", 3), request, List.of("pk"));
         assertThat(fenced.updateExpression())
-                .isEqualTo("REMOVE #fencing_deleted, old SET #fencing_token = :fencing_token, balance = :b ADD visits :one");
+                .isEqualTo("REMOVE #fencing_deleted, old SET #fencing_token = :fencing_token, #fencing_resource = :fencing_resource,"
+                        + " balance = :b ADD visits :one");
         assertThat(fenced.conditionExpression())
-                .isEqualTo("attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token");
+                .isEqualTo("(attribute_not_exists(#fencing_resource) OR #fencing_resource = :fencing_resource) AND (attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token)");
     }
 
     @Test
     void strictUsesLessThan() {
         RequestFencer strict = new RequestFencer("t", "d", Policy.STRICT);
         assertThat(strict.condition(FencingToken.of("r", 1), null, Map.of(), Map.of(), List.of()).expression())
-                .isEqualTo("attribute_not_exists(#fencing_token) OR #fencing_token < :fencing_token");
+                .isEqualTo("(attribute_not_exists(#fencing_resource) OR #fencing_resource = :fencing_resource) AND (attribute_not_exists(#fencing_token) OR #fencing_token < :fencing_token)");
     }
 
     @Test

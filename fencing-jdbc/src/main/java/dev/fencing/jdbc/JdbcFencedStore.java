@@ -43,8 +43,8 @@ import javax.sql.DataSource;
  * run again. Every write also bumps the version, so it always changes its row and a
  * changed-rows count ({@code useAffectedRows=true}) reads like a matched-rows one.
  *
- * <p>On first use the store checks that {@code item_key} compares keys byte for byte, and refuses
- * an install whose keys compare otherwise (MySQL's {@code utf8mb4_bin}: {@code 'a' = 'a '}) with
+ * <p>On first use the store checks that {@code item_key} and {@code fence_resource} compare byte
+ * for byte, and refuses an install (or a table of your own) whose columns compare otherwise (MySQL's {@code utf8mb4_bin}: {@code 'a' = 'a '}) with
  * the migration to run. Thread-safe; each call borrows one connection from the data source.
  */
 public final class JdbcFencedStore implements StorageAccessor<Long> {
@@ -208,6 +208,9 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
                 if (checked == null) {
                     SqlDialect dialect = SqlDialect.of(connection);
                     Catalog.requireExactKey(connection, dialect, table, "item_key");
+                    // the lock name is compared in the same SQL condition: a collation that folds case or
+                    // pads spaces would let lock 'orders' write (and re-bind) a key of lock 'Orders'
+                    Catalog.requireExactKey(connection, dialect, table, "fence_resource");
                     checked = dialect;
                 }
                 return work.apply(connection);

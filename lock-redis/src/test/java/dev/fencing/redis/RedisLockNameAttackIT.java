@@ -15,14 +15,15 @@ import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Attacks on guarantee 9 through lock names on the Redis store, two clients as two processes: the
- * script's reply convention ('r:' + bound name) with names that look like replies, and a name
- * with an unpaired surrogate, which has no UTF-8 bytes.
+ * Guarantee 9 through lock names on the Redis store (from the adversarial review), two clients as
+ * two processes: the script answers a foreign token with 'r:' + the bound name, so names that look
+ * like replies must stay apart. (A name with an unpaired surrogate, which has no UTF-8 bytes, is
+ * refused before any write for every store: FencedStoreContract.)
  */
 class RedisLockNameAttackIT {
 
     @Test
-    void lockNamesThatLookLikeScriptRepliesOrHaveNoUtf8AreKeptApart() {
+    void lockNamesThatLookLikeScriptRepliesAreKeptApart() {
         RedisClient client = RedisClient.create(TestServers.redis().uri());
         try (StatefulRedisConnection<String, String> one = client.connect();
                 StatefulRedisConnection<String, String> two = client.connect()) {
@@ -39,14 +40,6 @@ class RedisLockNameAttackIT {
             softly.assertThat(catchThrowable(() -> first.update(FencingToken.of("r:0", 7), replyLike, v -> "own")))
                     .as("the binding lock 'r:0' itself").isNull();
 
-            String cutKey = "k-" + UUID.randomUUID();
-            String cut = "order-\uD83D\uDE00".substring(0, 7);
-            first.write(FencingToken.of(cut, 5), cutKey, "bound by 'order-\\uD83D'");
-            Throwable own = catchThrowable(() -> first.update(FencingToken.of(cut, 6), cutKey, v -> "own"));
-            softly.assertThat(own == null ? null : own.getClass().getSimpleName())
-                    .as("an update by the lock 'order-\\uD83D' that bound the key").isNull();
-            softly.assertThat(catchThrowable(() -> second.write(FencingToken.of("order-?", 7), cutKey, "x")))
-                    .as("lock 'order-?' on a key bound to 'order-\\uD83D'").isInstanceOf(ForeignTokenException.class);
             softly.assertAll();
         } finally {
             client.shutdown();

@@ -21,10 +21,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,14 +70,7 @@ class RedisProvidersAdversarialIT {
             assertThat(failure).as("the acquire's outcome").isInstanceOf(LockUnavailableException.class);
             gate.open(); // the server is reachable again: a give-back still pending would now get through
 
-            Optional<Lease> next = Optional.empty();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (next.isEmpty() && System.nanoTime() < deadline) {
-                next = other.tryAcquire(resource, longLease);
-                if (next.isEmpty()) {
-                    Thread.sleep(100); // polling the server's state, not waiting for a race
-                }
-            }
+            Optional<Lease> next = takenWithin(Duration.ofSeconds(15), () -> other.tryAcquire(resource, longLease));
             String holder = String.valueOf(redis.command("GET", locks.lockKey(resource)));
             String ttl = String.valueOf(redis.command("PTTL", locks.lockKey(resource)));
             next.ifPresent(Lease::release);
@@ -112,14 +108,7 @@ class RedisProvidersAdversarialIT {
             }
             assertThat(failure).as("the pending acquire after close()").isNotNull();
 
-            Optional<Lease> next = Optional.empty();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (next.isEmpty() && System.nanoTime() < deadline) {
-                next = other.tryAcquire(resource, longLease);
-                if (next.isEmpty()) {
-                    Thread.sleep(100);
-                }
-            }
+            Optional<Lease> next = takenWithin(Duration.ofSeconds(15), () -> other.tryAcquire(resource, longLease));
             String ttl = String.valueOf(redis.command("PTTL", locks.lockKey(resource)));
             next.ifPresent(Lease::release);
             assertThat(next).as("another client's acquire 15 s after close() failed the pending acquire (%s); the lock"
@@ -211,18 +200,7 @@ class RedisProvidersAdversarialIT {
             gates.forEach(gate -> gate.lagReplies(Duration.ZERO));
             gates.forEach(GateProxy::open);
 
-            Optional<Lease> next = Optional.empty();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-            while (next.isEmpty() && System.nanoTime() < deadline) {
-                try {
-                    next = other.tryAcquire(resource, longLease);
-                } catch (LockUnavailableException e) {
-                    next = Optional.empty();
-                }
-                if (next.isEmpty()) {
-                    Thread.sleep(100);
-                }
-            }
+            Optional<Lease> next = takenWithin(Duration.ofSeconds(15), () -> other.tryAcquire(resource, longLease));
             List<String> left = servers.stream().map(server -> server.port() + ": " + server.command("PTTL",
                     locks.lockKey(resource)) + " ms").toList();
             next.ifPresent(Lease::release);
@@ -238,6 +216,25 @@ class RedisProvidersAdversarialIT {
      * connection and, with {@code blackHole}, holds new ones open without forwarding a byte (a
      * client's reconnect handshake gets no answer) until {@link #open()}.
      */
+
+    /**
+     * The lease another provider takes within {@code limit} once the server's state lets it (polled
+     * every 100 ms; an unreachable server counts as "not yet"), or empty — the caller's assertion
+     * then reports the server's state.
+     */
+    private static Optional<Lease> takenWithin(Duration limit, Callable<Optional<Lease>> attempt) {
+        AtomicReference<Lease> taken = new AtomicReference<>();
+        try {
+            await().atMost(limit).pollInterval(Duration.ofMillis(100)).ignoreException(LockUnavailableException.class)
+                    .until(() -> {
+                        attempt.call().ifPresent(taken::set);
+                        return taken.get() != null;
+                    });
+        } catch (ConditionTimeoutException e) {
+            // not taken in time: the assertion that follows says what the server still holds
+        }
+        return Optional.ofNullable(taken.get());
+    }
     private static final class GateProxy implements AutoCloseable {
         private final ServerSocket listener;
         private final String host;

@@ -1,6 +1,7 @@
 package dev.fencing.core.internal;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /** Argument checks shared by every module; each names the bad value and what is allowed. */
 public final class Checks {
@@ -26,9 +27,23 @@ public final class Checks {
                     + " characters, got " + value.length() + " characters starting '" + value.substring(0, 32) + "…'");
         }
         for (int i = 0; i < value.length(); i++) {
-            if (Character.isISOControl(value.charAt(i))) {
+            char c = value.charAt(i);
+            if (Character.isISOControl(c)) {
                 throw new IllegalArgumentException(what + " must not contain control characters, got '"
                         + value.replaceAll("\\p{Cntrl}", "?") + "' (control character at index " + i + ")");
+            }
+            // an unpaired surrogate has no UTF-8 form: each server would store other bytes for it, and
+            // two different names could become one (or one name stop matching itself)
+            boolean paired = Character.isHighSurrogate(c) ? i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1)) : !Character.isLowSurrogate(c);
+            if (!paired) {
+                throw new IllegalArgumentException(what + " must be well-formed Unicode (every character encodable"
+                        + " in UTF-8), got an unpaired surrogate \\u" + Integer.toHexString(c).toUpperCase(Locale.ROOT)
+                        + " at index " + i + " of '" + value.substring(0, i) + "…' (was a longer name cut in"
+                        + " the middle of a character?)");
+            }
+            if (Character.isHighSurrogate(c)) {
+                i++; // its low surrogate is checked: skip it
             }
         }
         return value;
