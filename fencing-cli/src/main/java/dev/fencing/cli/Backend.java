@@ -18,8 +18,12 @@ import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.S3TestServer;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.URI;
 import java.sql.Connection;
@@ -42,10 +46,12 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
 import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The lock provider and store one command runs against, with the embedded servers it started
@@ -54,12 +60,19 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * <p>With no connection options the CLI starts its own servers — for a Redis lock and a Redis
  * store two separate {@code redis-server} processes, so a fault injected into the lock's server
  * (a restart that loses every key) never touches the data the store keeps.
+ *
+ * <p>Opened {@linkplain #openReadOnly read-only} (for {@code inspect}) it writes nothing: no
+ * migrations, no table or bucket created, SQL sessions set read-only; what is missing is reported
+ * by {@link #lockNotSetUp()} and {@link #storeNotSetUp()} instead.
  */
 final class Backend implements AutoCloseable {
 
     static final String STORE_PREFIX = "fencing-cli:";
     static final String DYNAMODB_TABLE = "fencing-cli";
     static final String S3_BUCKET = "fencing-cli";
+
+    /** How long connecting to a server the user named may take: a dead address fails in seconds, not minutes. */
+    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Fault> faults = new ArrayList<>();
@@ -70,8 +83,13 @@ final class Backend implements AutoCloseable {
     private StoreFactory stores;
     private PlainStore plainStore;
     private String storeDescription;
+    private final boolean readOnly;
+    private String lockNotSetUp;
+    private String storeNotSetUp;
 
-    private Backend() {}
+    private Backend(boolean readOnly) {
+        this.readOnly = readOnly;
+    }
 
     /**
      * Starts or connects to the servers for {@code lock} and {@code store}.
@@ -80,14 +98,30 @@ final class Backend implements AutoCloseable {
      *     {@link ExitCode#UNREACHABLE} when a server cannot be reached
      */
     static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections) {
+        return open(lock, store, connections, false);
+    }
+
+    /**
+     * As {@link #open} (with no lock if {@code lock} is null), but writes nothing anywhere: no migrations, no table or bucket created,
+     * SQL sessions read-only. A missing table or bucket is reported by {@link #lockNotSetUp()} or
+     * {@link #storeNotSetUp()}, and that side's {@link #locks()} or {@link #store} is then absent.
+     */
+    static Backend openReadOnly(LockKind lock, StoreKind store, ConnectionOptions connections) {
+        return open(lock, store, connections, true);
+    }
+
+    private static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections, boolean readOnly) {
         requireAvailable(lock, store);
-        Backend backend = new Backend();
+        connections.validate();
+        Backend backend = new Backend(readOnly);
         try {
-            switch (lock) {
-                case REDIS -> backend.openRedisLock(connections);
-                case POSTGRES -> backend.openPostgresLock(connections);
-                case REDLOCK -> backend.openRedlock(connections);
-                default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
+            if (lock != null) {
+                switch (lock) {
+                    case REDIS -> backend.openRedisLock(connections);
+                    case POSTGRES -> backend.openPostgresLock(connections);
+                    case REDLOCK -> backend.openRedlock(connections);
+                    default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
+                }
             }
             switch (store) {
                 case REDIS -> backend.openRedisStore(connections);
@@ -104,7 +138,7 @@ final class Backend implements AutoCloseable {
     }
 
     private static void requireAvailable(LockKind lock, StoreKind store) {
-        if (!lock.available()) {
+        if (lock != null && !lock.available()) {
             throw new CliException(ExitCode.USAGE, "--lock " + lock.cliName() + " is not built into this version yet;"
                     + " available: " + LockKind.availableNames());
         }
@@ -129,12 +163,17 @@ final class Backend implements AutoCloseable {
                     + " saved at the previous injection (old token counters)", snapshots::restoreOlderSnapshot));
         } else {
             uri = uris.get(0);
-            lockDescription = "redis lock on " + uri;
+            lockDescription = "redis lock on " + Endpoints.redacted(uri);
         }
+        RedisClient client = redisClient(uri);
+        // what the provider sets on a client of its own, plus a bounded connect
+        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
+                        .build()).disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2))).build());
         try {
-            locks = RedisLockProvider.builder(uri).commandTimeout(Duration.ofSeconds(2)).build();
+            locks = RedisLockProvider.builder(client).build();
         } catch (RuntimeException e) {
-            throw unreachable("Redis for the lock at " + uri, "--redis-uri or FENCING_REDIS_URI", e);
+            throw unreachable("Redis for the lock at " + Endpoints.redacted(uri), "--redis-uri or FENCING_REDIS_URI", e);
         }
         resources.push(locks);
     }
@@ -153,14 +192,15 @@ final class Backend implements AutoCloseable {
             faults.add(new Fault("restart-redlock-node", "kill one Redlock node and start it empty (data loss), in turn",
                     () -> servers.get(next.getAndIncrement() % servers.size()).restartEmpty()));
         } else {
-            lockDescription = "redlock on " + String.join(", ", uris);
+            lockDescription = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList());
         }
         try {
             locks = RedlockProvider.builder(uris).build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCode.USAGE, "--redis-uri: " + e.getMessage());
         } catch (RuntimeException e) {
-            throw unreachable("the Redlock nodes " + uris, "--redis-uri (repeat it for each node) or FENCING_REDIS_URI", e);
+            throw unreachable("the Redlock nodes " + uris.stream().map(Endpoints::redacted).toList(),
+                    "--redis-uri (repeat it for each node) or FENCING_REDIS_URI", e);
         }
         resources.push(locks);
     }
@@ -168,6 +208,14 @@ final class Backend implements AutoCloseable {
     private void openPostgresLock(ConnectionOptions connections) {
         Database database = database(connections);
         lockDescription = "postgres advisory lock on " + database.description();
+        if (!database.postgres()) {
+            throw new CliException(ExitCode.USAGE, "--lock postgres needs a PostgreSQL database: --pg-url starts"
+                    + " jdbc:postgresql:, got " + database.description());
+        }
+        if (readOnly && !tableExists(database, "fencing_token_counter")) {
+            lockNotSetUp = "table fencing_token_counter (the postgres lock's token counter) is missing";
+            return;
+        }
         try {
             locks = PostgresAdvisoryLockProvider.create(database.dataSource());
         } catch (RuntimeException e) {
@@ -189,7 +237,10 @@ final class Backend implements AutoCloseable {
         }
     }
 
-    /** The SQL database of this run: from --pg-url, or one embedded PostgreSQL shared by lock and store, migrated. */
+    /**
+     * The SQL database of this run: from --pg-url, or one embedded PostgreSQL shared by lock and
+     * store; migrated unless read-only.
+     */
     private Database database(ConnectionOptions connections) {
         if (database != null) {
             return database;
@@ -198,37 +249,73 @@ final class Backend implements AutoCloseable {
         if (configured.isEmpty()) {
             PostgresTestServer server = PostgresTestServer.launch();
             resources.push(server::stop);
-            database = new Database(pooled(server.dataSource()), "an embedded PostgreSQL at "
-                    + UrlDataSource.redacted(server.jdbcUrl()), true);
+            database = new Database(pooled(server.dataSource(), true), "an embedded PostgreSQL at "
+                    + UrlDataSource.redacted(server.jdbcUrl()), true, true);
         } else {
-            database = new Database(pooled(new UrlDataSource(configured.get())), UrlDataSource.redacted(configured.get()),
-                    false);
+            String url = configured.get();
+            UrlDataSource target = new UrlDataSource(url, CONNECT_TIMEOUT);
+            // one connection first, straight from the driver: its own reason, at once, rather than a pool's timeout
+            try (Connection probe = target.getConnection()) {
+                probe.isValid(1);
+            } catch (SQLException e) {
+                throw unreachable("the database at " + UrlDataSource.redacted(url), "--pg-url or FENCING_PG_URL", e);
+            }
+            database = new Database(pooled(target, target.postgres()), UrlDataSource.redacted(url), false,
+                    target.postgres());
         }
-        try {
-            FencingMigrations.migrate(database.dataSource());
-        } catch (RuntimeException e) {
-            throw unreachable("the database at " + database.description(), "--pg-url or FENCING_PG_URL", e);
+        if (!readOnly) {
+            try {
+                FencingMigrations.migrate(database.dataSource());
+            } catch (RuntimeException e) {
+                throw unreachable("the database at " + database.description(), "--pg-url or FENCING_PG_URL", e);
+            }
         }
         return database;
     }
 
-    /** A HikariCP pool: a lease keeps a connection, so allow one per worker and some to spare. */
-    private DataSource pooled(DataSource target) {
+    /**
+     * A HikariCP pool: a lease keeps a connection, so allow one per worker and some to spare. A
+     * borrow waits at most 10 s; read-only, every session is set read-only on the server.
+     */
+    private DataSource pooled(DataSource target, boolean postgres) {
         HikariConfig config = new HikariConfig();
         config.setDataSource(target);
         config.setMaximumPoolSize(80);
         config.setMinimumIdle(0);
         config.setPoolName("fencing-cli");
+        config.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
         config.setInitializationFailTimeout(-1); // connection failures surface at first use, with our message
+        if (readOnly) {
+            config.setReadOnly(true);
+            config.setConnectionInitSql(postgres ? "SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY"
+                    : "SET SESSION TRANSACTION READ ONLY");
+        }
         HikariDataSource pool = new HikariDataSource(config);
         resources.push(pool::close);
         return pool;
     }
 
-    private record Database(DataSource dataSource, String description, boolean embedded) {}
+    private record Database(DataSource dataSource, String description, boolean embedded, boolean postgres) {}
+
+    private boolean tableExists(Database database, String table) {
+        try {
+            return SqlTables.exists(database.dataSource(), table);
+        } catch (SQLException e) {
+            throw unreachable("the database at " + database.description(), "--pg-url or FENCING_PG_URL", e);
+        }
+    }
+
+    /** A Lettuce client for {@code uri} whose connect gives up after {@link #CONNECT_TIMEOUT}. */
+    private RedisClient redisClient(String uri) {
+        RedisClient client = RedisClient.create(RedisURI.create(uri));
+        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
+                .build()).build());
+        resources.push(client::shutdown);
+        return client;
+    }
 
     private void openRedisStore(ConnectionOptions connections) {
-        Optional<String> configured = connections.redisStoreUri().or(() -> connections.redisLockUris().stream().findFirst());
+        Optional<String> configured = connections.redisStoreOrLockUri();
         String uri;
         if (configured.isEmpty()) {
             RedisTestServer server = started(RedisTestServer.launch());
@@ -237,15 +324,15 @@ final class Backend implements AutoCloseable {
             embeddedStore = true;
         } else {
             uri = configured.get();
-            storeDescription = "redis store on " + uri;
+            storeDescription = "redis store on " + Endpoints.redacted(uri);
         }
-        RedisClient client = RedisClient.create(uri);
-        resources.push(client::shutdown);
+        RedisClient client = redisClient(uri);
         StatefulRedisConnection<String, String> connection;
         try {
             connection = client.connect();
         } catch (RedisException e) {
-            throw unreachable("Redis for the store at " + uri, "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
+            throw unreachable("Redis for the store at " + Endpoints.redacted(uri),
+                    "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
         }
         resources.push(connection);
         stores = policy -> RedisFencedStore.create(connection, STORE_PREFIX, policy, FencingListener.NONE);
@@ -267,6 +354,15 @@ final class Backend implements AutoCloseable {
         Database db = database(connections);
         storeDescription = "jdbc store on " + db.description();
         embeddedStore = db.embedded();
+        if (readOnly) {
+            if (!tableExists(db, JdbcFencedStore.DEFAULT_TABLE)) {
+                storeNotSetUp = "table " + JdbcFencedStore.DEFAULT_TABLE + " (the jdbc store's) is missing";
+                return;
+            }
+            stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
+                    FencingListener.NONE);
+            return;
+        }
         try {
             plainStore = SqlPlainStore.create(db.dataSource());
         } catch (RuntimeException e) {
@@ -298,7 +394,12 @@ final class Backend implements AutoCloseable {
                 .build();
         resources.push(client::close);
         try {
-            DynamoDbFencedStore.createTable(client, Backend.DYNAMODB_TABLE, "pk");
+            if (!readOnly) {
+                DynamoDbFencedStore.createTable(client, Backend.DYNAMODB_TABLE, "pk");
+            } else if (!dynamoDbTableExists(client)) {
+                storeNotSetUp = "DynamoDB table " + DYNAMODB_TABLE + " is missing";
+                return;
+            }
         } catch (RuntimeException e) {
             throw unreachable("DynamoDB at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
         }
@@ -317,6 +418,15 @@ final class Backend implements AutoCloseable {
                         "v", AttributeValue.fromS(value))));
             }
         };
+    }
+
+    private static boolean dynamoDbTableExists(DynamoDbClient client) {
+        try {
+            client.describeTable(r -> r.tableName(DYNAMODB_TABLE));
+            return true;
+        } catch (ResourceNotFoundException e) {
+            return false;
+        }
     }
 
     private void openS3Store(ConnectionOptions connections) {
@@ -342,7 +452,12 @@ final class Backend implements AutoCloseable {
                 .build();
         resources.push(client::close);
         try {
-            client.createBucket(r -> r.bucket(S3_BUCKET));
+            if (!readOnly) {
+                client.createBucket(r -> r.bucket(S3_BUCKET));
+            } else if (!s3BucketExists(client)) {
+                storeNotSetUp = "S3 bucket " + S3_BUCKET + " is missing";
+                return;
+            }
         } catch (BucketAlreadyOwnedByYouException | BucketAlreadyExistsException exists) {
             // another worker made it first
         } catch (RuntimeException e) {
@@ -366,6 +481,18 @@ final class Backend implements AutoCloseable {
         };
     }
 
+    private static boolean s3BucketExists(S3Client client) {
+        try {
+            client.headBucket(r -> r.bucket(S3_BUCKET));
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     private RedisTestServer started(RedisTestServer server) {
         resources.push(server::stop);
         return server;
@@ -376,14 +503,24 @@ final class Backend implements AutoCloseable {
         FencedStore create(Policy policy);
     }
 
-    private static CliException unreachable(String what, String howToPoint, RuntimeException cause) {
-        return new CliException(ExitCode.UNREACHABLE, what + " could not be reached (" + cause.getMessage()
-                + "). Start it, or point the CLI at another with " + howToPoint + ".");
+    private static CliException unreachable(String what, String howToPoint, Exception cause) {
+        return new CliException(ExitCode.UNREACHABLE, what + " could not be reached: " + Reasons.of(cause)
+                + ". Start it, or point the CLI at another with " + howToPoint + ".");
     }
 
-    /** The lock provider. */
+    /** The lock provider; null if read-only and {@link #lockNotSetUp()}. */
     LockProvider locks() {
         return locks;
+    }
+
+    /** Read-only: what the lock needs and this server lacks (a table), or null. */
+    String lockNotSetUp() {
+        return lockNotSetUp;
+    }
+
+    /** Read-only: what the store needs and this server lacks (a table or bucket), or null. */
+    String storeNotSetUp() {
+        return storeNotSetUp;
     }
 
     /** A fenced store under {@code policy}. */

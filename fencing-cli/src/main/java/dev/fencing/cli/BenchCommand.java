@@ -61,18 +61,23 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * Benchmarks every provider and store against the best alternative and the physical floor, side
- * by side in one process, interleaved, after warm-up, on servers it starts itself. A CLI command
+ * by side in one process, interleaved, after warm-up, on servers it starts itself — except that
+ * {@code --dynamodb-endpoint} and {@code --s3-endpoint} (or their variables) point comparison 6
+ * at servers already running; the other connection options are not used. A CLI command
  * rather than JMH: every comparison needs real servers and several client libraries in one JVM
  * with interleaved rounds, which is this harness's whole job; JMH would add a forked JVM per
  * benchmark and no way to interleave contenders.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Benchmarks: each provider and store against the best alternative and the raw floor.",
-                "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline."})
+                "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline.",
+                "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint are used (comparison 6)."})
 final class BenchCommand extends FencingCommand {
 
     @Option(names = "--quick", description = "Small counts (well under 3 minutes): checks the harness, not for quoting.")
@@ -89,18 +94,18 @@ final class BenchCommand extends FencingCommand {
     public Integer call() throws Exception {
         int warmup = quick ? 1 : 3;
         int rounds = quick ? 2 : 6;
-        int ops = quick ? 100 : 1500;
+        int ops = quick ? 50 : 1500;
         BenchRunner runner = new BenchRunner(warmup, rounds, ops);
-        BenchRunner threaded = new BenchRunner(warmup, rounds, quick ? 50 : 500);
-        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 50 : 1000);
-        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 20 : 200);
+        BenchRunner threaded = new BenchRunner(warmup, rounds, quick ? 25 : 500);
+        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 1000);
+        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 200);
         try {
             RedisTestServer redis = closeLater(RedisTestServer.launch());
             if (selected(1) || selected(2)) {
                 redisComparisons(redis, runner, threaded);
             }
             if (selected(3)) {
-                contended(redis, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(10));
+                contended(redis, quick ? Duration.ofSeconds(1) : Duration.ofSeconds(10));
             }
             if (selected(4) || selected(5)) {
                 sqlComparisons(sql, false);
@@ -177,7 +182,8 @@ final class BenchCommand extends FencingCommand {
             add(2, "Redis lock acquire+release, 16 threads on 16 resources (throughput)", threaded.throughput(contenders, 16),
                     Map.of());
         }
-        long allocated = allocatedPerCycle(() -> ours.tryAcquire("alloc", lease).orElseThrow().release(), 2000);
+        long allocated = allocatedPerCycle(() -> ours.tryAcquire("alloc", lease).orElseThrow().release(),
+                quick ? 500 : 2000);
         results.get(results.size() - 1).put("oursAllocatedBytesPerCycle", allocated);
     }
 
@@ -440,15 +446,21 @@ final class BenchCommand extends FencingCommand {
     // ---- 6: DynamoDB and S3 ----
 
     private void awsComparisons(BenchRunner runner) throws Exception {
-        DynamoDbTestServer dynalite = DynamoDbTestServer.launch();
-        resources.push(dynalite::stop);
-        DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(dynalite.endpoint()))
+        String dynamoServer = connections.dynamoDbEndpoint().map(e -> "the DynamoDB endpoint " + e)
+                .orElse("dynalite 4.0 (Node.js), same machine");
+        String dynamoEndpoint = connections.dynamoDbEndpoint().orElseGet(() -> {
+            DynamoDbTestServer dynalite = DynamoDbTestServer.launch();
+            resources.push(dynalite::stop);
+            return dynalite.endpoint();
+        });
+        DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(dynamoEndpoint))
                 .region(Region.of(DynamoDbTestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
         resources.push(dynamo);
         DynamoDbFencedStore.createTable(dynamo, "bench", "pk");
         FencedDynamoDb fencedDynamo = FencedDynamoDb.create(dynamo);
-        AtomicLong tokens = new AtomicLong(1);
+        // above the marks an earlier run left on a server given by an option: microseconds of the clock
+        AtomicLong tokens = new AtomicLong(System.currentTimeMillis() * 1000);
         add(6, "DynamoDB (dynalite): fenced PutItem / UpdateItem vs plain", runner.latency(List.of(
                 new BenchRunner.Contender("plain PutItem", (w, i) -> dynamo.putItem(put("plain", i))),
                 new BenchRunner.Contender("plain PutItem with the same condition, written by hand", (w, i) ->
@@ -458,15 +470,24 @@ final class BenchCommand extends FencingCommand {
                 new BenchRunner.Contender("plain UpdateItem", (w, i) -> dynamo.updateItem(update("plain-u", i))),
                 new BenchRunner.Contender("FencedDynamoDb.updateItem", (w, i) ->
                         fencedDynamo.updateItem(FencingToken.of("f", tokens.incrementAndGet()), update("fenced-u", i))))),
-                Map.of("server", "dynalite 4.0 (Node.js), same machine"));
+                Map.of("server", dynamoServer));
 
-        S3TestServer s3mock = S3TestServer.launch();
-        resources.push(s3mock::stop);
-        S3Client s3 = S3Client.builder().endpointOverride(URI.create(s3mock.endpoint())).forcePathStyle(true)
+        String s3Server = connections.s3Endpoint().map(e -> "the S3 endpoint " + e)
+                .orElse("S3Mock 5.2 (JVM child process), same machine");
+        String s3Endpoint = connections.s3Endpoint().orElseGet(() -> {
+            S3TestServer s3mock = S3TestServer.launch();
+            resources.push(s3mock::stop);
+            return s3mock.endpoint();
+        });
+        S3Client s3 = S3Client.builder().endpointOverride(URI.create(s3Endpoint)).forcePathStyle(true)
                 .region(Region.of(S3TestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
         resources.push(s3);
-        s3.createBucket(r -> r.bucket("bench"));
+        try {
+            s3.createBucket(r -> r.bucket("bench"));
+        } catch (BucketAlreadyOwnedByYouException | BucketAlreadyExistsException exists) {
+            // a server given by an option, benchmarked before
+        }
         FencedS3 warm = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).build();
         FencedS3 cold = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).etagCacheSize(0).build();
         FencedS3 pointerWarm = FencedS3.create(s3);
@@ -486,7 +507,7 @@ final class BenchCommand extends FencingCommand {
                 new BenchRunner.Contender("FencedS3 POINTER, warm cache (PUT data + PUT pointer + DELETE old data)",
                         (w, i) -> pointerWarm.putObject(FencingToken.of("pw", tokens.incrementAndGet()),
                                 PutObjectRequest.builder().bucket("bench").key("pointer-warm").build(), body(i))))),
-                Map.of("server", "S3Mock 5.2 (JVM child process), same machine"));
+                Map.of("server", s3Server));
     }
 
     private static PutItemRequest put(String key, long i) {
@@ -581,7 +602,8 @@ final class BenchCommand extends FencingCommand {
                 "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
                 "maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)));
         report.put("mode", quick ? "quick (harness check, not for quoting)" : "full");
-        report.put("servers", "all on this machine: redis-server 6.2 (embedded-redis), PostgreSQL 17 (zonky), dynalite 4.0,"
+        report.put("servers", "all on this machine unless comparison 6 says otherwise: redis-server 6.2 (embedded-redis),"
+                + " PostgreSQL 17 (zonky), dynalite 4.0,"
                 + " S3Mock 5.2");
         report.put("results", results);
         if (json) {

@@ -39,14 +39,12 @@ final class DemoCommand extends FencingCommand {
     LockStoreOptions kinds;
 
     @Option(names = "--ttl", paramLabel = "D", defaultValue = "1s", converter = DurationConverter.class,
-            description = "Lease TTL; client 1 pauses longer than this (default: ${DEFAULT-VALUE}).")
+            description = "Lease TTL, 100ms to 1m; client 1 pauses longer than this (default: ${DEFAULT-VALUE}).")
     Duration ttl;
 
     @Override
     public Integer call() {
-        if (ttl.compareTo(Duration.ofMillis(100)) < 0 || ttl.compareTo(Duration.ofMinutes(1)) > 0) {
-            throw new CliException(ExitCode.USAGE, "--ttl must be between 100ms and 1m, got " + ttl.toMillis() + " ms");
-        }
+        DurationConverter.requireBetween("--ttl", ttl, Duration.ofMillis(100), Duration.ofMinutes(1));
         PrintWriter out = out();
         try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
             String account = "demo-account-" + HexFormat.of().formatHex(SecureRandom.getSeed(3));

@@ -45,7 +45,7 @@ public final class FencingCli implements Runnable {
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            commandLine.getErr().println("fencing " + commandLine.getCommandName() + ": " + describe(e));
+            commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": " + describe(e));
             if (exitCodeOf(e) == UNEXPECTED) {
                 e.printStackTrace(commandLine.getErr());
             }
@@ -54,9 +54,10 @@ public final class FencingCli implements Runnable {
         });
         cli.setParameterExceptionHandler((e, params) -> {
             CommandLine commandLine = e.getCommandLine();
-            commandLine.getErr().println("fencing " + commandLine.getCommandName() + ": " + e.getMessage());
-            commandLine.getErr().println("Run 'fencing " + (commandLine.getParent() == null ? "" : commandLine.getCommandName() + " ")
-                    + "--help' for the options.");
+            // the qualified name is "fencing" or "fencing demo": the top command's name is not repeated
+            String name = commandLine.getCommandSpec().qualifiedName();
+            commandLine.getErr().println(name + ": " + e.getMessage());
+            commandLine.getErr().println("Run '" + name + " --help' for the options.");
             commandLine.getErr().flush();
             return ExitCode.USAGE;
         });

@@ -5,7 +5,9 @@ import dev.fencing.core.LockState;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -15,11 +17,15 @@ import picocli.CommandLine.Option;
 /**
  * What the store holds for a resource (value, high-water mark, tombstone) and, with
  * {@code --lock}, the lock's holder, remaining TTL and last token: the first thing to run when a
- * write was refused.
+ * write was refused. A diagnostic: it writes nothing (no migration, no table or bucket, SQL
+ * sessions read-only); where the toolkit's table or bucket is missing it says so, as the state
+ * {@code not-set-up} and the list {@code missing}, and exits 0 like any other answer.
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"What the store holds for a resource and, with --lock, who holds the lock.",
-                "Value, token high-water mark, tombstone; the lock's holder, remaining TTL and last issued token."})
+                "Value, token high-water mark, tombstone; the lock's holder, remaining TTL and last issued token.",
+                "Read-only: creates and migrates nothing; a missing table or bucket of the toolkit is reported"
+                        + " (state not-set-up, exit 0)."})
 final class InspectCommand extends FencingCommand {
 
     @Option(names = "--store", paramLabel = "S", defaultValue = "redis", converter = Kinds.Store.class,
@@ -37,27 +43,38 @@ final class InspectCommand extends FencingCommand {
     @Override
     public Integer call() {
         PrintWriter out = out();
-        try (Backend backend = Backend.open(lock == null ? LockKind.REDIS : lock, store, connections)) {
-            FencedStore fenced = backend.store(Policy.MONOTONIC);
-            Optional<StoredValue> value = fenced.read(resource);
-            OptionalLong mark = fenced.highWaterMark(resource);
+        try (Backend backend = Backend.openReadOnly(lock, store, connections)) {
+            boolean storeReady = backend.storeNotSetUp() == null;
+            FencedStore fenced = storeReady ? backend.store(Policy.MONOTONIC) : null;
+            Optional<StoredValue> value = storeReady ? fenced.read(resource) : Optional.empty();
+            OptionalLong mark = storeReady ? fenced.highWaterMark(resource) : OptionalLong.empty();
+            List<String> missing = new ArrayList<>();
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("resource", resource);
             report.put("store", backend.storeDescription());
-            report.put("state", value.isPresent() ? "present" : mark.isPresent() ? "tombstone" : "absent");
+            report.put("state", !storeReady ? "not-set-up" : value.isPresent() ? "present"
+                    : mark.isPresent() ? "tombstone" : "absent");
             report.put("value", value.map(StoredValue::value).orElse(null));
             report.put("highWaterMark", mark.isPresent() ? mark.getAsLong() : null);
-            Optional<LockState> lockState = lock == null ? Optional.empty() : backend.locks().inspect(resource);
+            if (!storeReady) {
+                missing.add(backend.storeNotSetUp());
+            }
+            boolean lockReady = lock != null && backend.lockNotSetUp() == null;
+            Optional<LockState> lockState = lockReady ? backend.locks().inspect(resource) : Optional.empty();
             if (lock != null) {
                 report.put("lock", backend.lockDescription());
                 report.put("holder", lockState.flatMap(LockState::holder).orElse(null));
                 report.put("remainingMillis", lockState.map(s -> s.remaining().toMillis()).orElse(0L));
                 report.put("lastToken", lockState.filter(s -> s.lastToken().isPresent())
                         .map(s -> s.lastToken().getAsLong()).orElse(null));
+                if (!lockReady) {
+                    missing.add(backend.lockNotSetUp());
+                }
             }
+            report.put("missing", missing);
             if (backend.embeddedStore()) {
                 err().println("note: this inspected a fresh embedded server, which holds nothing yet;"
-                        + " point at your own with --redis-uri / --redis-store-uri or FENCING_REDIS_URI");
+                        + " point at your own with " + connections.unspecified(store).orElse("the store's option"));
                 err().flush();
             }
             if (json) {
@@ -66,13 +83,17 @@ final class InspectCommand extends FencingCommand {
             }
             out.println("resource '" + resource + "' in the " + backend.storeDescription());
             out.println("  store: " + switch ((String) report.get("state")) {
+                case "not-set-up" -> "not set up here: " + backend.storeNotSetUp() + " — nothing was ever stored"
+                        + " by the toolkit on this server (is it the right one?); inspect created nothing";
                 case "present" -> "value " + quoted(value.get().value()) + ", high-water mark " + mark.getAsLong();
                 case "tombstone" -> "deleted (tombstone), high-water mark " + mark.getAsLong()
                         + " — writes with older tokens stay refused";
                 default -> "absent: no value and no mark — any token is accepted";
             });
             if (lock != null) {
-                out.println("  lock:  " + lockState.map(InspectCommand::describe).orElse("this provider cannot tell"));
+                out.println("  lock:  " + (!lockReady ? "not set up here: " + backend.lockNotSetUp()
+                        + "; inspect created nothing" : lockState.map(InspectCommand::describe)
+                                .orElse("this provider cannot tell")));
             }
             out.flush();
             return ExitCode.OK;

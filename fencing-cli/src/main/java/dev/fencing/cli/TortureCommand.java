@@ -50,14 +50,15 @@ final class TortureCommand extends FencingCommand {
     int workers;
 
     @Option(names = "--duration", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
-            description = "How long to run (default: ${DEFAULT-VALUE}).")
+            description = "How long to run, 100ms to 24h (default: ${DEFAULT-VALUE}).")
     Duration duration;
 
     @Option(names = "--resources", paramLabel = "N", defaultValue = "2", description = "Counters the workers share, 1 to 1000 (default: ${DEFAULT-VALUE}).")
     int resources;
 
     @Option(names = "--ttl", paramLabel = "D", defaultValue = "200ms", converter = DurationConverter.class,
-            description = "Lease TTL; a paused worker sleeps 1.5 times this (default: ${DEFAULT-VALUE}).")
+            description = "Lease TTL, 1ms to 7d, whole milliseconds; a paused worker sleeps 1.5 times this"
+                    + " (default: ${DEFAULT-VALUE}).")
     Duration ttl;
 
     @Option(names = "--pause-probability", paramLabel = "P", defaultValue = "0.1",
@@ -77,7 +78,7 @@ final class TortureCommand extends FencingCommand {
     Path historyFile;
 
     @Option(names = "--fault-interval", paramLabel = "D", converter = DurationConverter.class,
-            description = "Time between injected faults (default: a quarter of --duration).")
+            description = "Time between injected faults, 50ms to 24h (default: a quarter of --duration).")
     Duration faultInterval;
 
     /** Every token granted so far, per resource: a token granted twice is a violation. */
@@ -86,6 +87,7 @@ final class TortureCommand extends FencingCommand {
     @Override
     public Integer call() throws InterruptedException {
         validate();
+        LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
         try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
             List<Fault> faults = chooseFaults(backend.faults());
@@ -104,7 +106,6 @@ final class TortureCommand extends FencingCommand {
             AtomicLong pauses = new AtomicLong();
             AtomicLong injected = new AtomicLong();
             long deadline = System.nanoTime() + duration.toNanos();
-            LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
 
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
@@ -164,15 +165,11 @@ final class TortureCommand extends FencingCommand {
         if (pauseProbability < 0 || pauseProbability > 1 || Double.isNaN(pauseProbability)) {
             throw new CliException(ExitCode.USAGE, "--pause-probability must be between 0 and 1, got " + pauseProbability);
         }
-        if (duration.compareTo(Duration.ofMillis(100)) < 0 || duration.compareTo(Duration.ofHours(24)) > 0) {
-            throw new CliException(ExitCode.USAGE, "--duration must be between 100ms and 24h, got " + duration.toMillis() + " ms");
-        }
+        DurationConverter.requireBetween("--duration", duration, Duration.ofMillis(100), Duration.ofHours(24));
         if (faultInterval == null) {
             faultInterval = duration.dividedBy(4);
         }
-        if (faultInterval.compareTo(Duration.ofMillis(50)) < 0) {
-            throw new CliException(ExitCode.USAGE, "--fault-interval must be at least 50ms, got " + faultInterval.toMillis() + " ms");
-        }
+        DurationConverter.requireBetween("--fault-interval", faultInterval, Duration.ofMillis(50), Duration.ofHours(24));
     }
 
     private List<Fault> chooseFaults(List<Fault> available) {

@@ -5,21 +5,38 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
-/** A connection per call from a JDBC URL: enough for the CLI, which holds few connections at a time. */
+/**
+ * A connection per call from a JDBC URL: enough for the CLI, which holds few connections at a
+ * time. Connecting gives up after the given timeout unless the URL sets {@code connectTimeout}
+ * itself (seconds for PostgreSQL, milliseconds for MariaDB).
+ */
 final class UrlDataSource implements DataSource {
 
     private final String url;
+    private final Properties defaults = new Properties();
 
-    UrlDataSource(String url) {
+    UrlDataSource(String url, Duration connectTimeout) {
         this.url = url;
+        if (!url.toLowerCase(Locale.ROOT).contains("connecttimeout=")) {
+            defaults.setProperty("connectTimeout", postgres() ? Long.toString(connectTimeout.toSeconds())
+                    : Long.toString(connectTimeout.toMillis()));
+        }
+    }
+
+    /** Whether this is a PostgreSQL URL (else MariaDB). */
+    boolean postgres() {
+        return url.toLowerCase(Locale.ROOT).startsWith("jdbc:postgresql:");
     }
 
     @Override
     public Connection getConnection() throws SQLException {
-        return DriverManager.getConnection(url);
+        return DriverManager.getConnection(url, defaults);
     }
 
     @Override
@@ -67,6 +84,6 @@ final class UrlDataSource implements DataSource {
 
     /** The URL without its password, for messages. */
     static String redacted(String url) {
-        return url.replaceAll("(?i)password=[^&;]*", "password=***");
+        return Endpoints.redacted(url);
     }
 }

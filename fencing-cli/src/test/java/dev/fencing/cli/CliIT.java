@@ -1,62 +1,47 @@
 package dev.fencing.cli;
 
+import static dev.fencing.cli.SharedServers.args;
+import static dev.fencing.cli.SharedServers.resource;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.TestServers;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Every command, in process on small settings, for every lock × store pair built into this
- * version (embedded servers started by the CLI itself unless a test points it at the testkit's);
- * and two worker processes on one resource.
+ * Every command in process: the demo and a worker for every lock × store pair built into this
+ * version, on the testkit's shared servers (the README's first command on the embedded servers
+ * the CLI starts itself); workers in two JVMs and two in-process workers on one resource, then
+ * {@code inspect}; bad usage, unreachable servers and help. {@code torture} is
+ * {@link CliTortureIT}, {@code bench} {@link CliBenchIT}.
  */
 class CliIT {
-
-    static Stream<Arguments> pairs() {
-        return Arrays.stream(LockKind.values()).filter(LockKind::available).flatMap(lock -> Arrays
-                .stream(StoreKind.values()).filter(StoreKind::available)
-                .map(store -> Arguments.of(lock.cliName(), store.cliName())));
-    }
-
-    /** Connection options pointing the store at the testkit's shared server (the lock stays embedded). */
-    private static List<String> sharedStore(String store) {
-        return switch (store) {
-            case "redis" -> List.of("--redis-store-uri", TestServers.redis().uri());
-            case "jdbc" -> List.of();
-            case "dynamodb" -> List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint());
-            case "s3" -> List.of("--s3-endpoint", TestServers.s3().atomicEndpoint());
-            default -> throw new IllegalArgumentException(store);
-        };
-    }
-
-    private static String[] args(List<String> first, List<String> more) {
-        List<String> all = new ArrayList<>(first);
-        all.addAll(more);
-        return all.toArray(String[]::new);
-    }
-
-    private static String resource() {
-        return "cli-" + UUID.randomUUID().toString().substring(0, 8);
-    }
 
     /** The README's first command, as it runs there: default lock and store, embedded servers, text. */
     @Test
@@ -70,11 +55,16 @@ class CliIT {
                 .contains("client-2's deposit of 50 is lost");
     }
 
+    /**
+     * Every lock and every store once: the demo's steps depend on the lock (a lease that expires
+     * while client 1 pauses) and on the store (the fenced write, the plain one) separately; every
+     * pair's wiring is the worker's matrix below.
+     */
     @ParameterizedTest(name = "{0} lock, {1} store")
-    @MethodSource("pairs")
+    @MethodSource
     void theDemoReportsInJson(String lock, String store) {
         CliRun run = CliRun.of(args(List.of("demo", "--lock", lock, "--store", store, "--ttl", "200ms", "--json"),
-                sharedStore(store)));
+                SharedServers.both(lock, store)));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         JsonNode fenced = report.get("runs").get(0);
@@ -95,129 +85,115 @@ class CliIT {
         assertThat(tokens).isNotEmpty().allSatisfy(t -> assertThat(t).isGreaterThan(zombieToken));
     }
 
+    static Stream<Arguments> theDemoReportsInJson() {
+        return Stream.of(Arguments.of("redis", "dynamodb"), Arguments.of("postgres", "jdbc"),
+                Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"));
+    }
+
+    /** Also: the worker says which lock and which store it used — the servers it was pointed at. */
     @ParameterizedTest(name = "{0} lock, {1} store")
-    @MethodSource("pairs")
+    @MethodSource("dev.fencing.cli.SharedServers#pairs")
     void aWorkerCountsItsAcceptedIncrementsIntoTheStore(String lock, String store) {
         String resource = resource();
         CliRun run = CliRun.of(args(List.of("worker", "--lock", lock, "--store", store, "--resource", resource,
-                "--increments", "20", "--json"), sharedStore(store)));
+                "--increments", "20", "--json"), SharedServers.both(lock, store)));
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         assertThat(report.get("accepted").asLong()).isEqualTo(20);
         assertThat(report.get("counter").asText()).isEqualTo("20");
         assertThat(report.get("lastToken").asLong()).isGreaterThan(report.get("firstToken").asLong());
         assertThat(report.get("violations")).isEmpty();
+        assertThat(report.get("lock").asText()).startsWith(lock).contains(address(SharedServers.lock(lock).get(0).get(1)));
+        assertThat(report.get("store").asText()).startsWith(store).contains(address(SharedServers.store(store).get(1)));
     }
 
-    @ParameterizedTest(name = "{0} lock, {1} store")
-    @MethodSource("pairs")
-    void tortureWithPausesAndFaultsKeepsEveryInvariant(String lock, String store) {
-        CliRun run = CliRun.of("torture", "--lock", lock, "--store", store, "--workers", "4", "--resources", "2",
-                "--duration", "2s", "--ttl", "150ms", "--pause-probability", "0.3", "--fault-interval", "500ms",
-                "--json");
-        assertThat(run.exitCode()).as(run.toString()).isZero();
-        JsonNode report = run.json();
-        assertThat(report.get("ok").asBoolean()).isTrue();
-        assertThat(report.get("violations")).isEmpty();
-        assertThat(report.get("accepted").asLong()).isPositive();
-        assertThat(report.get("pauses").asLong()).as("pauses past the TTL").isPositive();
-        assertThat(report.get("faultsInjected").asLong()).as("faults injected").isPositive();
-        assertThat(report.get("operations").asLong()).isEqualTo(report.get("accepted").asLong()
-                + report.get("rejectedStale").asLong() + report.get("failed").asLong());
-        assertThat(report.get("historyOperations").asLong()).as("store calls the history checker saw")
-                .isGreaterThanOrEqualTo(report.get("accepted").asLong() + report.get("rejectedStale").asLong());
-        assertThat(report.get("historyViolations").asLong()).isZero();
+    /** host:port of a server address, as the CLI prints it (JDBC URLs with the password hidden). */
+    private static String address(String serverAddress) {
+        URI uri = URI.create(serverAddress.replaceFirst("^jdbc:", ""));
+        return uri.getHost() + ":" + uri.getPort();
     }
 
     /**
-     * The torture run's history file is checked by {@code check-history}, the same checker: it
-     * passes as written, fails once a stale write accepted after a newer one is added to it, and a
-     * file that is not a history is bad usage.
+     * A worker in a JVM of its own and, once that one has connected (it printed its lock), one in
+     * this JVM, on one resource.
      */
     @Test
-    void tortureWritesAHistoryThatCheckHistoryChecksAndAForgedStaleWriteFails(@TempDir Path dir) throws Exception {
-        Path file = dir.resolve("torture.history");
-        CliRun run = CliRun.of("torture", "--redis-uri", TestServers.redis().uri(), "--workers", "3", "--duration",
-                "1s", "--ttl", "100ms", "--pause-probability", "0.3", "--history", file.toString(), "--json");
-        assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.json().get("historyFile").asText()).isEqualTo(file.toString());
-
-        CliRun checked = CliRun.of("check-history", file.toString());
-        assertThat(checked.exitCode()).as(checked.toString()).isZero();
-        assertThat(checked.out()).contains("no violation");
-
-        String key = "forged-key";
-        Files.writeString(file, String.join("\n",
-                "0\t0\t\"" + key + "\tWRITE\t7\t\"new\tOK\t~\t0\t10\t20\t~",
-                "0\t1\t\"" + key + "\tWRITE\t6\t\"zombie\tOK\t~\t0\t30\t40\t~") + "\n",
-                StandardOpenOption.APPEND);
-        CliRun forged = CliRun.of("check-history", file.toString(), "--json");
-        assertThat(forged.exitCode()).as(forged.toString()).isEqualTo(ExitCode.INVARIANT_VIOLATED);
-        assertThat(forged.json().get("violations").toString()).contains("STALE_WRITE_ACCEPTED", key);
-
-        Files.writeString(file, "not a history\n");
-        CliRun bad = CliRun.of("check-history", file.toString());
-        assertThat(bad.exitCode()).isEqualTo(ExitCode.USAGE);
-        assertThat(bad.err()).contains("not a fencing history");
-    }
-
-    /** The lock's redis-server comes back from older snapshots, again and again: the store still refuses every stale write. */
-    @Test
-    void tortureRestoringTheLockFromOlderSnapshotsKeepsEveryInvariant() {
-        CliRun run = CliRun.of("torture", "--lock", "redis", "--store", "redis", "--workers", "4", "--resources", "2",
-                "--duration", "2s", "--ttl", "150ms", "--faults", "restore-lock-snapshot", "--fault-interval", "400ms",
-                "--json");
-        assertThat(run.exitCode()).as(run.toString()).isZero();
-        JsonNode report = run.json();
-        assertThat(report.get("ok").asBoolean()).isTrue();
-        assertThat(report.get("violations")).isEmpty();
-        assertThat(report.get("faultsInjected").asLong()).as("snapshot restores").isGreaterThanOrEqualTo(2);
-        assertThat(report.get("accepted").asLong()).isPositive();
-    }
-
-    static Stream<Arguments> sharedServers() {
-        RedisTestServer redis = TestServers.redis();
-        return Stream.of(
-                Arguments.of("redis", List.of("--redis-uri", redis.uri())),
-                Arguments.of("jdbc", List.of("--redis-uri", redis.uri(), "--pg-url", TestServers.postgres().jdbcUrl())),
-                Arguments.of("dynamodb", List.of("--redis-uri", redis.uri(), "--dynamodb-endpoint",
-                        TestServers.dynamoDb().endpoint())),
-                Arguments.of("s3", List.of("--redis-uri", redis.uri(), "--s3-endpoint", TestServers.s3().atomicEndpoint())));
-    }
-
-    @ParameterizedTest(name = "{0} store")
-    @MethodSource("sharedServers")
-    void twoWorkerProcessesOnOneResourceSumToTheStoredCounter(String store, List<String> servers) throws Exception {
+    void twoWorkerProcessesOnOneResourceSumToTheStoredCounter() throws Exception {
         String resource = resource();
-        List<String> args = new ArrayList<>(List.of("worker", "--store", store, "--resource", resource, "--increments",
-                "25", "--hold", "5ms", "--json"));
-        args.addAll(servers);
-        Process first = CliRun.inNewJvm(args);
-        Process second = CliRun.inNewJvm(args);
-        JsonNode a = finish(first);
-        JsonNode b = finish(second);
-        long accepted = a.get("accepted").asLong() + b.get("accepted").asLong();
-        assertThat(accepted).isPositive();
+        List<String> args = new ArrayList<>(List.of("worker", "--resource", resource, "--increments", "25", "--hold",
+                "5ms"));
+        args.addAll(SharedServers.both("redis", "redis"));
+        Process other = CliRun.inNewJvm(args);
+        BufferedReader otherOut = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+        StringBuilder otherText = new StringBuilder();
+        for (String line = otherOut.readLine(); line != null; line = otherOut.readLine()) {
+            otherText.append(line).append('\n');
+            if (line.startsWith("  lock:")) {
+                break;
+            }
+        }
+        assertThat(otherText).as("the other worker connected").contains("  lock:  redis lock on " + TestServers.redis().uri());
+        args.add("--json");
+        CliRun here = CliRun.of(args.toArray(String[]::new));
+        assertThat(here.exitCode()).as(here.toString()).isZero();
+        otherOut.lines().forEach(line -> otherText.append(line).append('\n'));
+        assertThat(other.waitFor(120, TimeUnit.SECONDS)).as("worker process finished").isTrue();
+        assertThat(other.exitValue()).as(otherText.toString()).isZero();
+        Matcher summary = Pattern.compile("accepted (\\d+), .* tokens \\d+\\.\\.(\\d+);").matcher(otherText);
+        assertThat(summary.find()).as(otherText.toString()).isTrue();
+        inspectAfter("redis", "redis", resource, here.json().get("accepted").asLong() + Long.parseLong(summary.group(1)),
+                Math.max(here.json().get("lastToken").asLong(), Long.parseLong(summary.group(2))));
+    }
 
-        List<String> inspectArgs = new ArrayList<>(List.of("inspect", "--store", store, "--resource", resource, "--lock",
-                "redis", "--json"));
-        inspectArgs.addAll(servers);
-        CliRun inspect = CliRun.of(inspectArgs.toArray(String[]::new));
+    /**
+     * Two workers at once in this JVM, each with clients of its own (as two processes would have),
+     * on one resource of each other store, each store with another lock.
+     */
+    @ParameterizedTest(name = "{0} lock, {1} store")
+    @MethodSource
+    void twoWorkersAtOnceOnOneResourceSumToTheStoredCounter(String lock, String store) throws Exception {
+        String resource = resource();
+        String[] args = args(List.of("worker", "--lock", lock, "--store", store, "--resource", resource, "--increments",
+                "15", "--hold", "5ms", "--json"), SharedServers.both(lock, store));
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        CliRun a;
+        CliRun b;
+        try {
+            Future<CliRun> first = threads.submit(() -> CliRun.of(args));
+            Future<CliRun> second = threads.submit(() -> CliRun.of(args));
+            a = first.get(120, TimeUnit.SECONDS);
+            b = second.get(120, TimeUnit.SECONDS);
+        } finally {
+            threads.shutdownNow();
+        }
+        assertThat(a.exitCode()).as(a.toString()).isZero();
+        assertThat(b.exitCode()).as(b.toString()).isZero();
+        inspectAfter(lock, store, resource, a.json().get("accepted").asLong() + b.json().get("accepted").asLong(),
+                Math.max(a.json().get("lastToken").asLong(), b.json().get("lastToken").asLong()));
+    }
+
+    static Stream<Arguments> twoWorkersAtOnceOnOneResourceSumToTheStoredCounter() {
+        return Stream.of(Arguments.of("postgres", "jdbc"), Arguments.of("redlock", "dynamodb"),
+                Arguments.of("redis", "s3"));
+    }
+
+    /** {@code inspect} (read-only) sees the sum of both workers' accepted increments and the last token. */
+    private static void inspectAfter(String lock, String store, String resource, long accepted, long lastToken) {
+        assertThat(accepted).isPositive();
+        CliRun inspect = CliRun.of(args(List.of("inspect", "--store", store, "--resource", resource, "--lock", lock,
+                "--json"), SharedServers.both(lock, store)));
         assertThat(inspect.exitCode()).as(inspect.toString()).isZero();
         JsonNode state = inspect.json();
         assertThat(state.get("value").asText()).isEqualTo(Long.toString(accepted));
         assertThat(state.get("state").asText()).isEqualTo("present");
-        long lastToken = Math.max(a.get("lastToken").asLong(), b.get("lastToken").asLong());
+        assertThat(state.get("missing")).isEmpty();
         assertThat(state.get("highWaterMark").asLong()).isEqualTo(lastToken);
-        assertThat(state.get("lastToken").asLong()).isEqualTo(lastToken);
+        if (lock.equals("redlock")) { // Redlock cannot tell a lock's state: no node alone knows it
+            assertThat(state.get("lastToken").isNull()).isTrue();
+        } else {
+            assertThat(state.get("lastToken").asLong()).isEqualTo(lastToken);
+        }
         assertThat(state.get("holder").isNull()).isTrue();
-    }
-
-    private static JsonNode finish(Process process) throws Exception {
-        assertThat(process.waitFor(120, TimeUnit.SECONDS)).as("worker process finished").isTrue();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.exitValue()).as(out).isZero();
-        return CliRun.parse(out);
     }
 
     @Test
@@ -226,6 +202,166 @@ class CliIT {
                 "redis");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.out()).contains("absent: no value and no mark").contains("lock:  free; no token issued yet");
+    }
+
+    /**
+     * A diagnostic must not write: on a database the toolkit never used, inspect names the missing
+     * tables, answers (exit 0, state not-set-up) and leaves the database without a single table.
+     */
+    @Test
+    void inspectOfAFreshDatabaseReportsTheMissingTablesAndCreatesNone() throws Exception {
+        String url = freshDatabase();
+        CliRun run = CliRun.of("inspect", "--store", "jdbc", "--lock", "postgres", "--pg-url", url, "--resource", "r",
+                "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        assertThat(report.get("state").asText()).isEqualTo("not-set-up");
+        assertThat(report.get("missing").toString()).contains("table fencing_store", "table fencing_token_counter");
+        assertThat(report.get("highWaterMark").isNull()).isTrue();
+
+        CliRun text = CliRun.of("inspect", "--store", "jdbc", "--pg-url", url, "--resource", "r");
+        assertThat(text.exitCode()).as(text.toString()).isZero();
+        assertThat(text.out()).contains("not set up here: table fencing_store (the jdbc store's) is missing")
+                .contains("inspect created nothing").doesNotContain("any token is accepted");
+
+        try (Connection connection = DriverManager.getConnection(url); Statement statement = connection.createStatement();
+                ResultSet tables = statement.executeQuery("SELECT table_schema || '.' || table_name FROM"
+                        + " information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")) {
+            List<String> created = new ArrayList<>();
+            while (tables.next()) {
+                created.add(tables.getString(1));
+            }
+            assertThat(created).as("tables inspect created").isEmpty();
+        }
+    }
+
+    /** A database of its own on the shared PostgreSQL, and its JDBC URL. */
+    private static String freshDatabase() throws Exception {
+        String name = "cli_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection connection = TestServers.postgres().connect(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE DATABASE " + name);
+        }
+        return TestServers.postgres().jdbcUrl().replaceFirst("(jdbc:postgresql://[^/]+/)[^?]*", "$1" + name);
+    }
+
+    /** DynamoDB likewise: no table created on a server that has none. */
+    @Test
+    void inspectOfADynamoDbWithoutTheTableCreatesNone() {
+        DynamoDbTestServer server = DynamoDbTestServer.launch();
+        try (DynamoDbClient client = DynamoDbClient.builder().endpointOverride(URI.create(server.endpoint()))
+                .region(Region.of(DynamoDbTestServer.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t"))).build()) {
+            CliRun run = CliRun.of("inspect", "--store", "dynamodb", "--dynamodb-endpoint", server.endpoint(),
+                    "--resource", "r", "--json");
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.json().get("state").asText()).isEqualTo("not-set-up");
+            assertThat(run.json().get("missing").toString()).contains("DynamoDB table fencing-cli is missing");
+            assertThat(client.listTables().tableNames()).as("tables inspect created").isEmpty();
+        } finally {
+            server.stop();
+        }
+    }
+
+    static Stream<Arguments> malformedAddresses() {
+        String pgForm = "use jdbc:postgresql://HOST[:PORT]/DATABASE?user=U&password=P";
+        String redisForm = "use redis://[:PASSWORD@]HOST[:PORT][/DB]";
+        return Stream.of(
+                Arguments.of(List.of("--lock", "postgres", "--pg-url", "postgresql://localhost:5432/fencing"),
+                        "--pg-url: 'postgresql://localhost:5432/fencing' is malformed: it is not a JDBC URL", pgForm),
+                Arguments.of(List.of("--lock", "postgres", "--pg-url", "jdbc:postgresql://localhost:5432/?user=u&password=secret"),
+                        "--pg-url: 'jdbc:postgresql://localhost:5432/?user=u&password=***' is malformed: it names no"
+                                + " database", pgForm),
+                Arguments.of(List.of("--lock", "postgres", "--pg-url", "jdbc:postgresql://localhost:5432"),
+                        "it names no database", pgForm),
+                Arguments.of(List.of("--lock", "postgres", "--pg-url", "jdbc:mysql://localhost:3306/fencing"),
+                        "write jdbc:mariadb: instead of jdbc:mysql:", pgForm),
+                Arguments.of(List.of("--redis-uri", "localhost:16500"),
+                        "--redis-uri: 'localhost:16500' is malformed: it has no scheme", redisForm),
+                Arguments.of(List.of("--redis-uri", "redis://"), "--redis-uri: 'redis://' is malformed: it names no host",
+                        redisForm),
+                Arguments.of(List.of("--redis-uri", "http://localhost:6379"),
+                        "--redis-uri: 'http://localhost:6379' is malformed: 'http:' is not a Redis scheme", redisForm),
+                Arguments.of(List.of("--redis-uri", "redis://localhost:99999"), "--redis-uri: 'redis://localhost:99999'"
+                        + " is malformed: Port out of range: 99999", redisForm),
+                Arguments.of(List.of("--store", "s3", "--s3-endpoint", "not a url"),
+                        "--s3-endpoint: 'not a url' is malformed: it is not a URL", "use http://HOST:PORT or https://"),
+                Arguments.of(List.of("--store", "dynamodb", "--dynamodb-endpoint", "localhost:8000"),
+                        "--dynamodb-endpoint: 'localhost:8000' is malformed", "use http://HOST:PORT or https://"));
+    }
+
+    /** Malformed is bad usage, at once: exit 2 naming the option and what it takes, never "unreachable". */
+    @ParameterizedTest
+    @MethodSource
+    void malformedAddresses(List<String> options, String message, String allowed) {
+        CliRun run = CliRun.of(args(List.of("worker", "--resource", "r", "--increments", "1"), options));
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains(message).contains(allowed).doesNotContain("secret");
+        CliRun demo = CliRun.of(args(List.of("demo"), options));
+        assertThat(demo.exitCode()).as(demo.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(demo.err()).contains(message);
+    }
+
+    static Stream<Arguments> refusedPorts() {
+        String redis = TestServers.redis().uri();
+        return Stream.of(
+                Arguments.of(List.of("--redis-uri", "redis://127.0.0.1:1"), "Redis for the lock at redis://127.0.0.1:1",
+                        "--redis-uri or FENCING_REDIS_URI"),
+                Arguments.of(List.of("--lock", "postgres", "--store", "jdbc", "--pg-url",
+                        "jdbc:postgresql://127.0.0.1:1/fencing?user=u&password=secret"),
+                        "the database at jdbc:postgresql://127.0.0.1:1/fencing?user=u&password=***",
+                        "--pg-url or FENCING_PG_URL"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb", "--dynamodb-endpoint", "http://127.0.0.1:1"),
+                        "DynamoDB at http://127.0.0.1:1", "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "s3", "--s3-endpoint", "http://127.0.0.1:1"),
+                        "S3 at http://127.0.0.1:1", "--s3-endpoint or FENCING_S3_ENDPOINT"));
+    }
+
+    /**
+     * A refused port is exit 3 with the driver's own reason and its root cause, not a pool's
+     * "timed out after 30000ms" that hides it.
+     */
+    @ParameterizedTest
+    @MethodSource
+    void refusedPorts(List<String> options, String what, String howToPoint) {
+        CliRun run = CliRun.of(args(List.of("worker", "--resource", "r", "--increments", "1"), options));
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.UNREACHABLE);
+        assertThat(run.err()).contains(what + " could not be reached: ").contains("Connection refused")
+                .contains(howToPoint).doesNotContain("secret").doesNotContain("timed out");
+    }
+
+    static Stream<Arguments> workersWithoutAServer() {
+        String redis = TestServers.redis().uri();
+        return Stream.of(
+                Arguments.of(List.of(), "the lock (--lock redis) has no server: give --redis-uri"),
+                Arguments.of(List.of("--lock", "redlock"), "the lock (--lock redlock) has no server: give --redis-uri, once"
+                        + " per Redlock node"),
+                Arguments.of(List.of("--lock", "postgres", "--redis-uri", redis), "the lock (--lock postgres) has no server:"
+                        + " give --pg-url"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "jdbc"), "the store (--store jdbc) has no server:"
+                        + " give --pg-url"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb"), "the store (--store dynamodb) has no"
+                        + " server: give --dynamodb-endpoint"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "s3"), "the store (--store s3) has no server: give"
+                        + " --s3-endpoint"));
+    }
+
+    /** Workers share only servers they are all pointed at: a side with none is refused unless --embedded. */
+    @ParameterizedTest
+    @MethodSource
+    void workersWithoutAServer(List<String> options, String message) {
+        CliRun run = CliRun.of(args(List.of("worker", "--resource", "r", "--increments", "1"), options));
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains(message).contains("or --embedded to run it on an embedded server private to"
+                + " this process");
+    }
+
+    @Test
+    void aWorkerAskedForEmbeddedServersSaysSo() {
+        CliRun run = CliRun.of("worker", "--embedded", "--resource", resource(), "--increments", "3");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("lock:  redis lock on an embedded redis-server at")
+                .contains("store: redis store on its own embedded redis-server at")
+                .contains("accepted 3, rejected as stale 0");
     }
 
     @Test
@@ -258,63 +394,62 @@ class CliIT {
         assertThat(CliRun.of()).satisfies(run -> assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE));
     }
 
-
+    /** The top command's name is said once ("fencing: ..."), a subcommand's after it ("fencing demo: ..."). */
     @Test
-    void anUnreachableServerExitsWithThreeAndSaysHowToPointElsewhere() {
-        CliRun run = CliRun.of("worker", "--redis-uri", "redis://127.0.0.1:1", "--resource", "r", "--increments", "1");
-        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.UNREACHABLE);
-        assertThat(run.err()).contains("127.0.0.1:1").contains("--redis-uri or FENCING_REDIS_URI");
+    void errorsNameTheCommandOnce() {
+        CliRun top = CliRun.of("nonsense");
+        assertThat(top.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(top.err()).startsWith("fencing: Unmatched argument at index 0: 'nonsense'")
+                .contains("Run 'fencing --help' for the options.").doesNotContain("fencing fencing");
+        CliRun sub = CliRun.of("demo", "nonsense");
+        assertThat(sub.err()).startsWith("fencing demo: Unmatched argument").contains("Run 'fencing demo --help'");
     }
 
-    /** The harness, not the speed: every comparison reports rows, baselines are 1.0, no key is left behind. */
+    /** A negative duration is called negative; a duration out of an option's range names the range. */
     @Test
-    void benchQuickReportsEveryComparison() {
-        CliRun run = CliRun.of("bench", "--quick", "--json");
-        assertThat(run.exitCode()).as(run.toString()).isZero();
-        JsonNode report = run.json();
-        List<Integer> comparisons = new ArrayList<>();
-        report.get("results").forEach(result -> {
-            comparisons.add(result.get("comparison").asInt());
-            assertThat(result.get("rows")).as(result.get("title").asText()).isNotEmpty();
-            JsonNode first = result.get("rows").get(0);
-            if (first.has("ratioToBaseline")) {
-                assertThat(first.get("ratioToBaseline").asDouble()).isEqualTo(1.0);
-                result.get("rows").forEach(row -> assertThat(row.get("opsPerSecond").asLong()).isPositive());
-            }
-            result.get("rows").forEach(row -> {
-                if (result.get("comparison").asInt() == 2) {
-                    assertThat(row.has("p50Micros")).as("a throughput row times no single operation").isFalse();
-                } else if (row.has("p50Micros")) {
-                    assertThat(row.get("p50Micros").asDouble()).isPositive()
-                            .isLessThanOrEqualTo(row.get("p99Micros").asDouble());
-                }
-            });
+    void durationsOutOfRangeSayWhatIsAllowed() {
+        assertThat(CliRun.of("demo", "--ttl", "-1s")).satisfies(run -> {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("Invalid value for option '--ttl': '-1s' is negative; a duration here is zero"
+                    + " or more, e.g. 500ms");
         });
-        assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8);
-        report.get("results").forEach(result -> {
-            if (result.get("comparison").asInt() == 5) { // counted, not timed: the fence row costs one round trip
-                Map<String, Double> roundTrips = new HashMap<>();
-                result.get("rows").forEach(row -> roundTrips.put(row.get("contender").asText(),
-                        row.get("roundTripsPerOp").asDouble()));
-                // within 0.05: the pool's occasional liveness check of a borrowed connection is counted too
-                assertThat(roundTrips.get("plain transaction: BEGIN, UPDATE, COMMIT")).isCloseTo(2.0, within(0.05));
-                assertThat(roundTrips.get("JdbcFence transaction: fence row, UPDATE, COMMIT")).isCloseTo(3.0, within(0.05));
-                // the row guard raises the lock's fence row, then guards the row, in one transaction
-                assertThat(roundTrips.get("FencedTable.update (autocommit)")).isCloseTo(3.0, within(0.05));
-            }
+        assertThat(CliRun.of("worker", "--resource", "r", "--increments", "1", "--hold", "PT-2S")).satisfies(run -> {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("'--hold': 'PT-2S' is negative");
         });
-        JsonNode leftovers = report.get("results").get(report.get("results").size() - 1).get("rows").get(0);
-        assertThat(leftovers.get("keysLeft").asLong()).as("token counters only").isEqualTo(10);
-        assertThat(report.get("machine").get("cores").asInt()).isPositive();
+        assertThat(CliRun.of("demo", "--ttl", "50ms")).satisfies(run -> {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("--ttl must be between 100ms and 1m, got 50ms");
+        });
+        assertThat(CliRun.of("worker", "--resource", "r", "--increments", "1", "--ttl", "0ms")).satisfies(run -> {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("--ttl must be between 1ms and 7d, got 0ms");
+        });
+        assertThat(CliRun.of("torture", "--ttl", "8d")).satisfies(run -> {
+            assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("--ttl must be between 1ms and 7d, got 8d");
+        });
     }
 
     @Test
-    void helpListsEveryCommandAndOption() {
+    void helpListsEveryCommandAndOptionWithItsRange() {
         CliRun top = CliRun.of("--help");
         assertThat(top.exitCode()).isZero();
         assertThat(top.out()).contains("demo", "worker", "torture", "inspect", "Exit codes");
         CliRun torture = CliRun.of("torture", "--help");
         assertThat(torture.out()).contains("--workers", "--duration", "--pause-probability", "--faults", "--json",
                 "--redis-uri");
+        assertThat(words(torture.out())).contains("--ttl=D Lease TTL, 1ms to 7d");
+        assertThat(words(CliRun.of("demo", "--help").out())).contains("--ttl=D Lease TTL, 100ms to 1m");
+        String worker = words(CliRun.of("worker", "--help").out());
+        assertThat(worker).contains("--ttl=D Lease TTL, 1ms to 7d", "--embedded Run a lock or store that has no server",
+                "--pg-url=JDBC_URL JDBC URL (credentials as parameters) of the database that serves both the postgres"
+                        + " lock");
+        assertThat(words(CliRun.of("inspect", "--help").out())).contains("Read-only: creates and migrates nothing");
+    }
+
+    /** Help text with its line breaks and indentation collapsed to single spaces. */
+    private static String words(String help) {
+        return help.replaceAll("\\s+", " ");
     }
 }

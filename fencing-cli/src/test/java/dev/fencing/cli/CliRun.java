@@ -24,6 +24,7 @@ record CliRun(int exitCode, String out, String err) {
     /** Starts the CLI as a separate JVM on this test's class path. */
     static Process inNewJvm(List<String> args) throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", // a short-lived JVM: as the test JVM (see the pom)
                 "-cp", System.getProperty("java.class.path"), FencingCli.class.getName()));
         command.addAll(args);
         return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

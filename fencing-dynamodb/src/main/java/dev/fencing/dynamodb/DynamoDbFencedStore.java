@@ -12,9 +12,11 @@ import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -26,6 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /**
  * The common {@link FencedStore} on a DynamoDB table with a string partition key, built on
@@ -37,6 +40,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * ({@link FencedDynamoDb}), else throws {@link WriteOutcomeUnknownException}. Thread-safe.
  */
 public final class DynamoDbFencedStore implements StorageAccessor<Long> {
+
+    /** How long {@link #createTable} waits for the table to become {@code ACTIVE}. */
+    public static final Duration TABLE_WAIT = Duration.ofMinutes(5);
 
     private static final String VALUE = "v";
     private static final String VERSION = "version";
@@ -72,7 +78,17 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
                 100);
     }
 
-    /** Creates {@code table} (on-demand billing, string partition key {@code keyAttribute}) unless it exists. */
+    /**
+     * Creates {@code table} (on-demand billing, string partition key {@code keyAttribute}) unless it
+     * exists, and returns once it is {@code ACTIVE} — also when another client created it a moment
+     * before and it is still {@code CREATING}.
+     *
+     * <p>The status is polled after 200 ms, then twice as long each time up to 2 s between polls
+     * (the SDK's default waiter polls every 20 s, so a table ready in half a second cost 20 s).
+     *
+     * @throws software.amazon.awssdk.core.exception.SdkClientException if the table is not
+     *     {@code ACTIVE} within {@link #TABLE_WAIT}
+     */
     public static void createTable(DynamoDbClient client, String table, String keyAttribute) {
         try {
             client.createTable(request -> request.tableName(table)
@@ -80,9 +96,15 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
                     .attributeDefinitions(AttributeDefinition.builder().attributeName(keyAttribute)
                             .attributeType(ScalarAttributeType.S).build())
                     .billingMode(BillingMode.PAY_PER_REQUEST));
-            client.waiter().waitUntilTableExists(request -> request.tableName(table));
         } catch (ResourceInUseException exists) {
-            // already there
+            // already there, or being created by another client: wait for it all the same
+        }
+        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client).overrideConfiguration(config -> config
+                .backoffStrategyV2(BackoffStrategy.exponentialDelayWithoutJitter(Duration.ofMillis(200),
+                        Duration.ofSeconds(2)))
+                .maxAttempts(Integer.MAX_VALUE)
+                .waitTimeout(TABLE_WAIT)).build()) {
+            waiter.waitUntilTableExists(request -> request.tableName(table));
         }
     }
 

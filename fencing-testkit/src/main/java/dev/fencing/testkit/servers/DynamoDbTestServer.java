@@ -32,12 +32,22 @@ public final class DynamoDbTestServer implements TestServer {
         this.process = process;
     }
 
-    /** Installs dynalite if needed and starts it on a free port, in memory. */
+    /** Installs dynalite if needed and starts it on a free port, in memory; tables are ACTIVE at once. */
     public static DynamoDbTestServer launch() {
+        return launch(Duration.ZERO);
+    }
+
+    /**
+     * As {@link #launch()}, but a new table stays {@code CREATING} (and a deleted or updated one
+     * in its transitional state) for {@code tableDelay}, as on DynamoDB itself: for code that must
+     * wait for a table.
+     */
+    public static DynamoDbTestServer launch(Duration tableDelay) {
         Path cli = installDynalite();
         int port = Ports.free();
+        String delay = Long.toString(tableDelay.toMillis());
         List<String> command = List.of("node", cli.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port),
-                "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0");
+                "--createTableMs", delay, "--deleteTableMs", delay, "--updateTableMs", delay);
         ChildProcess process = new ChildProcess("dynalite", command, port, Duration.ofSeconds(30));
         process.start();
         return new DynamoDbTestServer("http://127.0.0.1:" + port, process);

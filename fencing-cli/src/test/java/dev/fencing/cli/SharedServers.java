@@ -1,0 +1,70 @@
+package dev.fencing.cli;
+
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestServers;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.provider.Arguments;
+
+/**
+ * Connection options that point the CLI at the testkit's shared servers, started once per test
+ * JVM, instead of the embedded servers each CLI run would start for itself.
+ */
+final class SharedServers {
+
+    private SharedServers() {}
+
+    /** Every lock × store pair built into this version. */
+    static Stream<Arguments> pairs() {
+        return Arrays.stream(LockKind.values()).filter(LockKind::available).flatMap(lock -> Arrays
+                .stream(StoreKind.values()).filter(StoreKind::available)
+                .map(store -> Arguments.of(lock.cliName(), store.cliName())));
+    }
+
+    /** Options for both sides of {@code lock} × {@code store} on shared servers. */
+    static List<String> both(String lock, String store) {
+        Set<List<String>> options = new LinkedHashSet<>(); // the jdbc store and the postgres lock share --pg-url
+        options.addAll(lock(lock));
+        options.add(store(store));
+        List<String> flat = new ArrayList<>();
+        options.forEach(flat::addAll);
+        return flat;
+    }
+
+    /** Options for the lock alone, each option with its value. */
+    static List<List<String>> lock(String lock) {
+        return switch (lock) {
+            case "redis" -> List.of(List.of("--redis-uri", TestServers.redis().uri()));
+            case "postgres" -> List.of(List.of("--pg-url", TestServers.postgres().jdbcUrl()));
+            case "redlock" -> TestServers.redisNodes(5).stream().map(RedisTestServer::uri)
+                    .map(uri -> List.of("--redis-uri", uri)).toList();
+            default -> throw new IllegalArgumentException(lock);
+        };
+    }
+
+    /** Options for the store alone. */
+    static List<String> store(String store) {
+        return switch (store) {
+            case "redis" -> List.of("--redis-store-uri", TestServers.redis().uri());
+            case "jdbc" -> List.of("--pg-url", TestServers.postgres().jdbcUrl());
+            case "dynamodb" -> List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint());
+            case "s3" -> List.of("--s3-endpoint", TestServers.s3().atomicEndpoint());
+            default -> throw new IllegalArgumentException(store);
+        };
+    }
+
+    static String[] args(List<String> first, List<String> more) {
+        List<String> all = new ArrayList<>(first);
+        all.addAll(more);
+        return all.toArray(String[]::new);
+    }
+
+    static String resource() {
+        return "cli-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+}
