@@ -59,7 +59,7 @@ class CreateTableIT {
             assertThat(status(client, table)).isEqualTo(TableStatus.ACTIVE);
 
             FencedStore store = DynamoDbFencedStore.create(client, table);
-            store.write("k", "v", FencingToken.of("k", 7));
+            store.write(FencingToken.of("k", 7), "k", "v");
             assertThat(store.read("k")).map(StoredValue::token).contains(7L);
         }
     }
