@@ -78,7 +78,8 @@ class SqlErrorsIT {
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE " + table + " (item_key " + (postgres ? "VARCHAR(256)" : "VARBINARY(1024)")
                     + " NOT NULL PRIMARY KEY, item_value TEXT CHECK (CHAR_LENGTH(item_value) < 5), token BIGINT NOT NULL,"
-                    + " version BIGINT NOT NULL, updated_at " + (postgres ? "TIMESTAMP" : "DATETIME(6)")
+                    + " version BIGINT NOT NULL, fence_resource " + (postgres ? "VARCHAR(256)" : "VARBINARY(1024)")
+                    + " NULL, updated_at " + (postgres ? "TIMESTAMP" : "DATETIME(6)")
                     + " NOT NULL DEFAULT CURRENT_TIMESTAMP)");
         }
         FencedStore store = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
