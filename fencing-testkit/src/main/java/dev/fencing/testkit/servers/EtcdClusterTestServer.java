@@ -30,9 +30,10 @@ public final class EtcdClusterTestServer implements AutoCloseable {
             allocated.add(EtcdTestServer.Member.allocate("m" + i));
         }
         String initialCluster = allocated.stream().map(m -> m.name + "=" + m.peerUrl()).collect(Collectors.joining(","));
+        String clusterToken = "fencing-" + allocated.get(0).dataDir.getFileName();
         List<EtcdTestServer> members = new ArrayList<>();
         for (EtcdTestServer.Member member : allocated) {
-            members.add(member.create(initialCluster));
+            members.add(member.create(initialCluster, clusterToken));
         }
         EtcdClusterTestServer cluster = new EtcdClusterTestServer(members);
         try {

@@ -49,7 +49,7 @@ public final class EtcdTestServer implements TestServer {
     /** Starts a one-member cluster on free ports and waits until it has a leader. */
     public static EtcdTestServer launch() {
         Member member = Member.allocate("etcd-single");
-        EtcdTestServer server = member.create(member.name + "=" + member.peerUrl());
+        EtcdTestServer server = member.create(member.name + "=" + member.peerUrl(), "fencing-" + member.dataDir.getFileName());
         server.start();
         server.awaitHealthy(Duration.ofSeconds(30));
         return server;
@@ -238,7 +238,8 @@ public final class EtcdTestServer implements TestServer {
             return "http://127.0.0.1:" + clientPort;
         }
 
-        EtcdTestServer create(String initialCluster) {
+        /** The member's server; every member of one cluster gets the same {@code clusterToken}. */
+        EtcdTestServer create(String initialCluster, String clusterToken) {
             List<String> command = new ArrayList<>(List.of(binary(),
                     "--name", name,
                     "--data-dir", dataDir.resolve("data").toString(),
@@ -248,7 +249,7 @@ public final class EtcdTestServer implements TestServer {
                     "--initial-advertise-peer-urls", peerUrl(),
                     "--initial-cluster", initialCluster,
                     "--initial-cluster-state", "new",
-                    "--initial-cluster-token", "fencing-" + dataDir.getFileName(),
+                    "--initial-cluster-token", clusterToken,
                     "--heartbeat-interval", "50",
                     "--election-timeout", "500",
                     "--log-level", "warn"));
