@@ -5,6 +5,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.etcd.EtcdLockProvider;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.Vendor;
@@ -30,7 +31,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * The README's snippets for the core API, Redis, Postgres, S3, Flyway and the history checker,
+ * The README's snippets for the core API, Redis, Postgres, etcd, S3, Flyway and the history checker,
  * verbatim: compiled by the build (never run), and found in the README by {@link ReadmeSnippetsTest}.
  */
 @SuppressWarnings("unused")
@@ -70,6 +71,15 @@ final class ApiSnippets {
             try (Lease lease = locks.acquire("invoice-7", LeaseOptions.ofTtl(Duration.ofSeconds(10)))) {
                 invoices.update(lease.token(), "invoice-7", invoice -> invoice.orElse("") + "paid;");
             }
+        }
+    }
+
+    static void etcdQuickStart(DataSource dataSource) throws InterruptedException {
+        FencedStore invoices = JdbcFencedStore.create(dataSource);   // or any fenced store
+        try (EtcdLockProvider locks = EtcdLockProvider.create("http://etcd-1:2379", "http://etcd-2:2379", "http://etcd-3:2379")) {
+            try (Lease lease = locks.acquire("invoice-7", LeaseOptions.ofTtl(Duration.ofSeconds(10)))) {
+                invoices.update(lease.token(), "invoice-7", invoice -> invoice.orElse("") + "paid;");
+            }                                          // release: owner-checked delete, then the lease is revoked
         }
     }
 

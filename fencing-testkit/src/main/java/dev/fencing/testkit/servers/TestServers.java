@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  *       <td>3 {@code redis-server} child processes in cluster mode</td></tr>
  *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td></tr>
  *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
+ *   <tr><td>{@code FENCING_ETCD_ENDPOINTS}</td><td>{@code http://host:port}, comma-separated</td>
+ *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td></tr>
  * </table>
  */
 public final class TestServers {
@@ -33,6 +35,7 @@ public final class TestServers {
     private static RedisClusterTestServer redisCluster;
     private static S3TestServer s3;
     private static DynamoDbTestServer dynamoDb;
+    private static EtcdTestServer etcd;
 
     private TestServers() {}
 
@@ -109,6 +112,17 @@ public final class TestServers {
             dynamoDb = fromEnv("FENCING_DYNAMODB_ENDPOINT", DynamoDbTestServer::external, DynamoDbTestServer::launch);
         }
         return dynamoDb;
+    }
+
+    /**
+     * The shared etcd server (one member), or the server or cluster {@code FENCING_ETCD_ENDPOINTS}
+     * lists. Fault tests that kill members launch an {@link EtcdClusterTestServer} of their own.
+     */
+    public static synchronized EtcdTestServer etcd() {
+        if (etcd == null) {
+            etcd = fromEnv("FENCING_ETCD_ENDPOINTS", EtcdTestServer::external, EtcdTestServer::launch);
+        }
+        return etcd;
     }
 
     private static <S> S fromEnv(String variable, Function<String, S> external, Supplier<S> embedded) {

@@ -1,0 +1,261 @@
+package dev.fencing.testkit.servers;
+
+import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.Ports;
+import dev.fencing.testkit.internal.Settings;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An etcd member for tests: an {@code etcd} child process (Debian's {@code etcd-server} package,
+ * or the binary {@code FENCING_ETCD} names) on loopback ports with its data directory under the
+ * system temp directory, or an external server ({@code FENCING_ETCD_ENDPOINTS}). A managed member
+ * keeps its data directory across {@link #stop()}, {@link #kill()} and {@link #start()}: a restart
+ * is a durable restart, as in production. Started with a 50 ms heartbeat and a 500 ms election
+ * timeout, so a lost leader is replaced within about a second.
+ *
+ * <p>Speaks etcd's HTTP gateway only ({@code /health}, {@code /v3/maintenance/status}): the
+ * testkit does not depend on an etcd client library.
+ */
+public final class EtcdTestServer implements TestServer {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Pattern LEADER = Pattern.compile("\"leader\"\\s*:\\s*\"?(\\d+)");
+    private static final Pattern MEMBER = Pattern.compile("\"member_id\"\\s*:\\s*\"?(\\d+)");
+
+    private final String name;
+    private final List<String> endpoints;
+    private final ChildProcess process;
+
+    private EtcdTestServer(String name, List<String> endpoints, ChildProcess process) {
+        this.name = name;
+        this.endpoints = List.copyOf(endpoints);
+        this.process = process;
+    }
+
+    /** Starts a one-member cluster on free ports and waits until it has a leader. */
+    public static EtcdTestServer launch() {
+        Member member = Member.allocate("etcd-single");
+        EtcdTestServer server = member.create(member.name + "=" + member.peerUrl(), "fencing-" + member.dataDir.getFileName());
+        server.start();
+        server.awaitHealthy(Duration.ofSeconds(30));
+        return server;
+    }
+
+    /** An external server or cluster: {@code endpoints} is a comma-separated list of {@code http://host:port}. */
+    public static EtcdTestServer external(String endpoints) {
+        List<String> parsed = Arrays.stream(endpoints.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        if (parsed.isEmpty()) {
+            throw new IllegalArgumentException("FENCING_ETCD_ENDPOINTS must list http://host:port endpoints, got '"
+                    + endpoints + "'");
+        }
+        return new EtcdTestServer("external etcd", parsed, null);
+    }
+
+    /** The client endpoints ({@code http://host:port}), for jetcd's {@code Client.builder().endpoints(...)}. */
+    public List<String> endpoints() {
+        return endpoints;
+    }
+
+    /** The first client endpoint. */
+    public String endpoint() {
+        return endpoints.get(0);
+    }
+
+    /** The client port of a managed member. */
+    public int port() {
+        return URI.create(endpoint()).getPort();
+    }
+
+    /** Whether the member answers {@code /health} with {@code true} (it is up and sees a leader). */
+    public boolean isHealthy() {
+        return get("/health").map(body -> body.contains("\"true\"")).orElse(false);
+    }
+
+    /** Whether this member is its cluster's leader now (asked over {@code /v3/maintenance/status}). */
+    public boolean isLeader() {
+        return post("/v3/maintenance/status", "{}").map(body -> {
+            Matcher leader = LEADER.matcher(body);
+            Matcher member = MEMBER.matcher(body);
+            return leader.find() && member.find() && leader.group(1).equals(member.group(1));
+        }).orElse(false);
+    }
+
+    /** Waits until the member is healthy, or throws after {@code timeout}. */
+    public void awaitHealthy(Duration timeout) {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!isHealthy()) {
+            if (System.nanoTime() - end > 0) {
+                throw new IllegalStateException(describe() + " was not healthy within " + timeout
+                        + (process == null ? "" : "; see " + process.log()));
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + describe(), e);
+            }
+        }
+    }
+
+    private Optional<String> get(String path) {
+        return send(HttpRequest.newBuilder(URI.create(endpoint() + path)).timeout(Duration.ofSeconds(2)).GET().build());
+    }
+
+    private Optional<String> post(String path, String body) {
+        return send(HttpRequest.newBuilder(URI.create(endpoint() + path)).timeout(Duration.ofSeconds(2))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
+    private static Optional<String> send(HttpRequest request) {
+        try {
+            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public String describe() {
+        return (process == null ? "external etcd" : "etcd member " + name) + " at " + String.join(",", endpoints);
+    }
+
+    @Override
+    public boolean isManaged() {
+        return process != null;
+    }
+
+    /** Stops the member gracefully (SIGTERM); its data stays for {@link #start()}. */
+    @Override
+    public void stop() {
+        managed("stop").stop();
+    }
+
+    /** Kills the member (SIGKILL); its data (fsynced raft log and snapshot) stays for {@link #start()}. */
+    @Override
+    public void kill() {
+        managed("kill").kill();
+    }
+
+    /**
+     * Starts a stopped or killed member on the same ports and data directory. A lone member waits
+     * until it is healthy; a member of a cluster returns once it listens (it needs its peers to be
+     * healthy).
+     */
+    @Override
+    public void start() {
+        ChildProcess child = managed("start");
+        child.start();
+    }
+
+    /** Freezes the member (SIGSTOP): connections stay open, nothing answers. */
+    public void pause() {
+        managed("pause").pause();
+    }
+
+    /** Thaws a paused member. */
+    public void resume() {
+        managed("resume").resume();
+    }
+
+    /** Whether the managed member's process is running. */
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    private ChildProcess managed(String fault) {
+        if (process == null) {
+            throw ManagedOnly.refuse(this, fault);
+        }
+        return process;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+
+    /** The {@code etcd} binary: {@code FENCING_ETCD}, else {@code etcd} on the PATH. */
+    static String binary() {
+        Optional<String> configured = Settings.env("FENCING_ETCD");
+        if (configured.isPresent()) {
+            return configured.get();
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(java.io.File.pathSeparator)) {
+            Path candidate = Path.of(dir, "etcd");
+            if (Files.isExecutable(candidate)) {
+                return candidate.toString();
+            }
+        }
+        throw new IllegalStateException("no etcd binary on the PATH: install Debian's etcd-server package"
+                + " (apt-get install -y etcd-server), set FENCING_ETCD to an etcd binary, or FENCING_ETCD_ENDPOINTS"
+                + " to a running server");
+    }
+
+    /** The ports and data directory of one member, allocated before the cluster's members know each other. */
+    static final class Member {
+        final String name;
+        final int clientPort = Ports.free();
+        final int peerPort = Ports.free();
+        final Path dataDir;
+
+        private Member(String name) {
+            this.name = name;
+            try {
+                Path root = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "fencing-testkit"));
+                this.dataDir = Files.createTempDirectory(root, "etcd-" + name + "-");
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create a data directory for etcd " + name, e);
+            }
+        }
+
+        static Member allocate(String name) {
+            return new Member(name);
+        }
+
+        String peerUrl() {
+            return "http://127.0.0.1:" + peerPort;
+        }
+
+        String clientUrl() {
+            return "http://127.0.0.1:" + clientPort;
+        }
+
+        /** The member's server; every member of one cluster gets the same {@code clusterToken}. */
+        EtcdTestServer create(String initialCluster, String clusterToken) {
+            List<String> command = new ArrayList<>(List.of(binary(),
+                    "--name", name,
+                    "--data-dir", dataDir.resolve("data").toString(),
+                    "--listen-client-urls", clientUrl(),
+                    "--advertise-client-urls", clientUrl(),
+                    "--listen-peer-urls", peerUrl(),
+                    "--initial-advertise-peer-urls", peerUrl(),
+                    "--initial-cluster", initialCluster,
+                    "--initial-cluster-state", "new",
+                    "--initial-cluster-token", clusterToken,
+                    "--heartbeat-interval", "50",
+                    "--election-timeout", "500",
+                    "--log-level", "warn"));
+            ChildProcess child = new ChildProcess("etcd-" + name, command, clientPort, Duration.ofSeconds(30));
+            child.deleteAtExit(dataDir);
+            return new EtcdTestServer(name, List.of(clientUrl()), child);
+        }
+    }
+}

@@ -1,0 +1,566 @@
+package dev.fencing.etcd;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.ProviderBuilder;
+import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.etcd.internal.Replies;
+import dev.fencing.etcd.internal.ServerTtl;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lock on etcd whose grants carry the lock key's <b>create revision</b> as their fencing token.
+ *
+ * <h2>Algorithm</h2>
+ * <ol>
+ *   <li>Acquire grants a fresh etcd lease for the holder (its TTL the lease TTL, rounded up to
+ *       whole seconds with a small margin, see below), then runs one transaction on the lock key
+ *       {@code <prefix>/<resource>/lock}: if the key does not exist ({@code create_revision == 0}),
+ *       put it with the holder's 128-bit owner id as its value and the lease attached, and read it
+ *       back; else read it. The token is the key's create revision.
+ *   <li>Renewal is the toolkit's {@link dev.fencing.core.spi.LeaseWatchdog} calling
+ *       {@code keepAliveOnce} every TTL/3 and then reading the key to check that it still carries
+ *       this holder's create revision and lease. jetcd's own keep-alive stream is not used: it has
+ *       been seen to stop silently (jetcd#1383, #686), leaving a holder that believes it holds. A
+ *       {@link dev.fencing.core.Lease#renew renew} to a longer TTL than the etcd lease's moves the
+ *       key to a new lease in a transaction guarded by the create revision and owner id (the create
+ *       revision, and so the token, stays).
+ *   <li>Release is an owner-checked delete (a transaction comparing the key's create revision and
+ *       value), then a revoke of the lease. A waiting acquire watches the lock key from the
+ *       revision its failed attempt saw, so a release between the attempt and the watch is not
+ *       missed; a delete wakes this process's waiters for the resource, which retry.
+ * </ol>
+ *
+ * <h2>What the token guarantees, and what the lock alone does not</h2>
+ * The create revision is etcd's global revision at the transaction that created the key: every
+ * write to the cluster raises it by one, through the Raft log, durably (fsynced on a majority)
+ * before the grant is answered. Each grant creates the key anew, so each grant's token is strictly
+ * greater than every earlier grant's token of the same resource (of any resource, in fact) — across
+ * client restarts, member crashes, restarts and leader changes, as long as a majority keeps its
+ * data.
+ *
+ * <p>The lock itself cannot promise mutual exclusion, and Jepsen's analysis of etcd 3.4.3
+ * (etcd#11456, #11457) showed it does not: a lease is time, and a holder that is paused (GC, swap,
+ * SIGSTOP), slow or partitioned past its TTL still believes it holds the lock while etcd has
+ * expired the lease and granted the lock to someone else. Jepsen's lock workload lost updates that
+ * way under process pauses and partitions, with nothing wrong in etcd's key-value operations
+ * (strict serializable throughout). Its conclusion is the article's: use the lock key's revision
+ * as a fencing token and have the protected resource check it. That is what this provider's token
+ * is for: a store of this toolkit refuses the paused holder's late write because its token is
+ * below the new holder's. (The implementation bug Jepsen found — etcd's Lock RPC returning a lock
+ * whose lease had expired while it waited in the queue — does not apply here: this provider does
+ * not use the Lock RPC, and a put with an expired lease fails.)
+ *
+ * <h2>Failure modes</h2>
+ * <ul>
+ *   <li><b>Two holders at once</b> after a pause or partition past the TTL, as above: the local
+ *       validity ends before etcd expires the lease (it is counted from before each request, and
+ *       the server's TTL is the lease TTL plus 1% + 2 ms rounded up to a whole second), but a
+ *       thread that does not look at it keeps going. The token is what keeps data safe then.
+ *   <li><b>Unclear replies.</b> An acquire whose transaction got no answer (timeout, dropped
+ *       connection, interrupt) may have created the key. The provider then revokes the attempt's
+ *       lease — which deletes the key if it was created — and resends the revoke while it fails,
+ *       until the etcd lease would have expired anyway; so a key nobody holds a lease for lasts at
+ *       most one TTL, and usually one round trip. A transaction that etcd applied twice (a client
+ *       retry) finds its own owner id and is granted.
+ *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot
+ *       ({@code etcdctl snapshot restore}) restarts the revision at the snapshot's: tokens handed
+ *       out after the snapshot are handed out again. Restore with etcd 3.5's
+ *       {@code etcdutl snapshot restore --bump-revision N --mark-compacted}, with {@code N} above
+ *       the number of writes since the snapshot, or rebuild the store's high-water marks.
+ *   <li><b>Losing a majority</b> stops every grant, renewal and release (they fail with
+ *       {@link LockUnavailableException}); leases are not lost by it — a new leader extends every
+ *       lease by its TTL — but a holder whose renewals fail past its local validity is reported
+ *       lost.
+ *   <li><b>Someone deletes the key</b> (an operator, another tool): the next renewal finds it gone
+ *       and reports the lease lost.
+ * </ul>
+ *
+ * <p>Tokens are global revisions, not consecutive per resource: they jump by the writes to
+ * other keys in between. Not reentrant. Thread-safe; one jetcd client serves every call.
+ */
+public final class EtcdLockProvider extends AbstractLockProvider {
+
+    private final Client client;
+    private final boolean ownsClient;
+    private final KV kv;
+    private final Lease leases;
+    private final Watch watches;
+    private final EtcdKeys keys;
+    private final Duration requestTimeout;
+    private final String target;
+    /** The revision each resource's last failed attempt saw, for a watch that misses nothing after it. */
+    private final Map<String, Long> seenRevision = new ConcurrentHashMap<>();
+    /** Lease revokes not yet answered: close() lets them finish first. */
+    private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
+    private volatile boolean clientClosed;
+
+    private EtcdLockProvider(Builder builder, Client client, boolean ownsClient) {
+        super(builder, "fencing-etcd-async");
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.kv = client.getKVClient();
+        this.leases = client.getLeaseClient();
+        this.watches = client.getWatchClient();
+        this.keys = new EtcdKeys(builder.keyPrefix);
+        this.requestTimeout = builder.requestTimeout;
+        this.target = builder.target;
+    }
+
+    /**
+     * A builder for a provider with a jetcd client of its own, connected to {@code endpoints}
+     * ({@code http://host:port} or {@code https://host:port}, one per member).
+     */
+    public static Builder builder(String... endpoints) {
+        if (endpoints == null || endpoints.length == 0) {
+            throw new IllegalArgumentException("EtcdLockProvider needs at least one endpoint (http://host:port)");
+        }
+        List<URI> parsed = new ArrayList<>();
+        for (String endpoint : endpoints) {
+            parsed.add(parseEndpoint(endpoint));
+        }
+        return new Builder(parsed, null, String.join(",", parsed.stream().map(URI::toString).toList()));
+    }
+
+    /** A builder for a provider on a jetcd client the caller owns (and closes after closing the provider). */
+    public static Builder builder(Client client) {
+        return new Builder(List.of(), Checks.requireNonNull("client", client), "the given jetcd Client");
+    }
+
+    /** A provider with the defaults, connected to {@code endpoints}. */
+    public static EtcdLockProvider create(String... endpoints) {
+        return builder(endpoints).build();
+    }
+
+    private static URI parseEndpoint(String endpoint) {
+        Checks.requireName("etcd endpoint", endpoint);
+        URI uri;
+        try {
+            uri = URI.create(endpoint.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port, got '"
+                    + endpoint + "'", e);
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getPort() < 1 || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))
+                || uri.getUserInfo() != null) {
+            throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port (no path,"
+                    + " no credentials), got '" + endpoint + "'");
+        }
+        return uri;
+    }
+
+    /** The etcd key holding the lock of {@code resource}. */
+    public String lockKey(String resource) {
+        Checks.requireName("resource", resource);
+        return keys.lockKey(resource);
+    }
+
+    /** How many threads of this provider are asleep waiting for {@code resource} now (a diagnostic). */
+    public int waitersFor(String resource) {
+        return releaseSignals().sleepers(resource);
+    }
+
+    /** How many release notices found a waiting thread in this provider and woke it. */
+    public long wakeUps() {
+        return releaseSignals().wakeUps();
+    }
+
+    /**
+     * The holder's owner id, the seconds its etcd lease has left, and the holder's token (the lock
+     * key's create revision). When the lock is free etcd no longer has the last token (the key is
+     * gone): {@code lastToken} is then empty.
+     */
+    @Override
+    public Optional<LockState> inspect(String resource) {
+        Checks.requireName("resource", resource);
+        try {
+            GetResponse got = Replies.await(kv.get(keys.lockKeyBytes(resource)), requestTimeout);
+            if (got.getKvs().isEmpty()) {
+                return Optional.of(new LockState(resource, Optional.empty(), Duration.ZERO, OptionalLong.empty()));
+            }
+            KeyValue held = got.getKvs().get(0);
+            long ttlSeconds = held.getLease() == 0 ? 0
+                    : Replies.await(leases.timeToLive(held.getLease(), LeaseOption.DEFAULT), requestTimeout).getTTL();
+            return Optional.of(new LockState(resource, Optional.of(text(held.getValue())),
+                    Duration.ofSeconds(Math.max(0, ttlSeconds)), OptionalLong.of(held.getCreateRevision())));
+        } catch (Replies.Unclear e) {
+            throw unreachable(resource, "the read of the lock key", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw LockUnavailableException.unreachable(resource, "interrupted while reading the lock key", e);
+        }
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        String ownerId = OwnerIds.random();
+        ByteSequence key = keys.lockKeyBytes(resource);
+        ByteSequence owner = EtcdKeys.bytes(ownerId);
+        long ttlSeconds = ServerTtl.seconds(options.ttl());
+
+        CompletableFuture<LeaseGrantResponse> granting = leases.grant(ttlSeconds);
+        LeaseGrantResponse grant;
+        try {
+            grant = Replies.await(granting, requestTimeout);
+        } catch (InterruptedException e) {
+            // a lease granted after all holds no key; revoke it rather than let it run out
+            granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (Replies.Unclear e) {
+            granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
+            throw unreachable(resource, "the lease grant", e);
+        }
+        long leaseId = grant.getID();
+
+        CompletableFuture<TxnResponse> committing = kv.txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(key, owner, PutOption.builder().withLeaseId(leaseId).build()), Op.get(key, GetOption.DEFAULT))
+                .Else(Op.get(key, GetOption.DEFAULT))
+                .commit();
+        TxnResponse txn;
+        try {
+            txn = Replies.await(committing, requestTimeout);
+        } catch (InterruptedException e) {
+            // the transaction may have created the key: revoking the lease deletes it, or makes the put fail
+            giveBack(leaseId, grant.getTTL());
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (Replies.Unclear e) {
+            giveBack(leaseId, grant.getTTL());
+            throw unreachable(resource, "the acquire transaction (its lease is revoked, so a key it may have created"
+                    + " goes with it)", e);
+        }
+
+        // either branch ends in a read of the key: ours if the put ran (or ran on an earlier, retried send)
+        List<KeyValue> read = txn.getGetResponses().isEmpty() ? List.of() : txn.getGetResponses().get(0).getKvs();
+        Optional<KeyValue> mine = read.stream()
+                .filter(held -> held.getValue().equals(owner) && held.getLease() == leaseId).findFirst();
+        if (mine.isEmpty()) {
+            // held by another owner: this attempt's lease holds nothing
+            seenRevision.put(resource, txn.getHeader().getRevision());
+            giveBack(leaseId, grant.getTTL());
+            return Optional.empty();
+        }
+        if (isClosed()) {
+            // closed while the transaction was on its way: nobody will be handed this lease
+            giveBack(leaseId, grant.getTTL());
+            return Optional.empty();
+        }
+        long token = mine.get().getCreateRevision();
+        return Optional.of(new EtcdLease(FencingToken.of(resource, token), ownerId, key, owner, leaseId,
+                grant.getTTL(), requestedAtNanos, options.ttl()));
+    }
+
+    /**
+     * Revokes {@code leaseId} without waiting, and again while that fails, until the lease would
+     * have expired anyway ({@code ttlSeconds} from now). Revoking a lease deletes the keys attached
+     * to it and makes a put that names it fail, so it gives back whatever an attempt may have taken.
+     */
+    private void giveBack(long leaseId, long ttlSeconds) {
+        giveBack(leaseId, System.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds), 0);
+    }
+
+    private void giveBack(long leaseId, long untilNanos, int tries) {
+        if (clientClosed) {
+            return; // close() waited for the revokes it could; this lease expires with its TTL
+        }
+        CompletableFuture<?> revoke;
+        try {
+            revoke = leases.revoke(leaseId).orTimeout(requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            revoke = CompletableFuture.failedFuture(e);
+        }
+        inFlight.add(revoke);
+        CompletableFuture<?> sent = revoke;
+        revoke.whenComplete((done, failure) -> {
+            inFlight.remove(sent);
+            if (failure != null && !Replies.isLeaseNotFound(failure) && System.nanoTime() < untilNanos && !clientClosed) {
+                long delayMillis = Math.min(1000, 25L << Math.min(tries, 6));
+                CompletableFuture.delayedExecutor(delayMillis, TimeUnit.MILLISECONDS)
+                        .execute(() -> giveBack(leaseId, untilNanos, tries + 1));
+            }
+        });
+    }
+
+    /**
+     * Watches the lock key from just after the revision the failed attempt saw, so that a delete
+     * after that attempt wakes the waiters even if it happened before the watch started. A watch
+     * that cannot start leaves the waiters to their backoff.
+     */
+    @Override
+    protected ReleaseWatch watchReleases(String resource) {
+        Long seen = seenRevision.get(resource);
+        WatchOption.Builder option = WatchOption.builder().withNoPut(true);
+        if (seen != null) {
+            option.withRevision(seen + 1);
+        }
+        try {
+            Watch.Watcher watcher = watches.watch(keys.lockKeyBytes(resource), option.build(), Watch.listener(
+                    response -> {
+                        if (response.getEvents().stream()
+                                .anyMatch(event -> event.getEventType() == WatchEvent.EventType.DELETE)) {
+                            releaseSignals().signal(resource);
+                        }
+                    },
+                    failure -> releaseSignals().signal(resource))); // retry at once: the backoff takes over
+            return () -> {
+                try {
+                    watcher.close();
+                } catch (RuntimeException e) {
+                    // the client may be closed already; the watch went with it
+                }
+            };
+        } catch (RuntimeException e) {
+            return ReleaseWatch.NONE;
+        }
+    }
+
+    private LockUnavailableException unreachable(String resource, String what, Throwable cause) {
+        return LockUnavailableException.unreachable(resource, "etcd at " + target + " did not answer " + what + ": "
+                + cause.getMessage(), cause);
+    }
+
+    /**
+     * Lets lease revokes still on their way finish first (each bounded by the request timeout), so
+     * that a lock an attempt took while the provider was closing is given back rather than left
+     * for its TTL; then closes the client if the provider created it.
+     */
+    @Override
+    protected void doClose() {
+        long deadline = System.nanoTime() + requestTimeout.multipliedBy(2).toNanos();
+        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                CompletableFuture.allOf(inFlight.toArray(CompletableFuture<?>[]::new))
+                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // a failed revoke is retried and stays in flight; a timeout ends the wait
+            }
+        }
+        clientClosed = true;
+        if (ownsClient) {
+            client.close();
+        }
+    }
+
+    private static String text(ByteSequence bytes) {
+        return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** One holder: its lock key, owner id and etcd lease. */
+    private final class EtcdLease extends AbstractLease {
+        private final ByteSequence key;
+        private final ByteSequence owner;
+        private long leaseId; // guarded by this
+        private long leaseTtlSeconds; // guarded by this
+
+        EtcdLease(FencingToken token, String ownerId, ByteSequence key, ByteSequence owner, long leaseId,
+                long leaseTtlSeconds, long requestedAtNanos, Duration ttl) {
+            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
+            this.key = key;
+            this.owner = owner;
+            this.leaseId = leaseId;
+            this.leaseTtlSeconds = leaseTtlSeconds;
+        }
+
+        private Cmp[] stillMine() {
+            return new Cmp[] {
+                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(token().value())),
+                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(owner))
+            };
+        }
+
+        @Override
+        protected synchronized boolean doRenew(Duration ttl) {
+            long wanted = ServerTtl.seconds(ttl);
+            try {
+                if (wanted > leaseTtlSeconds) {
+                    return moveToLongerLease(wanted);
+                }
+                try {
+                    LeaseKeepAliveResponse alive = Replies.await(leases.keepAliveOnce(leaseId), timeoutFor(ttl));
+                    if (alive.getTTL() <= 0) {
+                        return false;
+                    }
+                } catch (Replies.Unclear e) {
+                    if (Replies.isLeaseNotFound(e.getCause())) {
+                        return false; // expired or revoked: the key went with it
+                    }
+                    throw unreachable(resource(), "the lease keep-alive", e);
+                }
+                // the lease lives; is the key still this holder's (not deleted by someone else)?
+                GetResponse got = Replies.await(kv.get(key), timeoutFor(ttl));
+                return got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
+                        && held.getValue().equals(owner) && held.getLease() == leaseId);
+            } catch (Replies.Unclear e) {
+                throw unreachable(resource(), "the renewal", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw LockUnavailableException.unreachable(resource(), "interrupted while renewing", e);
+            }
+        }
+
+        /** etcd cannot lengthen a lease's TTL: a longer renewal moves the key to a new lease, keeping its create revision. */
+        private boolean moveToLongerLease(long wantedSeconds) throws Replies.Unclear, InterruptedException {
+            LeaseGrantResponse grant = Replies.await(leases.grant(wantedSeconds), requestTimeout);
+            TxnResponse moved;
+            try {
+                moved = Replies.await(kv.txn().If(stillMine())
+                        .Then(Op.put(key, owner, PutOption.builder().withLeaseId(grant.getID()).build()))
+                        .commit(), requestTimeout);
+            } catch (Replies.Unclear | InterruptedException e) {
+                // the key may be on either lease now: keep both; the next renewal settles it
+                throw e;
+            }
+            if (!moved.isSucceeded()) {
+                giveBack(grant.getID(), grant.getTTL());
+                return false;
+            }
+            giveBack(leaseId, leaseTtlSeconds);
+            leaseId = grant.getID();
+            leaseTtlSeconds = grant.getTTL();
+            return true;
+        }
+
+        /** A renewal answers within a third of the TTL or the request timeout, whichever is shorter (at least 100 ms). */
+        private Duration timeoutFor(Duration ttl) {
+            Duration third = ttl.dividedBy(3);
+            Duration bounded = third.compareTo(requestTimeout) < 0 ? third : requestTimeout;
+            return bounded.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : bounded;
+        }
+
+        @Override
+        protected synchronized boolean doRelease() {
+            try {
+                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
+                // the lock is given back and the thread keeps its interrupt status
+                TxnResponse deleted = Replies.awaitUninterruptibly(kv.txn().If(stillMine())
+                        .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), requestTimeout);
+                return deleted.isSucceeded();
+            } catch (Replies.Unclear e) {
+                throw unreachable(resource(), "the release transaction (the lease is revoked, so the key goes with it)",
+                        e);
+            } finally {
+                giveBack(leaseId, leaseTtlSeconds);
+                releaseSignals().signal(resource());
+            }
+        }
+    }
+
+    /** Configures an {@link EtcdLockProvider}; every setting but the endpoints or client is optional. */
+    public static final class Builder extends ProviderBuilder<Builder> {
+        private final List<URI> endpoints;
+        private final Client client;
+        private final String target;
+        private String keyPrefix = "fencing";
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private Builder(List<URI> endpoints, Client client, String target) {
+            this.endpoints = endpoints;
+            this.client = client;
+            this.target = target;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        /**
+         * The prefix of every lock key ({@code <prefix>/<resource>/lock}); default {@code fencing}.
+         * 1 to 64 characters of letters, digits and {@code _.-} in segments separated by single
+         * {@code /}.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = EtcdKeys.requirePrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * How long one etcd request may take before the provider gives up on it; default 5 s, from
+         * 10 ms to 5 min. An acquire whose transaction did not answer in time revokes its lease (see
+         * the class Javadoc); a renewal waits at most a third of the TTL or this, whichever is less.
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),
+                    Duration.ofMinutes(5));
+            return this;
+        }
+
+        /**
+         * Connects (for a provider with its own client) and reads the key prefix once to check
+         * that etcd answers.
+         *
+         * @throws LockUnavailableException if etcd does not answer within the request timeout
+         */
+        public EtcdLockProvider build() {
+            boolean owns = client == null;
+            Client connected = owns
+                    ? Client.builder().endpoints(endpoints.toArray(URI[]::new))
+                            .connectTimeout(requestTimeout)
+                            // jetcd's own retries of a failed send: short, and not past the provider's own bound
+                            .retryDelay(50).retryMaxDelay(1000).retryChronoUnit(java.time.temporal.ChronoUnit.MILLIS)
+                            .retryMaxDuration(requestTimeout.compareTo(Duration.ofMillis(200)) > 0
+                                    ? requestTimeout : Duration.ofMillis(200))
+                            .build()
+                    : client;
+            try {
+                Replies.await(connected.getKVClient().get(EtcdKeys.bytes(keyPrefix + "/"),
+                        GetOption.builder().withCountOnly(true).build()), requestTimeout);
+            } catch (Replies.Unclear e) {
+                if (owns) {
+                    connected.close();
+                }
+                throw LockUnavailableException.providerUnavailable("etcd lock provider for " + target,
+                        "etcd did not answer: " + e.getMessage(), e);
+            } catch (InterruptedException e) {
+                if (owns) {
+                    connected.close();
+                }
+                Thread.currentThread().interrupt();
+                throw LockUnavailableException.providerUnavailable("etcd lock provider for " + target,
+                        "interrupted while connecting", e);
+            }
+            return new EtcdLockProvider(this, connected, owns);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Implementation details of the etcd provider: not API. */
+package dev.fencing.etcd.internal;
