@@ -23,6 +23,8 @@ import java.util.function.Supplier;
  *       <td>3 {@code redis-server} child processes in cluster mode</td></tr>
  *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td></tr>
  *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
+ *   <tr><td>{@code FENCING_ZOOKEEPER_CONNECT}</td><td>{@code host:port}, comma-separated for an ensemble</td>
+ *       <td>curator-test's in-JVM {@code TestingServer}</td></tr>
  * </table>
  */
 public final class TestServers {
@@ -33,6 +35,7 @@ public final class TestServers {
     private static RedisClusterTestServer redisCluster;
     private static S3TestServer s3;
     private static DynamoDbTestServer dynamoDb;
+    private static ZooKeeperTestServer zooKeeper;
 
     private TestServers() {}
 
@@ -109,6 +112,14 @@ public final class TestServers {
             dynamoDb = fromEnv("FENCING_DYNAMODB_ENDPOINT", DynamoDbTestServer::external, DynamoDbTestServer::launch);
         }
         return dynamoDb;
+    }
+
+    /** The shared ZooKeeper server. */
+    public static synchronized ZooKeeperTestServer zooKeeper() {
+        if (zooKeeper == null) {
+            zooKeeper = fromEnv("FENCING_ZOOKEEPER_CONNECT", ZooKeeperTestServer::external, ZooKeeperTestServer::launch);
+        }
+        return zooKeeper;
     }
 
     private static <S> S fromEnv(String variable, Function<String, S> external, Supplier<S> embedded) {
