@@ -18,6 +18,7 @@ import dev.fencing.s3.S3Layout;
 import dev.fencing.testkit.history.History;
 import dev.fencing.testkit.history.HistoryChecker;
 import dev.fencing.testkit.history.HistoryRun;
+import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * The README's snippets for the core API, Redis, Postgres, etcd, S3, Flyway and the history checker,
+ * The README's snippets for the core API, Redis, Postgres, etcd, ZooKeeper, S3, Flyway and the history checker,
  * verbatim: compiled by the build (never run), and found in the README by {@link ReadmeSnippetsTest}.
  */
 @SuppressWarnings("unused")
@@ -80,6 +81,17 @@ final class ApiSnippets {
             try (Lease lease = locks.acquire("invoice-7", LeaseOptions.ofTtl(Duration.ofSeconds(10)))) {
                 invoices.update(lease.token(), "invoice-7", invoice -> invoice.orElse("") + "paid;");
             }                                          // release: owner-checked delete, then the lease is revoked
+        }
+    }
+
+    static void zooKeeperQuickStart(DataSource dataSource) throws InterruptedException {
+        FencedStore invoices = JdbcFencedStore.create(dataSource);   // or any fenced store
+        try (ZooKeeperLockProvider locks = ZooKeeperLockProvider.builder("zk1:2181,zk2:2181,zk3:2181")
+                .sessionTimeout(Duration.ofSeconds(10)).build()) {
+            LeaseOptions options = LeaseOptions.builder().ttl(Duration.ofSeconds(10)).autoRenew(true).build();
+            try (Lease lease = locks.acquire("invoice-7", options)) {     // token = the holder znode's czxid
+                invoices.update(lease.token(), "invoice-7", invoice -> invoice.orElse("") + "paid;");
+            }
         }
     }
 

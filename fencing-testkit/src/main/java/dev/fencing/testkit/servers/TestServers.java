@@ -25,6 +25,8 @@ import java.util.function.Supplier;
  *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
  *   <tr><td>{@code FENCING_ETCD_ENDPOINTS}</td><td>{@code http://host:port}, comma-separated</td>
  *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td></tr>
+ *   <tr><td>{@code FENCING_ZOOKEEPER_CONNECT}</td><td>{@code host:port}, comma-separated for an ensemble</td>
+ *       <td>curator-test's in-JVM {@code TestingServer}</td></tr>
  * </table>
  */
 public final class TestServers {
@@ -36,6 +38,7 @@ public final class TestServers {
     private static S3TestServer s3;
     private static DynamoDbTestServer dynamoDb;
     private static EtcdTestServer etcd;
+    private static ZooKeeperTestServer zooKeeper;
 
     private TestServers() {}
 
@@ -123,6 +126,14 @@ public final class TestServers {
             etcd = fromEnv("FENCING_ETCD_ENDPOINTS", EtcdTestServer::external, EtcdTestServer::launch);
         }
         return etcd;
+    }
+
+    /** The shared ZooKeeper server. */
+    public static synchronized ZooKeeperTestServer zooKeeper() {
+        if (zooKeeper == null) {
+            zooKeeper = fromEnv("FENCING_ZOOKEEPER_CONNECT", ZooKeeperTestServer::external, ZooKeeperTestServer::launch);
+        }
+        return zooKeeper;
     }
 
     private static <S> S fromEnv(String variable, Function<String, S> external, Supplier<S> embedded) {

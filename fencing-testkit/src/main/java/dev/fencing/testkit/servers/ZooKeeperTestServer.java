@@ -1,0 +1,88 @@
+package dev.fencing.testkit.servers;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * A ZooKeeper server for tests: curator-test's in-JVM {@link TestingServer} on a free loopback
+ * port with a temporary data directory, or an external server or ensemble.
+ */
+public final class ZooKeeperTestServer implements TestServer {
+
+    private final String connectString;
+    private final TestingServer server;
+
+    private ZooKeeperTestServer(String connectString, TestingServer server) {
+        this.connectString = connectString;
+        this.server = server;
+    }
+
+    /** Starts a new in-JVM server on a free port. */
+    public static ZooKeeperTestServer launch() {
+        try {
+            TestingServer server = new TestingServer(-1, true);
+            return new ZooKeeperTestServer(server.getConnectString(), server);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start curator-test's ZooKeeper TestingServer; set"
+                    + " FENCING_ZOOKEEPER_CONNECT to a server (host:port) instead", e);
+        }
+    }
+
+    /** An external server or ensemble at {@code connectString} ({@code host:port,host:port}). */
+    public static ZooKeeperTestServer external(String connectString) {
+        return new ZooKeeperTestServer(connectString, null);
+    }
+
+    /** {@code host:port}, for ZooKeeper and Curator clients. */
+    public String connectString() {
+        return connectString;
+    }
+
+    @Override
+    public String describe() {
+        return "ZooKeeper at " + connectString;
+    }
+
+    @Override
+    public boolean isManaged() {
+        return server != null;
+    }
+
+    /** Stops the server; its data directory stays, so {@link #start()} brings back every znode. */
+    @Override
+    public void stop() {
+        try {
+            managed("stop").stop();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The in-JVM server cannot be SIGKILLed: stops it, keeping its data (what a crash with synced logs leaves). */
+    @Override
+    public void kill() {
+        stop();
+    }
+
+    @Override
+    public void start() {
+        try {
+            managed("start").restart();
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot restart " + describe(), e);
+        }
+    }
+
+    private TestingServer managed(String fault) {
+        if (server == null) {
+            throw ManagedOnly.refuse(this, fault);
+        }
+        return server;
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

@@ -1,0 +1,145 @@
+package dev.fencing.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/** The few ZooKeeper operations of the recipe, on one Curator client; every method may throw what Curator throws. */
+final class Znodes {
+
+    /** A contender's znode as its create reply described it. */
+    record Created(String path, long czxid, long sessionId) {}
+
+    private final CuratorFramework client;
+
+    Znodes(CuratorFramework client) {
+        this.client = client;
+    }
+
+    CuratorFramework client() {
+        return client;
+    }
+
+    /**
+     * Creates an ephemeral sequential contender under {@code parent} (and the parent as a container
+     * if missing) holding {@code data}. Curator's protected mode names it {@code _c_<uuid>-lock-N}: a
+     * create retried after a lost reply first looks for a child with that uuid instead of creating a
+     * second one, and a create that fails for good has Curator delete such a child in the background.
+     */
+    Created create(String parent, String data) throws Exception {
+        Stat stat = new Stat();
+        String path = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
+                .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                .forPath(parent + "/" + ZooKeeperPaths.NODE_NAME, data.getBytes(StandardCharsets.UTF_8));
+        return new Created(path, stat.getCzxid(), stat.getEphemeralOwner());
+    }
+
+    /** The contenders of {@code parent} in queue order (lowest sequence first); empty if the parent is gone. */
+    List<String> queue(String parent) throws Exception {
+        try {
+            return client.getChildren().forPath(parent).stream()
+                    .sorted(Comparator.comparingLong(ZooKeeperPaths::sequenceOf)).toList();
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    /** Sets {@code watcher} on {@code path} if it exists; false if it is already gone. */
+    boolean watch(String path, Watcher watcher) throws Exception {
+        return client.checkExists().usingWatcher(watcher).forPath(path) != null;
+    }
+
+    /** The stat of {@code path}, if it exists. */
+    Optional<Stat> stat(String path) throws Exception {
+        return Optional.ofNullable(client.checkExists().forPath(path));
+    }
+
+    /** The data and stat of {@code path}, if it exists. */
+    Optional<String> data(String path, Stat stat) throws Exception {
+        try {
+            return Optional.of(new String(client.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Writes {@code data} to {@code path}; the stat after the write, or empty if the znode is gone. */
+    Optional<Stat> write(String path, String data) throws Exception {
+        try {
+            return Optional.of(client.setData().forPath(path, data.getBytes(StandardCharsets.UTF_8)));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Deletes {@code path} in the background with Curator's guaranteed delete, which retries
+     * after a lost connection for as long as the session lives (the session's end deletes an
+     * ephemeral znode anyway). Never blocks, never throws: for clean-ups on any thread.
+     */
+    void deleteInBackground(String path) {
+        try {
+            client.delete().guaranteed().inBackground().forPath(path);
+        } catch (Exception e) {
+            // the client is closed: its session ended, and with it every ephemeral znode it made
+        }
+    }
+
+    /**
+     * Deletes {@code path} (guaranteed, as {@link #deleteInBackground}) and waits up to
+     * {@code timeout} for the answer, without being cut short by an interrupt (the thread keeps its
+     * interrupt status).
+     *
+     * @return true if it was deleted now, false if it was already gone
+     * @throws TimeoutException if no answer came in time (the delete goes on in the background)
+     * @throws KeeperException for any other refusal
+     */
+    boolean delete(String path, Duration timeout) throws Exception {
+        CompletableFuture<Integer> answer = new CompletableFuture<>();
+        client.delete().guaranteed().inBackground((c, event) -> answer.complete(event.getResultCode())).forPath(path);
+        int code = awaitUninterruptibly(answer, timeout);
+        if (code == KeeperException.Code.OK.intValue()) {
+            return true;
+        }
+        if (code == KeeperException.Code.NONODE.intValue()) {
+            return false;
+        }
+        throw KeeperException.create(KeeperException.Code.get(code), path);
+    }
+
+    private static <T> T awaitUninterruptibly(CompletableFuture<T> future, Duration timeout) throws Exception {
+        long end = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw e.getCause() instanceof Exception cause ? cause : e;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The id of the client's current session (0 while it has none). */
+    long sessionId() throws Exception {
+        return client.getZookeeperClient().getZooKeeper().getSessionId();
+    }
+}

@@ -1,0 +1,503 @@
+package dev.fencing.zookeeper;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.ProviderBuilder;
+import dev.fencing.core.spi.ReleaseWatch;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * A lock on ZooKeeper (through Apache Curator) whose grants carry the holder znode's
+ * {@code czxid} as the fencing token.
+ *
+ * <h2>Algorithm (the ZooKeeper lock recipe)</h2>
+ * <ol>
+ *   <li>A contender creates an ephemeral sequential znode {@code <root>/<resource>/_c_<uuid>-lock-N}
+ *       (the parent a container znode, created if missing) holding its owner id. The contender
+ *       with the lowest sequence number holds the lock.
+ *   <li>{@code tryAcquire}, and the first attempt of a waiting {@code acquire}: create, list the
+ *       children; lowest — the lease; otherwise delete the znode again, so a refused attempt
+ *       leaves nothing in line.
+ *   <li>A waiting {@code acquire} stands in line: one ephemeral sequential ticket per process and
+ *       resource, which watches only the znode just before it. Each release therefore wakes one
+ *       process, the next in line — no herd. When the ticket reaches the head, a waiter of that
+ *       process claims it (writes its owner id into it) and holds the lock.
+ *   <li>Release deletes the lease's own znode, by its unique path (the {@code uuid} and the
+ *       sequence number make it the owner check: no other holder's znode has that path).
+ * </ol>
+ *
+ * <h2>What the token guarantees, and what the lock alone does not</h2>
+ * The token is the holder znode's {@code czxid}: the zxid of the transaction that created it, from
+ * ZooKeeper's replicated, totally ordered log — {@code epoch << 32 | counter}, global across all
+ * resources, strictly increasing, and durable across restarts and leader changes (a new leader's
+ * epoch is higher). Every grant is the lowest live contender; every earlier holder was lower in the
+ * same queue, or lived under an earlier incarnation of the parent, so its znode was created
+ * earlier: tokens strictly increase per resource. The sequence suffix is not used: it restarts at 0
+ * whenever the parent is deleted (an empty container is) and created again.
+ *
+ * <p>The lock alone cannot protect the data: a holder that pauses (GC, swap) or is cut off past
+ * its session keeps running with a lease it no longer has, while ZooKeeper already granted the lock
+ * to the next contender. Only a store that refuses the older token stops its late write.
+ *
+ * <h2>Leases, TTL and the session</h2>
+ * ZooKeeper knows no TTL of its own: an ephemeral znode lives as long as the session that created
+ * it, and a session lives while its client sends heartbeats. This provider maps the toolkit's
+ * lease onto that as follows.
+ * <ul>
+ *   <li>The lease's TTL is kept by the holder's process: a lease not renewed for a TTL is counted
+ *       invalid from then on, and its znode is deleted {@value #LAPSE_MARGIN_MILLIS} ms later (so no
+ *       takeover is possible while it still counts itself valid).
+ *   <li>A renewal confirms that the lease's znode still exists — which proves its session is alive,
+ *       since ZooKeeper deletes a session's ephemeral znodes when it ends — and extends the TTL.
+ *   <li>A process that dies, pauses or is cut off sends no heartbeats: ZooKeeper ends its session
+ *       after the negotiated session timeout and deletes its znodes. So the lock is free at most
+ *       {@code max(TTL, session timeout)} after the holder's last sign of life.
+ *   <li>A {@code SUSPENDED} connection (the client lost the server) makes a lease invalid — reported
+ *       lost — once the session could have ended on the server: at the latest one session timeout
+ *       after the start of the lease's last request ZooKeeper answered (its acquire or its last
+ *       renewal), earlier if its TTL runs out first. Reconnecting within the same session in time
+ *       keeps it. To ride out short disconnections, renew more often than the session timeout
+ *       (auto-renewal with a TTL no longer than the session timeout does).
+ *   <li>A session that ended ({@code LOST}, an expired session) loses every lease of it: the
+ *       listener is told, and the next contender's token is larger.
+ *   <li>{@link #close()} ends the provider's session: ZooKeeper deletes its znodes at once, so its
+ *       held leases are reported lost right away rather than lapsing on their TTL.
+ * </ul>
+ *
+ * <h2>Unclear replies</h2>
+ * A create whose reply was lost is resolved by Curator's protected mode (see {@code Znodes}): a
+ * retry finds the znode by its uuid instead of creating a second, and a create that fails for good
+ * (or an interrupted one) has Curator delete the uuid's znode in the background. Deletes are
+ * Curator's guaranteed deletes, retried after a reconnect for as long as the session lives. All
+ * znodes are ephemeral, so whatever is left over goes with the session at the latest.
+ *
+ * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
+ * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
+ */
+public final class ZooKeeperLockProvider extends AbstractLockProvider {
+
+    /** How long after a lease's local validity ends its znode is deleted by its process. */
+    public static final long LAPSE_MARGIN_MILLIS = 20;
+
+    private final Znodes znodes;
+    private final CuratorFramework client;
+    private final String root;
+    private final String target;
+    private final Duration operationTimeout;
+    private final ScheduledThreadPoolExecutor timers;
+    private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
+
+    private ZooKeeperLockProvider(Builder builder, CuratorFramework client) {
+        super(builder, "fencing-zookeeper-async");
+        this.client = client;
+        this.znodes = new Znodes(client);
+        this.root = builder.root;
+        this.target = builder.connectString;
+        this.operationTimeout = builder.connectionTimeout.multipliedBy(2);
+        this.timers = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "fencing-zookeeper-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timers.setRemoveOnCancelPolicy(true);
+        client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
+    }
+
+    /** A builder for a provider that connects to {@code connectString} ({@code host:port,host:port}). */
+    public static Builder builder(String connectString) {
+        return new Builder(Checks.requireName("connectString", connectString));
+    }
+
+    /** A provider with the defaults, connected to {@code connectString}. */
+    public static ZooKeeperLockProvider create(String connectString) {
+        return builder(connectString).build();
+    }
+
+    /** The parent znode under which the contenders for {@code resource} stand in line. */
+    public String lockPath(String resource) {
+        Checks.requireName("resource", resource);
+        return ZooKeeperPaths.parent(root, ZooKeeperPaths.checkResource(resource));
+    }
+
+    @Override
+    protected void checkResource(String resource) {
+        ZooKeeperPaths.checkResource(resource);
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        String ownerId = OwnerIds.random();
+        WaitQueue queue = queues.get(resource);
+        return queue != null ? claim(queue, resource, ownerId, options, requestedAtNanos)
+                : contend(resource, ownerId, options, requestedAtNanos);
+    }
+
+    /** One create-and-look: the lease if the new znode is lowest, otherwise nothing left behind. */
+    private Optional<AbstractLease> contend(String resource, String ownerId, LeaseOptions options, long requestedAt) {
+        String parent = ZooKeeperPaths.parent(root, resource);
+        Znodes.Created created;
+        try {
+            created = znodes.create(parent, ownerId);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // Curator's protected mode deletes a znode the create may have made
+            return Optional.empty();
+        } catch (Exception e) {
+            throw unreachable(resource, "the create of the contender znode", e);
+        }
+        try {
+            List<String> queue = znodes.queue(parent);
+            if (!queue.isEmpty() && created.path().equals(parent + "/" + queue.get(0))) {
+                return Optional.of(grant(resource, ownerId, created, options, requestedAt));
+            }
+            znodes.deleteInBackground(created.path());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            znodes.deleteInBackground(created.path());
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (Exception e) {
+            znodes.deleteInBackground(created.path());
+            throw unreachable(resource, "the listing of the contenders", e);
+        }
+    }
+
+    private Optional<AbstractLease> claim(WaitQueue queue, String resource, String ownerId, LeaseOptions options,
+            long requestedAt) {
+        try {
+            return queue.poll(ownerId).map(claim -> grant(resource, ownerId, claim.ticket(), options, requestedAt));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the ticket stays in line until the waiter leaves
+            return Optional.empty();
+        } catch (Exception e) {
+            throw unreachable(resource, "the waiting queue", e);
+        }
+    }
+
+    private ZooKeeperLease grant(String resource, String ownerId, Znodes.Created znode, LeaseOptions options,
+            long requestedAt) {
+        ZooKeeperLease lease = new ZooKeeperLease(FencingToken.of(resource, znode.czxid()), ownerId, requestedAt,
+                options.ttl(), znode);
+        held.add(lease);
+        lease.scheduleLapse();
+        if (isClosed()) {
+            lease.lose("the provider was closed while the lock was being granted");
+        }
+        return lease;
+    }
+
+    /** Stands this process in the resource's queue (one ticket for all its waiters), watching the predecessor. */
+    @Override
+    protected ReleaseWatch watchReleases(String resource) {
+        while (true) {
+            WaitQueue queue = queues.computeIfAbsent(resource, r -> new WaitQueue(znodes, ZooKeeperPaths.parent(root, r),
+                    () -> releaseSignals().signal(r), () -> queues.remove(r)));
+            if (queue.join()) {
+                return queue.leaveOnClose();
+            }
+            queues.remove(resource, queue); // emptied just now
+        }
+    }
+
+    /**
+     * The holder (its owner id, or {@code "a waiter about to take it"} for a ticket not yet claimed)
+     * and its token. The server keeps no TTL, so {@link LockState#remaining()} is zero; ZooKeeper
+     * keeps no token of a released lock, so {@link LockState#lastToken()} is the holder's, or empty
+     * when free.
+     */
+    @Override
+    public Optional<LockState> inspect(String resource) {
+        Checks.requireName("resource", resource);
+        checkResource(resource);
+        String parent = ZooKeeperPaths.parent(root, resource);
+        try {
+            for (String name : znodes.queue(parent)) {
+                Stat stat = new Stat();
+                Optional<String> owner = znodes.data(parent + "/" + name, stat);
+                if (owner.isPresent()) {
+                    String holder = owner.get().isEmpty() ? "a waiter about to take it" : owner.get();
+                    return Optional.of(new LockState(resource, Optional.of(holder), Duration.ZERO,
+                            OptionalLong.of(stat.getCzxid())));
+                }
+            }
+            return Optional.of(new LockState(resource, Optional.empty(), Duration.ZERO, OptionalLong.empty()));
+        } catch (Exception e) {
+            throw unreachable(resource, "the listing of the contenders", e);
+        }
+    }
+
+    private void connectionChanged(ConnectionState state) {
+        long sessionId;
+        try {
+            sessionId = znodes.sessionId();
+        } catch (Exception e) {
+            sessionId = 0;
+        }
+        int timeoutMillis = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        for (ZooKeeperLease lease : List.copyOf(held)) {
+            switch (state) {
+                case SUSPENDED -> lease.suspended(Duration.ofMillis(timeoutMillis));
+                case RECONNECTED, CONNECTED -> lease.reconnected(sessionId);
+                case LOST -> lease.lose("the ZooKeeper session ended (expired or closed): ZooKeeper deleted its znodes");
+                default -> { }
+            }
+        }
+    }
+
+    private LockUnavailableException unreachable(String resource, String what, Exception e) {
+        return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " did not answer " + what
+                + ": " + e, e);
+    }
+
+    @Override
+    protected void doClose() {
+        for (ZooKeeperLease lease : List.copyOf(held)) {
+            lease.lose("the provider was closed, which ended its ZooKeeper session and deleted the lock's znode");
+        }
+        timers.shutdownNow();
+        client.close();
+    }
+
+    /** A held znode: the lease's TTL, lapse and suspension timers on top of the session. */
+    private final class ZooKeeperLease extends AbstractLease {
+        private final String path;
+        private final long sessionId;
+        private long serverDeadline; // guarded by this
+        private long confirmedAt; // guarded by this: the start of the last request ZooKeeper answered
+        private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
+        private ScheduledFuture<?> lapse; // guarded by this
+        private ScheduledFuture<?> suspension; // guarded by this
+
+        ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode) {
+            super(token, ownerId, requestedAt, ttl, clock(), listener());
+            this.path = znode.path();
+            this.sessionId = znode.sessionId();
+            this.serverDeadline = requestedAt + ttl.toNanos();
+            this.confirmedAt = requestedAt;
+        }
+
+        synchronized void scheduleLapse() {
+            if (lapse != null) {
+                lapse.cancel(false);
+            }
+            long delay = serverDeadline - clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(LAPSE_MARGIN_MILLIS);
+            try {
+                lapse = timers.schedule(this::lapseIfDue, Math.max(0, delay), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                lapse = null; // the provider is closing: its session ends and takes the znode along
+            }
+        }
+
+        private synchronized void lapseIfDue() {
+            if (gone) {
+                return;
+            }
+            if (clock().nanoTime() - serverDeadline < 0) {
+                scheduleLapse(); // renewed meanwhile
+                return;
+            }
+            dropZnode();
+        }
+
+        /** Deletes the znode in the background and forgets the lease; the local waiters are told. */
+        private void dropZnode() {
+            gone = true;
+            cancelTimers();
+            held.remove(this);
+            znodes.deleteInBackground(path);
+            releaseSignals().signal(resource());
+        }
+
+        synchronized void suspended(Duration sessionTimeout) {
+            if (gone || suspension != null) {
+                return;
+            }
+            long lostAt = Math.min(serverDeadline, confirmedAt + sessionTimeout.toNanos());
+            try {
+                suspension = timers.schedule(() -> lose("the connection to ZooKeeper was suspended for longer than"
+                        + " the session could live (" + sessionTimeout.toMillis() + " ms after the lease's last"
+                        + " confirmed request)"), Math.max(0, lostAt - clock().nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                lose("the connection to ZooKeeper was suspended while the provider closed");
+            }
+        }
+
+        synchronized void reconnected(long currentSession) {
+            if (currentSession != sessionId) {
+                lose("ZooKeeper reconnected with a new session: the lease's session ended and its znode with it");
+                return;
+            }
+            if (suspension != null) {
+                suspension.cancel(false);
+                suspension = null;
+            }
+        }
+
+        void lose(String reason) {
+            synchronized (this) {
+                if (gone) {
+                    return;
+                }
+                gone = true;
+                cancelTimers();
+                held.remove(this);
+                znodes.deleteInBackground(path); // mostly gone already; a closed client's session took it along
+            }
+            markLost(reason, null);
+            releaseSignals().signal(resource());
+        }
+
+        private void cancelTimers() {
+            if (lapse != null) {
+                lapse.cancel(false);
+            }
+            if (suspension != null) {
+                suspension.cancel(false);
+            }
+        }
+
+        @Override
+        protected synchronized boolean doRenew(Duration ttl) {
+            long start = clock().nanoTime();
+            if (gone) {
+                return false;
+            }
+            if (start - serverDeadline >= 0) {
+                dropZnode(); // expired: as a server-side TTL would, refuse to bring it back
+                return false;
+            }
+            Optional<Stat> stat;
+            try {
+                stat = znodes.stat(path);
+            } catch (Exception e) {
+                throw unreachable(resource(), "the renewal's check of the lease's znode", e);
+            }
+            if (stat.isEmpty() || stat.get().getEphemeralOwner() != sessionId) {
+                gone = true;
+                cancelTimers();
+                held.remove(this);
+                return false;
+            }
+            confirmedAt = start;
+            serverDeadline = start + ttl.toNanos();
+            scheduleLapse();
+            return true;
+        }
+
+        @Override
+        protected boolean doRelease() {
+            boolean expired;
+            synchronized (this) {
+                expired = gone || clock().nanoTime() - serverDeadline >= 0;
+                gone = true;
+                cancelTimers();
+                held.remove(this);
+            }
+            try {
+                boolean deleted = znodes.delete(path, operationTimeout);
+                return deleted && !expired;
+            } catch (IllegalStateException e) {
+                return false; // the client is closed: its session ended and took the znode along
+            } catch (Exception e) {
+                throw unreachable(resource(), "the release (a guaranteed delete, retried in the background)", e);
+            } finally {
+                releaseSignals().signal(resource());
+            }
+        }
+    }
+
+    /** Configures a {@link ZooKeeperLockProvider}; every setting but the connect string is optional. */
+    public static final class Builder extends ProviderBuilder<Builder> {
+        private final String connectString;
+        private String root = "/fencing/locks";
+        private Duration sessionTimeout = Duration.ofSeconds(10);
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        private Builder(String connectString) {
+            this.connectString = connectString;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        /** The parent of every resource's znode; default {@code /fencing/locks}. An absolute path. */
+        public Builder root(String root) {
+            this.root = ZooKeeperPaths.checkRoot(root);
+            return this;
+        }
+
+        /**
+         * The session timeout asked for, from 1 s to 10 min; default 10 s. The server settles it
+         * within its own bounds (by default 2 to 20 ticks); a holder that stops sending heartbeats
+         * loses its locks that long after its last sign of life.
+         */
+        public Builder sessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = Checks.requireBetween("sessionTimeout", sessionTimeout, Duration.ofSeconds(1),
+                    Duration.ofMinutes(10));
+            return this;
+        }
+
+        /**
+         * How long to wait for a connection: when building, and for each request while
+         * disconnected (Curator tries a request up to 4 times); from 100 ms to 5 min, default 5 s.
+         */
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,
+                    Duration.ofMillis(100), Duration.ofMinutes(5));
+            return this;
+        }
+
+        /**
+         * Connects and waits for the session.
+         *
+         * @throws LockUnavailableException if no ZooKeeper server answered within the connection timeout
+         */
+        public ZooKeeperLockProvider build() {
+            CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+                    .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                    .connectionTimeoutMs((int) connectionTimeout.toMillis())
+                    .retryPolicy(new RetryNTimes(3, 100))
+                    .build();
+            client.start();
+            boolean connected;
+            try {
+                connected = client.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                connected = false;
+            }
+            if (!connected) {
+                client.close();
+                throw LockUnavailableException.providerUnavailable("ZooKeeper lock provider for " + connectString,
+                        "no server answered within " + connectionTimeout.toMillis() + " ms", null);
+            }
+            return new ZooKeeperLockProvider(this, client);
+        }
+    }
+
+    /** For tests: the Curator client whose session holds this provider's znodes. */
+    CuratorFramework curator() {
+        return client;
+    }
+}

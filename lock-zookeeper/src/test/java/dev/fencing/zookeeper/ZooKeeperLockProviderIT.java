@@ -1,0 +1,68 @@
+package dev.fencing.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.LockState;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.TestServers;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ZooKeeperLockProviderIT extends LockProviderContract {
+
+    private final ZooKeeperTestServer zooKeeper = TestServers.zooKeeper();
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return ZooKeeperLockProvider.builder(zooKeeper.connectString()).listener(listener).build();
+    }
+
+    /** A provider on a ZooKeeper of its own, stopped once the provider is connected. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        ZooKeeperTestServer own = ZooKeeperTestServer.launch();
+        LockProvider provider = ZooKeeperLockProvider.builder(own.connectString())
+                .connectionTimeout(Duration.ofMillis(300)).build();
+        own.stop();
+        return provider;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"a/b", "/", ".", "..", "emoji-\uD83D\uDE00", "private-\uE000", "special-\uFFF5", "del-\u007F"})
+    void namesZooKeeperCannotTakeAsOnePathElementAreRefusedNamingTheValue(String bad) {
+        assertThatThrownBy(() -> provider.tryAcquire(bad, LeaseOptions.ofDefaults()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resource");
+        assertThatThrownBy(() -> provider.inspect(bad)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aBadRootIsRefusedNamingIt() {
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("no-slash"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'no-slash'");
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("/trailing/"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'/trailing/'");
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("/zookeeper"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'/zookeeper'");
+    }
+
+    @Test
+    void inspectShowsTheHolderAndItsTokenAndNothingOnceFree() {
+        String resource = resource("r");
+        try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            LockState state = anotherProvider().inspect(resource).orElseThrow();
+            assertThat(state.holder()).contains(lease.ownerId());
+            assertThat(state.lastToken()).hasValue(lease.token().value());
+        }
+        LockState free = provider.inspect(resource).orElseThrow();
+        assertThat(free.isHeld()).isFalse();
+    }
+}
