@@ -77,6 +77,11 @@ public final class LaggingProxy implements AutoCloseable {
                 server.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(server);
+                if (listener.isClosed()) { // accepted while close() ran: it may have missed these two
+                    closeQuietly(client);
+                    closeQuietly(server);
+                    return;
+                }
                 pump(client, server, false);
                 pump(server, client, true);
             } catch (IOException e) {
