@@ -149,7 +149,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
 
     /** Why the stored row refuses {@code token}: another lock's key, or a stale token; null if it accepts it. */
     private static WriteOutcome refusal(Snapshot<Long> stored, FencingToken token, Policy policy) {
-        if (stored.resource() != null && !stored.resource().equals(token.resource())) {
+        if (stored.fencedByAnotherLockThan(token)) {
             return WriteOutcome.foreign(stored.resource());
         }
         return policy.accepts(token.value(), stored.token()) ? null : WriteOutcome.stale(stored.token());

@@ -102,7 +102,7 @@ public final class S3FencedStore implements StorageAccessor<String> {
     @Override
     public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, FencingToken token,
             Policy policy) {
-        if (expected != null && expected.resource() != null && !expected.resource().equals(token.resource())) {
+        if (expected != null && expected.fencedByAnotherLockThan(token)) {
             return WriteOutcome.foreign(expected.resource());
         }
         if (expected != null && !policy.accepts(token.value(), expected.token())) {

@@ -63,7 +63,7 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     @Override
     public synchronized WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
-        if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
+        if (current != null && current.fencedByAnotherLockThan(token)) {
             return WriteOutcome.foreign(current.resource());
         }
         if (current != null && !policy.accepts(token.value(), current.token())) {
@@ -77,7 +77,7 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     public synchronized WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value,
             FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
-        if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
+        if (current != null && current.fencedByAnotherLockThan(token)) {
             return WriteOutcome.foreign(current.resource());
         }
         if (current != null && !policy.accepts(token.value(), current.token())) {

@@ -1,5 +1,7 @@
 package dev.fencing.core.spi;
 
+import dev.fencing.core.FencingToken;
+
 /**
  * What a store holds under a key, as its {@link StorageAccessor} loaded it.
  *
@@ -12,6 +14,14 @@ package dev.fencing.core.spi;
  * @param <V> the store's version type
  */
 public record Snapshot<V>(String value, long token, String resource, V version) {
+
+    /**
+     * Whether the item is fenced by another lock than {@code token}'s: it keeps a resource, and
+     * that resource differs from the token's (exactly, as Java strings).
+     */
+    public boolean fencedByAnotherLockThan(FencingToken token) {
+        return resource != null && !resource.equals(token.resource());
+    }
 
     /** Whether this is a tombstone: the item was deleted, its mark kept. */
     public boolean isTombstone() {

@@ -82,8 +82,8 @@ public final class StorageBasedFencedStore implements FencedStore {
             Function<Optional<String>, String> change) {
         for (int attempt = 0; attempt < maxUpdateAttempts; attempt++) {
             Snapshot<V> current = typed.load(key).orElse(null);
-            if (current != null && current.resource() != null && !current.resource().equals(token.resource())) {
-                throw foreign(key, token, current.resource());
+            if (current != null && current.fencedByAnotherLockThan(token)) {
+                throw ForeignTokenException.of(key, token, current.resource());
             }
             if (current != null && !policy.accepts(token.value(), current.token())) {
                 throw rejected(key, token, current.token());
@@ -130,7 +130,7 @@ public final class StorageBasedFencedStore implements FencedStore {
                         : accessor.load(key).map(Snapshot::token).orElse(0L);
                 throw rejected(key, token, mark);
             case FOREIGN:
-                throw foreign(key, token, outcome.boundResource());
+                throw ForeignTokenException.of(key, token, outcome.boundResource());
             default:
                 throw new IllegalStateException("store accessor " + accessor.getClass().getName()
                         + " answered " + outcome + " to an unconditional write of '" + key + "'");
@@ -141,10 +141,6 @@ public final class StorageBasedFencedStore implements FencedStore {
         StaleTokenException rejection = StaleTokenException.of(key, token, mark, policy);
         listener.onStaleWriteRejected(rejection);
         return rejection;
-    }
-
-    private static ForeignTokenException foreign(String key, FencingToken token, String boundResource) {
-        return ForeignTokenException.of(key, token, boundResource);
     }
 
     private static void checkKeyAndToken(String key, FencingToken token) {

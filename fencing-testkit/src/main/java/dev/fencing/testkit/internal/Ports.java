@@ -6,6 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /** Free loopback ports, and waiting for a port to accept connections. */
 public final class Ports {
@@ -34,14 +36,25 @@ public final class Ports {
 
     /** Waits until {@code port} accepts connections, or throws after {@code timeout}. */
     public static void awaitOpen(int port, Duration timeout, Process process, String what) {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (!isOpen(port)) {
+        awaitCondition(what, timeout, () -> {
             if (process != null && !process.isAlive()) {
                 throw new IllegalStateException(what + " exited with code " + process.exitValue()
                         + " before it listened on port " + port);
             }
+            return isOpen(port);
+        }, () -> what + " did not listen on port " + port + " within " + timeout);
+    }
+
+    /**
+     * Polls {@code done} every 20 ms until it holds; throws {@link IllegalStateException} with
+     * {@code failure}'s message after {@code timeout} (the testkit's servers are started before
+     * Awaitility is on anyone's class path, so it has a loop of its own).
+     */
+    public static void awaitCondition(String what, Duration timeout, BooleanSupplier done, Supplier<String> failure) {
+        long end = System.nanoTime() + timeout.toNanos();
+        while (!done.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
-                throw new IllegalStateException(what + " did not listen on port " + port + " within " + timeout);
+                throw new IllegalStateException(failure.get());
             }
             try {
                 Thread.sleep(20);

@@ -1,9 +1,11 @@
 package dev.fencing.testkit.servers;
 
+import dev.fencing.testkit.internal.Ports;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 /**
@@ -63,22 +65,12 @@ public final class EtcdClusterTestServer implements AutoCloseable {
 
     /** Waits up to {@code timeout} for a running member to be leader and returns it. */
     public EtcdTestServer awaitLeader(Duration timeout) {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<EtcdTestServer> leader = leader();
-            if (leader.isPresent()) {
-                return leader.get();
-            }
-            if (System.nanoTime() - end > 0) {
-                throw new IllegalStateException("no etcd member was leader within " + timeout + ": " + describe());
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for an etcd leader", e);
-            }
-        }
+        AtomicReference<EtcdTestServer> found = new AtomicReference<>();
+        Ports.awaitCondition("an etcd leader", timeout, () -> {
+            leader().ifPresent(found::set);
+            return found.get() != null;
+        }, () -> "no etcd member was leader within " + timeout + ": " + describe());
+        return found.get();
     }
 
     /** A short description: the members and their endpoints. */

@@ -96,19 +96,8 @@ public final class EtcdTestServer implements TestServer {
 
     /** Waits until the member is healthy, or throws after {@code timeout}. */
     public void awaitHealthy(Duration timeout) {
-        long end = System.nanoTime() + timeout.toNanos();
-        while (!isHealthy()) {
-            if (System.nanoTime() - end > 0) {
-                throw new IllegalStateException(describe() + " was not healthy within " + timeout
-                        + (process == null ? "" : "; see " + process.log()));
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + describe(), e);
-            }
-        }
+        Ports.awaitCondition(describe(), timeout, this::isHealthy, () -> describe() + " was not healthy within "
+                + timeout + (process == null ? "" : "; see " + process.log()));
     }
 
     private Optional<String> get(String path) {
