@@ -253,8 +253,9 @@ class HistoryCheckerTest {
         CheckResult result = HistoryChecker.check(history);
 
         assertThat(result.violations()).extracting(Violation::rule).contains(Rule.STALE_WRITE_ACCEPTED);
+        // the report shows the first violations only, and which come first depends on the threads' timing
         assertThatThrownBy(result::assertPassed).isInstanceOf(AssertionError.class)
-                .hasMessageContaining("seed 12").hasMessageContaining("STALE_WRITE_ACCEPTED");
+                .hasMessageContaining("seed 12").hasMessageContaining(result.violations().get(0).rule().name());
     }
 
     @Test
