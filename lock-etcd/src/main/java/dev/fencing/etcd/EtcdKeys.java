@@ -5,7 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /**
- * The etcd key layout: the lock of resource {@code r} is the key {@code <prefix>/r/lock}. The
+ * The etcd key layout: the lock of resource {@code r} is the key {@code <prefix>/r/lock}, and
+ * the processes waiting for it stand in line as keys {@code <prefix>/r/queue/<32 hex>}. The
  * fixed suffix keeps the keys of two resources apart even when one resource name is a path
  * prefix of another ({@code a} and {@code a/lock} map to {@code p/a/lock} and
  * {@code p/a/lock/lock}). Keys are the UTF-8 bytes of the name: etcd compares bytes, so two
@@ -42,6 +43,16 @@ public final class EtcdKeys {
     /** The lock key of {@code resource}, as text. */
     public String lockKey(String resource) {
         return prefix + "/" + resource + "/lock";
+    }
+
+    /**
+     * The prefix of the waiting line's ticket keys of {@code resource}
+     * ({@code <prefix>/<resource>/queue/}, followed by 32 hex digits): it never ends a lock key,
+     * which ends in {@code /lock}, and a ticket's fixed-length name tells it from the keys of a
+     * resource whose name continues the path.
+     */
+    String queuePrefix(String resource) {
+        return prefix + "/" + resource + "/queue/";
     }
 
     ByteSequence lockKeyBytes(String resource) {

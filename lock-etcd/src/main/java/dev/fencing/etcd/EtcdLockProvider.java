@@ -29,8 +29,6 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
-import io.etcd.jetcd.options.WatchOption;
-import io.etcd.jetcd.watch.WatchEvent;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,9 +59,12 @@ import java.util.concurrent.TimeUnit;
  *       key to a new lease in a transaction guarded by the create revision and owner id (the create
  *       revision, and so the token, stays).
  *   <li>Release is an owner-checked delete (a transaction comparing the key's create revision and
- *       value), then a revoke of the lease. A waiting acquire watches the lock key from the
- *       revision its failed attempt saw, so a release between the attempt and the watch is not
- *       missed; a delete wakes this process's waiters for the resource, which retry.
+ *       value), then a revoke of the lease.
+ *   <li>Waiting acquires stand in line, the etcd queue recipe: one ticket key per waiting process
+ *       and resource, ordered by create revision; the head watches the lock key (from the revision
+ *       its failed attempt saw, so a release in between is not missed), every other process only
+ *       the ticket before its own. A release wakes one process, not every waiter (no herd), and
+ *       waiting processes are served in the order they came ({@link EtcdWaitQueue}).
  * </ol>
  *
  * <h2>What the token guarantees, and what the lock alone does not</h2>
@@ -126,6 +127,10 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     private final String target;
     /** The revision each resource's last failed attempt saw, for a watch that misses nothing after it. */
     private final Map<String, Long> seenRevision = new ConcurrentHashMap<>();
+    /** This process's place in each resource's waiting line, while some of its threads wait. */
+    private final Map<String, EtcdWaitQueue> queues = new ConcurrentHashMap<>();
+    /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
+    private final java.util.concurrent.ScheduledThreadPoolExecutor timers;
     /** Lease revokes not yet answered: close() lets them finish first. */
     private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean clientClosed;
@@ -140,6 +145,12 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         this.keys = new EtcdKeys(builder.keyPrefix);
         this.requestTimeout = builder.requestTimeout;
         this.target = builder.target;
+        this.timers = new java.util.concurrent.ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "fencing-etcd-queue");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timers.setRemoveOnCancelPolicy(true);
     }
 
     /**
@@ -191,6 +202,12 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         return keys.lockKey(resource);
     }
 
+    /** The prefix of the keys of {@code resource}'s waiting line (a diagnostic: one key per waiting process). */
+    public String queuePrefix(String resource) {
+        Checks.requireName("resource", resource);
+        return keys.queuePrefix(resource);
+    }
+
     /** How many threads of this provider are asleep waiting for {@code resource} now (a diagnostic). */
     public int waitersFor(String resource) {
         return releaseSignals().sleepers(resource);
@@ -227,8 +244,28 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         }
     }
 
+    /**
+     * A waiting process's attempts go through its place in line ({@link EtcdWaitQueue}): only the
+     * head of the line tries the lock key. Without local waiters, one try of the lock key.
+     */
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        EtcdWaitQueue queue = queues.get(resource);
+        if (queue == null) {
+            return attemptLockKey(resource, options, requestedAtNanos);
+        }
+        try {
+            return queue.poll(() -> attemptLockKey(resource, options, requestedAtNanos),
+                    () -> seenRevision.getOrDefault(resource, 0L));
+        } catch (Replies.Unclear e) {
+            throw unreachable(resource, "the waiting line", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos) {
         String ownerId = OwnerIds.random();
         ByteSequence key = keys.lockKeyBytes(resource);
         ByteSequence owner = EtcdKeys.bytes(ownerId);
@@ -320,35 +357,20 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * Watches the lock key from just after the revision the failed attempt saw, so that a delete
-     * after that attempt wakes the waiters even if it happened before the watch started. A watch
-     * that cannot start leaves the waiters to their backoff.
+     * Stands this process in the resource's line (one ticket for all its waiters, see
+     * {@link EtcdWaitQueue}); the waiter's next attempt puts the ticket in and starts the watch
+     * that wakes it: on the lock key at the head, on the ticket before its own elsewhere.
      */
     @Override
     protected ReleaseWatch watchReleases(String resource) {
-        Long seen = seenRevision.get(resource);
-        WatchOption.Builder option = WatchOption.builder().withNoPut(true);
-        if (seen != null) {
-            option.withRevision(seen + 1);
-        }
-        try {
-            Watch.Watcher watcher = watches.watch(keys.lockKeyBytes(resource), option.build(), Watch.listener(
-                    response -> {
-                        if (response.getEvents().stream()
-                                .anyMatch(event -> event.getEventType() == WatchEvent.EventType.DELETE)) {
-                            releaseSignals().signal(resource);
-                        }
-                    },
-                    failure -> releaseSignals().signal(resource))); // retry at once: the backoff takes over
-            return () -> {
-                try {
-                    watcher.close();
-                } catch (RuntimeException e) {
-                    // the client may be closed already; the watch went with it
-                }
-            };
-        } catch (RuntimeException e) {
-            return ReleaseWatch.NONE;
+        while (true) {
+            EtcdWaitQueue queue = queues.computeIfAbsent(resource, r -> new EtcdWaitQueue(kv, leases, watches, timers,
+                    requestTimeout, keys, r, () -> releaseSignals().signal(r),
+                    leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS), () -> queues.remove(r)));
+            if (queue.join()) {
+                return queue.leaveOnClose();
+            }
+            queues.remove(resource, queue); // emptied just now
         }
     }
 
@@ -377,6 +399,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             }
         }
         clientClosed = true;
+        timers.shutdownNow();
         if (ownsClient) {
             client.close();
         }

@@ -218,6 +218,87 @@ class EtcdLockProviderIT extends LockProviderContract {
         }
     }
 
+    /**
+     * Three processes wait in line (backoff 30 s): each release wakes only the head, the head
+     * taking the lock wakes only the next, and they are served in the order they came. A herd —
+     * every waiting process woken by each release — fails both checks.
+     */
+    @Test
+    void eachReleaseWakesOnlyTheNextProcessInLineAndTheLineIsServedInOrder() throws Exception {
+        String resource = resource("line");
+        Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+        List<EtcdLockProvider> line = List.of((EtcdLockProvider) anotherProvider(),
+                (EtcdLockProvider) anotherProvider(), (EtcdLockProvider) anotherProvider());
+        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
+                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        ExecutorService pool = Executors.newFixedThreadPool(line.size());
+        try {
+            List<Future<Lease>> waiters = new java.util.ArrayList<>();
+            for (EtcdLockProvider process : line) {
+                waiters.add(pool.submit(() -> process.acquire(resource, waiting)));
+                await().atMost(Duration.ofSeconds(10)).until(() -> process.waitersFor(resource) == 1);
+                await().atMost(Duration.ofSeconds(10)).until(() -> ticketsInLine(resource) == waiters.size());
+            }
+            Lease previous = held;
+            for (int turn = 0; turn < line.size(); turn++) {
+                long[] wakeUpsBefore = line.stream().mapToLong(EtcdLockProvider::wakeUps).toArray();
+                previous.release();
+                Lease next = waiters.get(turn).get(15, TimeUnit.SECONDS);
+                assertThat(next.token().isNewerThan(previous.token())).isTrue();
+                // the one after the next may be woken (it becomes the head); everyone behind it sleeps on
+                for (int behind = turn + 2; behind < line.size(); behind++) {
+                    int later = behind;
+                    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                            .until(() -> line.get(later).wakeUps() == wakeUpsBefore[later] && !waiters.get(later).isDone());
+                }
+                previous = next;
+            }
+            previous.release();
+            await().atMost(Duration.ofSeconds(10)).until(() -> ticketsInLine(resource) == 0);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * A waiting process that froze (its ticket's lease no longer kept alive: here a ticket put by
+     * hand on a 2 s lease) holds up the line only until its ticket expires, not for the backoff.
+     */
+    @Test
+    void aFrozenProcessAheadInLineHoldsUpTheNextOnlyUntilItsTicketExpires() throws Exception {
+        String resource = resource("frozen");
+        EtcdLockProvider etcdProvider = (EtcdLockProvider) provider;
+        Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+        long frozenLease = raw.getLeaseClient().grant(2).get(5, TimeUnit.SECONDS).getID();
+        raw.getKVClient().put(bytes(etcdProvider.queuePrefix(resource) + "0123456789abcdef0123456789abcdef"),
+                bytes(""), io.etcd.jetcd.options.PutOption.builder().withLeaseId(frozenLease).build())
+                .get(5, TimeUnit.SECONDS);
+        EtcdLockProvider other = (EtcdLockProvider) anotherProvider();
+        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
+                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Lease> waiter = pool.submit(() -> other.acquire(resource, waiting));
+            await().atMost(Duration.ofSeconds(10)).until(() -> ticketsInLine(resource) == 2);
+            held.release();
+            try (Lease next = waiter.get(15, TimeUnit.SECONDS)) {
+                assertThat(next.token().isNewerThan(held.token())).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private long ticketsInLine(String resource) throws Exception {
+        return raw.getKVClient().get(bytes(((EtcdLockProvider) provider).queuePrefix(resource)),
+                io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                .get(5, TimeUnit.SECONDS).getCount();
+    }
+
+    private static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"localhost:2379", "ftp://127.0.0.1:2379", "http://127.0.0.1", "http://127.0.0.1:2379/v3",
             "http://user:secret@127.0.0.1:2379", " "})
