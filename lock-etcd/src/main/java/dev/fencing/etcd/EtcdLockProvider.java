@@ -99,11 +99,16 @@ import java.util.concurrent.TimeUnit;
  *       until the etcd lease would have expired anyway; so a key nobody holds a lease for lasts at
  *       most one TTL, and usually one round trip. A transaction that etcd applied twice (a client
  *       retry) finds its own owner id and is granted.
- *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot
- *       ({@code etcdctl snapshot restore}) restarts the revision at the snapshot's: tokens handed
- *       out after the snapshot are handed out again. Restore with etcd 3.5's
+ *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot or
+ *       disk backup ({@code etcdctl snapshot restore}) restarts the revision at the backup's:
+ *       tokens handed out after it are handed out again. A provider that saw a newer revision
+ *       (any answer to a grant attempt carries the cluster's revision) notices and refuses every
+ *       grant with {@link LockUnavailableException} until the revision passes what it saw; a
+ *       provider started after the restore cannot tell, and its tokens repeat. The stores' marks
+ *       then refuse its writes as stale (a token equal to a mark passes under
+ *       {@code Policy.MONOTONIC}). Restore with etcd 3.5's
  *       {@code etcdutl snapshot restore --bump-revision N --mark-compacted}, with {@code N} above
- *       the number of writes since the snapshot, or rebuild the store's high-water marks.
+ *       the number of writes since the backup ({@code EtcdRestoreIT}).
  *   <li><b>Losing a majority</b> stops every grant, renewal and release (they fail with
  *       {@link LockUnavailableException}); leases are not lost by it — a new leader extends every
  *       lease by its TTL — but a holder whose renewals fail past its local validity is reported
@@ -127,6 +132,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     private final String target;
     /** The revision each resource's last failed attempt saw, for a watch that misses nothing after it. */
     private final Map<String, Long> seenRevision = new ConcurrentHashMap<>();
+    /**
+     * The newest etcd revision an answer of a linearizable request showed this provider: a grant
+     * at or below it means etcd's history went backwards (a restore), and is refused.
+     */
+    private final java.util.concurrent.atomic.AtomicLong newestRevision = new java.util.concurrent.atomic.AtomicLong();
     /** This process's place in each resource's waiting line, while some of its threads wait. */
     private final Map<String, EtcdWaitQueue> queues = new ConcurrentHashMap<>();
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
@@ -286,6 +296,9 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         }
         long leaseId = grant.getID();
 
+        // only revisions seen before the transaction was sent must be below its own (a concurrent
+        // attempt's answer may carry a newer revision and arrive first)
+        long seenBeforeSending = newestRevision.get();
         CompletableFuture<TxnResponse> committing = kv.txn()
                 .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(key, owner, PutOption.builder().withLeaseId(leaseId).build()), Op.get(key, GetOption.DEFAULT))
@@ -312,6 +325,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         if (mine.isEmpty()) {
             // held by another owner: this attempt's lease holds nothing
             seenRevision.put(resource, txn.getHeader().getRevision());
+            newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
             giveBack(leaseId, grant.getTTL());
             return Optional.empty();
         }
@@ -321,6 +335,16 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             return Optional.empty();
         }
         long token = mine.get().getCreateRevision();
+        newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
+        if (token <= seenBeforeSending) {
+            giveBack(leaseId, grant.getTTL());
+            throw LockUnavailableException.unreachable(resource, "etcd at " + target + " went backwards: it granted"
+                    + " token " + token + " after this provider had seen revision " + seenBeforeSending + " — the cluster"
+                    + " was restored from an older snapshot or backup and hands out tokens already handed out. This"
+                    + " provider grants nothing until etcd's revision passes " + seenBeforeSending + "; restore with"
+                    + " 'etcdutl snapshot restore --bump-revision' (etcd 3.5+) above every token issued, see"
+                    + " EtcdLockProvider's Javadoc", null);
+        }
         return Optional.of(new EtcdLease(FencingToken.of(resource, token), ownerId, key, owner, leaseId,
                 grant.getTTL(), requestedAtNanos, options.ttl()));
     }

@@ -39,11 +39,13 @@ public final class EtcdTestServer implements TestServer {
     private final String name;
     private final List<String> endpoints;
     private final ChildProcess process;
+    private final Path dataDir;
 
-    private EtcdTestServer(String name, List<String> endpoints, ChildProcess process) {
+    private EtcdTestServer(String name, List<String> endpoints, ChildProcess process, Path dataDir) {
         this.name = name;
         this.endpoints = List.copyOf(endpoints);
         this.process = process;
+        this.dataDir = dataDir;
     }
 
     /** Starts a one-member cluster on free ports and waits until it has a leader. */
@@ -62,7 +64,7 @@ public final class EtcdTestServer implements TestServer {
             throw new IllegalArgumentException("FENCING_ETCD_ENDPOINTS must list http://host:port endpoints, got '"
                     + endpoints + "'");
         }
-        return new EtcdTestServer("external etcd", parsed, null);
+        return new EtcdTestServer("external etcd", parsed, null, null);
     }
 
     /** The client endpoints ({@code http://host:port}), for jetcd's {@code Client.builder().endpoints(...)}. */
@@ -152,6 +154,71 @@ public final class EtcdTestServer implements TestServer {
     public void start() {
         ChildProcess child = managed("start");
         child.start();
+    }
+
+    /**
+     * A file-level backup of the stopped member's data directory (its raft log, snapshots and
+     * key-value store), as an operator's disk snapshot would take it, for {@link #restore}.
+     *
+     * @throws IllegalStateException if the member is running
+     */
+    public Path backUp() {
+        requireStopped("backUp");
+        try {
+            Path backup = Files.createTempDirectory(dataDir.getParent(), "backup-");
+            copyTree(dataDir, backup.resolve("data"));
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + dataDir, e);
+        }
+    }
+
+    /**
+     * Replaces the stopped member's data with a {@link #backUp()} taken earlier: old state comes
+     * back, as after restoring a disk snapshot or {@code etcdctl snapshot restore} without
+     * {@code --bump-revision}. {@link #start()} it afterwards.
+     *
+     * @throws IllegalStateException if the member is running
+     */
+    public void restore(Path backup) {
+        requireStopped("restore");
+        try {
+            deleteTree(dataDir);
+            copyTree(backup.resolve("data"), dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + dataDir + " from " + backup, e);
+        }
+    }
+
+    private void requireStopped(String fault) {
+        managed(fault);
+        if (process.isAlive()) {
+            throw new IllegalStateException(fault + " needs the etcd member stopped first: " + describe());
+        }
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (java.util.stream.Stream<Path> paths = Files.walk(from)) {
+            for (Path path : (Iterable<Path>) paths::iterator) {
+                Path target = to.resolve(from.relativize(path).toString());
+                if (Files.isDirectory(path)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(path, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
+            for (Path path : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                Files.delete(path);
+            }
+        }
     }
 
     /** Freezes the member (SIGSTOP): connections stay open, nothing answers. */
@@ -244,7 +311,7 @@ public final class EtcdTestServer implements TestServer {
                     "--log-level", "warn"));
             ChildProcess child = new ChildProcess("etcd-" + name, command, clientPort, Duration.ofSeconds(30));
             child.deleteAtExit(dataDir);
-            return new EtcdTestServer(name, List.of(clientUrl()), child);
+            return new EtcdTestServer(name, List.of(clientUrl()), child, dataDir.resolve("data"));
         }
     }
 }
