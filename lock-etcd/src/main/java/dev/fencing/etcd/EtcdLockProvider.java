@@ -137,6 +137,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      * at or below it means etcd's history went backwards (a restore), and is refused.
      */
     private final java.util.concurrent.atomic.AtomicLong newestRevision = new java.util.concurrent.atomic.AtomicLong();
+    /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
+    private final SpareLeases spareLeases;
     /** This process's place in each resource's waiting line, while some of its threads wait. */
     private final Map<String, EtcdWaitQueue> queues = new ConcurrentHashMap<>();
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
@@ -161,6 +163,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
+        this.spareLeases = new SpareLeases(leases, clock(), leaseId -> giveBack(leaseId, 0));
     }
 
     /**
@@ -262,10 +265,10 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         EtcdWaitQueue queue = queues.get(resource);
         if (queue == null) {
-            return attemptLockKey(resource, options, requestedAtNanos);
+            return attemptLockKey(resource, options, requestedAtNanos, true);
         }
         try {
-            return queue.poll(() -> attemptLockKey(resource, options, requestedAtNanos),
+            return queue.poll(() -> attemptLockKey(resource, options, requestedAtNanos, true),
                     () -> seenRevision.getOrDefault(resource, 0L));
         } catch (Replies.Unclear e) {
             throw unreachable(resource, "the waiting line", e);
@@ -275,26 +278,40 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         }
     }
 
-    private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos) {
+    private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos,
+            boolean spareAllowed) {
         String ownerId = OwnerIds.random();
         ByteSequence key = keys.lockKeyBytes(resource);
         ByteSequence owner = EtcdKeys.bytes(ownerId);
         long ttlSeconds = ServerTtl.seconds(options.ttl());
 
-        CompletableFuture<LeaseGrantResponse> granting = leases.grant(ttlSeconds);
-        LeaseGrantResponse grant;
-        try {
-            grant = Replies.await(granting, requestTimeout);
-        } catch (InterruptedException e) {
-            // a lease granted after all holds no key; revoke it rather than let it run out
-            granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        } catch (Replies.Unclear e) {
-            granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
-            throw unreachable(resource, "the lease grant", e);
+        long leaseId;
+        long leaseTtlSeconds;
+        long validFromNanos; // when the etcd lease's TTL started, at the latest: the local validity counts from here
+        Optional<SpareLeases.Spare> spare = spareAllowed
+                ? spareLeases.take(ttlSeconds, maxSpareAgeNanos(options.ttl())) : Optional.empty();
+        if (spare.isPresent()) {
+            leaseId = spare.get().leaseId();
+            leaseTtlSeconds = spare.get().ttlSeconds();
+            validFromNanos = spare.get().requestedAtNanos();
+        } else {
+            CompletableFuture<LeaseGrantResponse> granting = leases.grant(ttlSeconds);
+            LeaseGrantResponse grant;
+            try {
+                grant = Replies.await(granting, requestTimeout);
+            } catch (InterruptedException e) {
+                // a lease granted after all holds no key; revoke it rather than let it run out
+                granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            } catch (Replies.Unclear e) {
+                granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
+                throw unreachable(resource, "the lease grant", e);
+            }
+            leaseId = grant.getID();
+            leaseTtlSeconds = grant.getTTL();
+            validFromNanos = requestedAtNanos;
         }
-        long leaseId = grant.getID();
 
         // only revisions seen before the transaction was sent must be below its own (a concurrent
         // attempt's answer may carry a newer revision and arrive first)
@@ -309,11 +326,16 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             txn = Replies.await(committing, requestTimeout);
         } catch (InterruptedException e) {
             // the transaction may have created the key: revoking the lease deletes it, or makes the put fail
-            giveBack(leaseId, grant.getTTL());
+            giveBack(leaseId, leaseTtlSeconds);
             Thread.currentThread().interrupt();
             return Optional.empty();
         } catch (Replies.Unclear e) {
-            giveBack(leaseId, grant.getTTL());
+            giveBack(leaseId, leaseTtlSeconds);
+            if (spare.isPresent() && Replies.isLeaseNotFound(e.getCause())) {
+                // a clear refusal, nothing applied: the spare's lease is gone (etcd restarted from
+                // older data, or someone revoked it); one more try on a lease granted now
+                return attemptLockKey(resource, options, requestedAtNanos, false);
+            }
             throw unreachable(resource, "the acquire transaction (its lease is revoked, so a key it may have created"
                     + " goes with it)", e);
         }
@@ -326,18 +348,18 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             // held by another owner: this attempt's lease holds nothing
             seenRevision.put(resource, txn.getHeader().getRevision());
             newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
-            giveBack(leaseId, grant.getTTL());
+            giveBack(leaseId, leaseTtlSeconds);
             return Optional.empty();
         }
         if (isClosed()) {
             // closed while the transaction was on its way: nobody will be handed this lease
-            giveBack(leaseId, grant.getTTL());
+            giveBack(leaseId, leaseTtlSeconds);
             return Optional.empty();
         }
         long token = mine.get().getCreateRevision();
         newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
         if (token <= seenBeforeSending) {
-            giveBack(leaseId, grant.getTTL());
+            giveBack(leaseId, leaseTtlSeconds);
             throw LockUnavailableException.unreachable(resource, "etcd at " + target + " went backwards: it granted"
                     + " token " + token + " after this provider had seen revision " + seenBeforeSending + " — the cluster"
                     + " was restored from an older snapshot or backup and hands out tokens already handed out. This"
@@ -346,7 +368,15 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                     + " EtcdLockProvider's Javadoc", null);
         }
         return Optional.of(new EtcdLease(FencingToken.of(resource, token), ownerId, key, owner, leaseId,
-                grant.getTTL(), requestedAtNanos, options.ttl()));
+                leaseTtlSeconds, validFromNanos, options.ttl()));
+    }
+
+    /**
+     * How old a spare lease may be and still be used: its age comes off the new lease's validity,
+     * so at most a tenth of the TTL, and at most a second.
+     */
+    private static long maxSpareAgeNanos(Duration ttl) {
+        return Math.min(ttl.toNanos() / 10, TimeUnit.SECONDS.toNanos(1));
     }
 
     /**
@@ -410,6 +440,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      */
     @Override
     protected void doClose() {
+        spareLeases.close();
         long deadline = System.nanoTime() + requestTimeout.multipliedBy(2).toNanos();
         while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
             try {
