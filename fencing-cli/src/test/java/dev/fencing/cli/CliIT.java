@@ -185,9 +185,10 @@ class CliIT {
     }
 
     /**
-     * {@code inspect} of an etcd or ZooKeeper lock while a worker holds it (inside its one increment)
-     * names the holder and its token, the same the worker then writes with; once it released, the
-     * lock is free — and neither server keeps the token of a released lock.
+     * {@code inspect} of an etcd or ZooKeeper lock while a worker holds it (inside its one increment,
+     * for 3 s: time for a few inspects, each with a client of its own) names the holder and its
+     * token, the same the worker then writes with; once it released, the lock is free — and neither
+     * server keeps the token of a released lock.
      */
     @ParameterizedTest
     @ValueSource(strings = {"etcd", "zookeeper"})
@@ -197,7 +198,7 @@ class CliIT {
         ExecutorService thread = Executors.newSingleThreadExecutor();
         try {
             Future<CliRun> holding = thread.submit(() -> CliRun.of(args(List.of("worker", "--lock", lock, "--resource",
-                    resource, "--increments", "1", "--hold", "1500ms", "--ttl", "10s", "--json"), servers)));
+                    resource, "--increments", "1", "--hold", "3s", "--ttl", "10s", "--json"), servers)));
             String[] inspect = args(List.of("inspect", "--lock", lock, "--resource", resource, "--json"), servers);
             JsonNode held = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> CliRun.of(inspect).json(), state -> !state.get("holder").isNull());
