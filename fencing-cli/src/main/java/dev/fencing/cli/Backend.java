@@ -80,6 +80,7 @@ final class Backend implements AutoCloseable {
     private Database database;
     private LockProvider locks;
     private String lockDescription;
+    private String tokenNote;
     private StoreFactory stores;
     private PlainStore plainStore;
     private String storeDescription;
@@ -98,7 +99,18 @@ final class Backend implements AutoCloseable {
      *     {@link ExitCode#UNREACHABLE} when a server cannot be reached
      */
     static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections) {
-        return open(lock, store, connections, false);
+        return open(lock, store, connections, false, 1);
+    }
+
+    /**
+     * As {@link #open}, for the torture test: an embedded etcd is a 3-member cluster when
+     * {@code faultNames} asks for {@value ConsensusLocks#RESTART_ETCD_LEADER} (or {@code all}), so that
+     * killing the leader hands the lock service to another member instead of stopping it.
+     */
+    static Backend openForTorture(LockKind lock, StoreKind store, ConnectionOptions connections,
+            List<String> faultNames) {
+        boolean leaderFault = faultNames.contains("all") || faultNames.contains(ConsensusLocks.RESTART_ETCD_LEADER);
+        return open(lock, store, connections, false, lock == LockKind.ETCD && leaderFault ? 3 : 1);
     }
 
     /**
@@ -107,10 +119,11 @@ final class Backend implements AutoCloseable {
      * {@link #storeNotSetUp()}, and that side's {@link #locks()} or {@link #store} is then absent.
      */
     static Backend openReadOnly(LockKind lock, StoreKind store, ConnectionOptions connections) {
-        return open(lock, store, connections, true);
+        return open(lock, store, connections, true, 1);
     }
 
-    private static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections, boolean readOnly) {
+    private static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections, boolean readOnly,
+            int etcdMembers) {
         requireAvailable(lock, store);
         connections.validate();
         Backend backend = new Backend(readOnly);
@@ -120,6 +133,8 @@ final class Backend implements AutoCloseable {
                     case REDIS -> backend.openRedisLock(connections);
                     case POSTGRES -> backend.openPostgresLock(connections);
                     case REDLOCK -> backend.openRedlock(connections);
+                    case ETCD -> backend.adopt(ConsensusLocks.etcd(connections, etcdMembers, backend.resources::push));
+                    case ZOOKEEPER -> backend.adopt(ConsensusLocks.zooKeeper(connections, backend.resources::push));
                     default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
                 }
             }
@@ -148,9 +163,18 @@ final class Backend implements AutoCloseable {
         }
     }
 
+    /** Takes an etcd or ZooKeeper lock that {@link ConsensusLocks} opened (its resources are already ours to close). */
+    private void adopt(ConsensusLocks.Opened opened) {
+        locks = opened.locks();
+        lockDescription = opened.description();
+        tokenNote = opened.tokenNote();
+        faults.addAll(opened.faults());
+    }
+
     private void openRedisLock(ConnectionOptions connections) {
         List<String> uris = connections.redisLockUris();
         String uri;
+        tokenNote = "each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds";
         if (uris.isEmpty()) {
             SnapshotRestore snapshots = SnapshotRestore.launch();
             resources.push(snapshots);
@@ -180,6 +204,7 @@ final class Backend implements AutoCloseable {
 
     private void openRedlock(ConnectionOptions connections) {
         List<String> uris = connections.redisLockUris();
+        tokenNote = "the largest counter of the majority, written back to a majority before the lease is handed out";
         if (uris.isEmpty()) {
             List<RedisTestServer> servers = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
@@ -208,6 +233,7 @@ final class Backend implements AutoCloseable {
     private void openPostgresLock(ConnectionOptions connections) {
         Database database = database(connections);
         lockDescription = "postgres advisory lock on " + database.description();
+        tokenNote = "the fencing_token_counter row +1 per grant, committed before the lease is handed out";
         if (!database.postgres()) {
             throw new CliException(ExitCode.USAGE, "--lock postgres needs a PostgreSQL database: --pg-url starts"
                     + " jdbc:postgresql:, got " + database.description());
@@ -503,7 +529,8 @@ final class Backend implements AutoCloseable {
         FencedStore create(Policy policy);
     }
 
-    private static CliException unreachable(String what, String howToPoint, Exception cause) {
+    /** Exit 3: {@code what} could not be reached, the driver's reason, and the option that points elsewhere. */
+    static CliException unreachable(String what, String howToPoint, Exception cause) {
         return new CliException(ExitCode.UNREACHABLE, what + " could not be reached: " + Reasons.of(cause)
                 + ". Start it, or point the CLI at another with " + howToPoint + ".");
     }
@@ -540,12 +567,7 @@ final class Backend implements AutoCloseable {
 
     /** What the tokens of this run's lock are, in words. */
     String tokenNote() {
-        if (lockDescription.startsWith("redlock")) {
-            return "the largest counter of the majority, written back to a majority before the lease is handed out";
-        }
-        return lockDescription.startsWith("redis")
-                ? "each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds"
-                : "the fencing_token_counter row +1 per grant, committed before the lease is handed out";
+        return tokenNote;
     }
 
     /** Where the store lives, in words. */

@@ -68,8 +68,9 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 /**
  * Benchmarks every provider and store against the best alternative and the physical floor, side
  * by side in one process, interleaved, after warm-up, on servers it starts itself — except that
- * {@code --dynamodb-endpoint} and {@code --s3-endpoint} (or their variables) point comparison 6
- * at servers already running; the other connection options are not used. A CLI command
+ * {@code --dynamodb-endpoint} and {@code --s3-endpoint} (or their variables) point comparison 6,
+ * {@code --etcd-endpoints} comparison 9 and {@code --zookeeper-connect} comparison 10 at servers
+ * already running; the other connection options are not used. A CLI command
  * rather than JMH: every comparison needs real servers and several client libraries in one JVM
  * with interleaved rounds, which is this harness's whole job; JMH would add a forked JVM per
  * benchmark and no way to interleave contenders.
@@ -77,14 +78,18 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Benchmarks: each provider and store against the best alternative and the raw floor.",
                 "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline.",
-                "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint are used (comparison 6)."})
+                "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint (comparison 6), --etcd-endpoints (9)"
+                        + " and --zookeeper-connect (10) are used."})
 final class BenchCommand extends FencingCommand {
 
     @Option(names = "--quick", description = "Small counts (well under 3 minutes): checks the harness, not for quoting.")
     boolean quick;
 
+    /** The comparisons, numbered 1 to this. */
+    static final int COMPARISONS = 10;
+
     @Option(names = "--only", split = ",", paramLabel = "N",
-            description = "Run only these comparisons (1-8); default all.")
+            description = "Run only these comparisons (1-10); default all.")
     List<Integer> only;
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
@@ -92,6 +97,12 @@ final class BenchCommand extends FencingCommand {
 
     @Override
     public Integer call() throws Exception {
+        if (only != null) {
+            only.stream().filter(n -> n < 1 || n > COMPARISONS).findFirst().ifPresent(n -> {
+                throw new CliException(ExitCode.USAGE, "--only: there is no comparison " + n + "; they are numbered 1 to "
+                        + COMPARISONS);
+            });
+        }
         int warmup = quick ? 1 : 3;
         int rounds = quick ? 2 : 6;
         int ops = quick ? 50 : 1500;
@@ -100,7 +111,8 @@ final class BenchCommand extends FencingCommand {
         BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 1000);
         BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 200);
         try {
-            RedisTestServer redis = closeLater(RedisTestServer.launch());
+            RedisTestServer redis = selected(1) || selected(2) || selected(3) || selected(7)
+                    ? closeLater(RedisTestServer.launch()) : null;
             if (selected(1) || selected(2)) {
                 redisComparisons(redis, runner, threaded);
             }
@@ -119,6 +131,17 @@ final class BenchCommand extends FencingCommand {
             }
             if (selected(8)) {
                 leftoverKeys(quick ? 200 : 2000);
+            }
+            ConsensusBench consensus = new ConsensusBench(slow, connections, resources::push);
+            if (selected(9)) {
+                ConsensusBench.Result etcd = consensus.etcd();
+                add(9, "etcd lock vs jetcd's Lock service: acquire + release, one thread, uncontended", etcd.rows(),
+                        Map.of("server", etcd.server()));
+            }
+            if (selected(10)) {
+                ConsensusBench.Result zooKeeper = consensus.zooKeeper();
+                add(10, "ZooKeeper lock vs Curator's InterProcessMutex: acquire + release, one thread, uncontended",
+                        zooKeeper.rows(), Map.of("server", zooKeeper.server()));
             }
             report();
             return ExitCode.OK;
@@ -602,9 +625,9 @@ final class BenchCommand extends FencingCommand {
                 "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
                 "maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)));
         report.put("mode", quick ? "quick (harness check, not for quoting)" : "full");
-        report.put("servers", "all on this machine unless comparison 6 says otherwise: redis-server 6.2 (embedded-redis),"
-                + " PostgreSQL 17 (zonky), dynalite 4.0,"
-                + " S3Mock 5.2");
+        report.put("servers", "all on this machine unless comparisons 6, 9 and 10 say otherwise: redis-server 6.2"
+                + " (embedded-redis), PostgreSQL 17 (zonky), dynalite 4.0, S3Mock 5.2, etcd (Debian's etcd-server),"
+                + " ZooKeeper 3.9 (curator-test, in this JVM)");
         report.put("results", results);
         if (json) {
             Json.print(out(), report);
@@ -614,6 +637,9 @@ final class BenchCommand extends FencingCommand {
         for (Map<String, Object> result : results) {
             out().println();
             out().println(result.get("comparison") + ". " + result.get("title"));
+            if (result.containsKey("server")) {
+                out().println("   on " + result.get("server"));
+            }
             @SuppressWarnings("unchecked")
             List<Map<String, Object>> rows = (List<Map<String, Object>>) result.get("rows");
             for (Map<String, Object> row : rows) {

@@ -42,6 +42,16 @@ final class ConnectionOptions {
                     + " Env: FENCING_S3_ENDPOINT.")
     String s3Endpoint;
 
+    @Option(names = "--etcd-endpoints", paramLabel = "URLS",
+            description = "etcd for the etcd lock: http://HOST:PORT (https:// for TLS), comma-separated for the"
+                    + " members of a cluster. Env: FENCING_ETCD_ENDPOINTS.")
+    String etcdEndpoints;
+
+    @Option(names = "--zookeeper-connect", paramLabel = "HOSTS",
+            description = "ZooKeeper for the zookeeper lock: HOST:PORT, comma-separated for an ensemble."
+                    + " Env: FENCING_ZOOKEEPER_CONNECT.")
+    String zooKeeperConnect;
+
     /** Checks the form of every address given as an option, whether this run uses it or not. */
     void validate() {
         redisUris.forEach(uri -> Endpoints.redisUri("--redis-uri", uri));
@@ -57,6 +67,25 @@ final class ConnectionOptions {
         if (s3Endpoint != null) {
             Endpoints.httpEndpoint("--s3-endpoint", s3Endpoint);
         }
+        if (etcdEndpoints != null) {
+            Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints);
+        }
+        if (zooKeeperConnect != null) {
+            Endpoints.zooKeeperConnect("--zookeeper-connect", zooKeeperConnect);
+        }
+    }
+
+    /** The etcd cluster's client endpoints; empty means start etcd. */
+    List<String> etcdEndpoints() {
+        return etcdEndpoints != null ? Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints)
+                : env("FENCING_ETCD_ENDPOINTS").map(v -> Endpoints.etcdEndpoints("FENCING_ETCD_ENDPOINTS", v))
+                        .orElse(List.of());
+    }
+
+    /** The ZooKeeper connect string; empty means start ZooKeeper. */
+    Optional<String> zooKeeperConnect() {
+        return zooKeeperConnect != null ? Optional.of(Endpoints.zooKeeperConnect("--zookeeper-connect", zooKeeperConnect))
+                : env("FENCING_ZOOKEEPER_CONNECT").map(v -> Endpoints.zooKeeperConnect("FENCING_ZOOKEEPER_CONNECT", v));
     }
 
     /** The database for the postgres lock and the jdbc store; empty means start one. */
@@ -104,6 +133,10 @@ final class ConnectionOptions {
             case REDLOCK -> redisLockUris().isEmpty()
                     ? Optional.of("--redis-uri, once per Redlock node (or FENCING_REDIS_URI)") : Optional.empty();
             case POSTGRES -> jdbcUrl().isEmpty() ? Optional.of("--pg-url (or FENCING_PG_URL)") : Optional.empty();
+            case ETCD -> etcdEndpoints().isEmpty() ? Optional.of("--etcd-endpoints (or FENCING_ETCD_ENDPOINTS)")
+                    : Optional.empty();
+            case ZOOKEEPER -> zooKeeperConnect().isEmpty()
+                    ? Optional.of("--zookeeper-connect (or FENCING_ZOOKEEPER_CONNECT)") : Optional.empty();
         };
     }
 

@@ -100,7 +100,7 @@ final class DemoCommand extends FencingCommand {
     private Run runFenced(Backend backend, String account, Timeline timeline) throws InterruptedException {
         LockProvider locks = backend.locks();
         FencedStore accounts = backend.store(Policy.MONOTONIC);
-        LeaseOptions options = LeaseOptions.builder().ttl(ttl).waitTimeout(ttl.multipliedBy(10)).build();
+        LeaseOptions options = clientOptions();
         LeaseOptions patient = patient(options);
         try (Lease setup = locks.acquire(account, patient)) {
             accounts.write(setup.token(), account, Long.toString(OPENING_BALANCE));
@@ -143,7 +143,7 @@ final class DemoCommand extends FencingCommand {
     private Run runPlain(Backend backend, String account, Timeline timeline) throws InterruptedException {
         LockProvider locks = backend.locks();
         PlainStore accounts = backend.plainStore();
-        LeaseOptions options = LeaseOptions.builder().ttl(ttl).waitTimeout(ttl.multipliedBy(10)).build();
+        LeaseOptions options = clientOptions();
         accounts.write(account, Long.toString(OPENING_BALANCE));
         timeline.event("setup", "writes balance " + OPENING_BALANCE, 0, "written");
         Lease client1 = locks.acquire(account, options);
@@ -169,6 +169,14 @@ final class DemoCommand extends FencingCommand {
         releaseZombie(client1, timeline);
         long last = Long.parseLong(accounts.read(account).orElseThrow());
         return new Run(timeline, false, last, 0);
+    }
+
+    /**
+     * Client 2 waits for client 1's lease to end on the server: ten TTLs, and 5 s more for etcd,
+     * whose leases last whole seconds (at least one) and are expired by a periodic sweep.
+     */
+    private LeaseOptions clientOptions() {
+        return LeaseOptions.builder().ttl(ttl).waitTimeout(ttl.multipliedBy(10).plusSeconds(5)).build();
     }
 
     /** Only client 1 pauses past its TTL: the setup and client 2 get time enough for a slow first request. */

@@ -32,10 +32,14 @@ public final class FencingCli implements Runnable {
                 + " inspect (or --help)");
     }
 
+    /** gRPC (under jetcd) logs through java.util.logging; held here, since that API keeps its loggers weakly. */
+    private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
+
     /** Runs the CLI and exits with its exit code. */
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "error"));
+        GRPC_LOG.setLevel(java.util.logging.Level.WARNING); // its INFO lines (transport probes) are not for users
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

@@ -68,7 +68,8 @@ final class TortureCommand extends FencingCommand {
 
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
             description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server and restore-lock-snapshot for redis,"
-                    + " terminate-lock-backends for postgres, restart-redlock-node for redlock)"
+                    + " terminate-lock-backends for postgres, restart-redlock-node for redlock, restart-etcd-leader for"
+                    + " etcd (then on an embedded 3-member cluster), expire-zookeeper-session for zookeeper)"
                     + " (default: ${DEFAULT-VALUE}).")
     List<String> faultNames;
 
@@ -89,7 +90,7 @@ final class TortureCommand extends FencingCommand {
         validate();
         LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
-        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
+        try (Backend backend = Backend.openForTorture(kinds.lock, kinds.store, connections, faultNames)) {
             List<Fault> faults = chooseFaults(backend.faults());
             HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
                     ? new HistoryRecorder() : null;

@@ -3,6 +3,7 @@ package dev.fencing.cli;
 import static dev.fencing.cli.SharedServers.args;
 import static dev.fencing.cli.SharedServers.resource;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
@@ -10,6 +11,7 @@ import dev.fencing.testkit.servers.TestServers;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.URI;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -87,7 +90,8 @@ class CliIT {
 
     static Stream<Arguments> theDemoReportsInJson() {
         return Stream.of(Arguments.of("redis", "dynamodb"), Arguments.of("postgres", "jdbc"),
-                Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"));
+                Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"), Arguments.of("etcd", "redis"),
+                Arguments.of("zookeeper", "jdbc"));
     }
 
     /** Also: the worker says which lock and which store it used — the servers it was pointed at. */
@@ -109,6 +113,9 @@ class CliIT {
 
     /** host:port of a server address, as the CLI prints it (JDBC URLs with the password hidden). */
     private static String address(String serverAddress) {
+        if (!serverAddress.contains("//")) {
+            return serverAddress; // a ZooKeeper connect string is host:port already
+        }
         URI uri = URI.create(serverAddress.replaceFirst("^jdbc:", ""));
         return uri.getHost() + ":" + uri.getPort();
     }
@@ -174,7 +181,43 @@ class CliIT {
 
     static Stream<Arguments> twoWorkersAtOnceOnOneResourceSumToTheStoredCounter() {
         return Stream.of(Arguments.of("postgres", "jdbc"), Arguments.of("redlock", "dynamodb"),
-                Arguments.of("redis", "s3"));
+                Arguments.of("redis", "s3"), Arguments.of("etcd", "redis"), Arguments.of("zookeeper", "redis"));
+    }
+
+    /**
+     * {@code inspect} of an etcd or ZooKeeper lock while a worker holds it (inside its one increment,
+     * for 3 s: time for a few inspects, each with a client of its own) names the holder and its
+     * token, the same the worker then writes with; once it released, the lock is free — and neither
+     * server keeps the token of a released lock.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"etcd", "zookeeper"})
+    void inspectShowsWhoHoldsAConsensusLock(String lock) throws Exception {
+        String resource = resource();
+        List<String> servers = SharedServers.both(lock, "redis");
+        ExecutorService thread = Executors.newSingleThreadExecutor();
+        try {
+            Future<CliRun> holding = thread.submit(() -> CliRun.of(args(List.of("worker", "--lock", lock, "--resource",
+                    resource, "--increments", "1", "--hold", "3s", "--ttl", "10s", "--json"), servers)));
+            String[] inspect = args(List.of("inspect", "--lock", lock, "--resource", resource, "--json"), servers);
+            JsonNode held = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> CliRun.of(inspect).json(), state -> !state.get("holder").isNull());
+            CliRun worker = holding.get(60, TimeUnit.SECONDS);
+            assertThat(worker.exitCode()).as(worker.toString()).isZero();
+            assertThat(held.get("lastToken").asLong()).as("the holder's token").isEqualTo(
+                    worker.json().get("lastToken").asLong());
+            assertThat(held.get("holder").asText()).hasSize(32); // the 128-bit owner id, hex
+            if (lock.equals("etcd")) { // the holder's etcd lease: 10 s, rounded up to whole seconds
+                assertThat(held.get("remainingMillis").asLong()).isPositive();
+            }
+            JsonNode free = CliRun.of(inspect).json();
+            assertThat(free.get("holder").isNull()).isTrue();
+            assertThat(free.get("lastToken").isNull()).isTrue();
+            assertThat(free.get("value").asText()).isEqualTo("1");
+            assertThat(free.get("highWaterMark").asLong()).isEqualTo(worker.json().get("lastToken").asLong());
+        } finally {
+            thread.shutdownNow();
+        }
     }
 
     /** {@code inspect} (read-only) sees the sum of both workers' accepted increments and the last token. */
@@ -190,6 +233,8 @@ class CliIT {
         assertThat(state.get("highWaterMark").asLong()).isEqualTo(lastToken);
         if (lock.equals("redlock")) { // Redlock cannot tell a lock's state: no node alone knows it
             assertThat(state.get("lastToken").isNull()).isTrue();
+        } else if (lock.equals("etcd") || lock.equals("zookeeper")) { // a released lock leaves no key, no znode
+            assertThat(state.get("lastToken").isNull()).as("a free lock's token").isTrue();
         } else {
             assertThat(state.get("lastToken").asLong()).isEqualTo(lastToken);
         }
@@ -265,6 +310,8 @@ class CliIT {
     static Stream<Arguments> malformedAddresses() {
         String pgForm = "use jdbc:postgresql://HOST[:PORT]/DATABASE?user=U&password=P";
         String redisForm = "use redis://[:PASSWORD@]HOST[:PORT][/DB]";
+        String etcdForm = "use http://HOST:PORT (https:// for TLS), comma-separated for the members of a cluster";
+        String zooKeeperForm = "use HOST:PORT, comma-separated for an ensemble";
         return Stream.of(
                 Arguments.of(List.of("--lock", "postgres", "--pg-url", "postgresql://localhost:5432/fencing"),
                         "--pg-url: 'postgresql://localhost:5432/fencing' is malformed: it is not a JDBC URL", pgForm),
@@ -286,7 +333,23 @@ class CliIT {
                 Arguments.of(List.of("--store", "s3", "--s3-endpoint", "not a url"),
                         "--s3-endpoint: 'not a url' is malformed: it is not a URL", "use http://HOST:PORT or https://"),
                 Arguments.of(List.of("--store", "dynamodb", "--dynamodb-endpoint", "localhost:8000"),
-                        "--dynamodb-endpoint: 'localhost:8000' is malformed", "use http://HOST:PORT or https://"));
+                        "--dynamodb-endpoint: 'localhost:8000' is malformed", "use http://HOST:PORT or https://"),
+                Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "localhost:2379"),
+                        "--etcd-endpoints: 'localhost:2379' is malformed: 'localhost:2379' has no scheme", etcdForm),
+                Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1:2379,unix:///run/etcd"),
+                        "'unix:' is not http or https", etcdForm),
+                Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1"),
+                        "--etcd-endpoints: 'http://127.0.0.1' is malformed: 'http://127.0.0.1' names no port", etcdForm),
+                Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1:2379/v3"),
+                        "'http://127.0.0.1:2379/v3' has more than a scheme, host and port", etcdForm),
+                Arguments.of(List.of("--lock", "zookeeper", "--zookeeper-connect", "http://127.0.0.1:2181"),
+                        "--zookeeper-connect: 'http://127.0.0.1:2181' is malformed: ZooKeeper takes HOST:PORT, without"
+                                + " a scheme", zooKeeperForm),
+                Arguments.of(List.of("--lock", "zookeeper", "--zookeeper-connect", "127.0.0.1:2181,:2182"),
+                        "--zookeeper-connect: '127.0.0.1:2181,:2182' is malformed: ':2182' is not HOST[:PORT]",
+                        zooKeeperForm),
+                Arguments.of(List.of("--lock", "zookeeper", "--zookeeper-connect", "127.0.0.1:70000"),
+                        "'70000' is not a port (1 to 65535)", zooKeeperForm));
     }
 
     /** Malformed is bad usage, at once: exit 2 naming the option and what it takes, never "unreachable". */
@@ -313,7 +376,12 @@ class CliIT {
                 Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb", "--dynamodb-endpoint", "http://127.0.0.1:1"),
                         "DynamoDB at http://127.0.0.1:1", "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3", "--s3-endpoint", "http://127.0.0.1:1"),
-                        "S3 at http://127.0.0.1:1", "--s3-endpoint or FENCING_S3_ENDPOINT"));
+                        "S3 at http://127.0.0.1:1", "--s3-endpoint or FENCING_S3_ENDPOINT"),
+                Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1:1,http://127.0.0.1:2",
+                        "--redis-uri", redis), "etcd for the lock at http://127.0.0.1:1,http://127.0.0.1:2",
+                        "--etcd-endpoints or FENCING_ETCD_ENDPOINTS"),
+                Arguments.of(List.of("--lock", "zookeeper", "--zookeeper-connect", "127.0.0.1:1", "--redis-uri", redis),
+                        "ZooKeeper for the lock at 127.0.0.1:1", "--zookeeper-connect or FENCING_ZOOKEEPER_CONNECT"));
     }
 
     /**
@@ -339,6 +407,10 @@ class CliIT {
                         + " give --pg-url"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "jdbc"), "the store (--store jdbc) has no server:"
                         + " give --pg-url"),
+                Arguments.of(List.of("--lock", "etcd", "--redis-uri", redis), "the lock (--lock etcd) has no server:"
+                        + " give --etcd-endpoints"),
+                Arguments.of(List.of("--lock", "zookeeper", "--redis-uri", redis), "the lock (--lock zookeeper) has no"
+                        + " server: give --zookeeper-connect"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb"), "the store (--store dynamodb) has no"
                         + " server: give --dynamodb-endpoint"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3"), "the store (--store s3) has no server: give"
@@ -366,9 +438,10 @@ class CliIT {
 
     @Test
     void badUsageExitsWithTwoAndNamesTheBadValue() {
-        assertThat(CliRun.of("demo", "--lock", "zookeeper")).satisfies(run -> {
+        assertThat(CliRun.of("demo", "--lock", "consul")).satisfies(run -> {
             assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
-            assertThat(run.err()).contains("'zookeeper' is not a lock provider; choose one of redis, postgres, redlock");
+            assertThat(run.err()).contains("'consul' is not a lock provider; choose one of redis, postgres, redlock, etcd,"
+                    + " zookeeper");
         });
         assertThat(CliRun.of("demo", "--ttl", "soon")).satisfies(run -> {
             assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
@@ -438,7 +511,8 @@ class CliIT {
         assertThat(top.out()).contains("demo", "worker", "torture", "inspect", "Exit codes");
         CliRun torture = CliRun.of("torture", "--help");
         assertThat(torture.out()).contains("--workers", "--duration", "--pause-probability", "--faults", "--json",
-                "--redis-uri");
+                "--redis-uri", "--etcd-endpoints", "--zookeeper-connect");
+        assertThat(words(torture.out())).contains("restart-etcd-leader for etcd", "expire-zookeeper-session for zookeeper");
         assertThat(words(torture.out())).contains("--ttl=D Lease TTL, 1ms to 7d");
         assertThat(words(CliRun.of("demo", "--help").out())).contains("--ttl=D Lease TTL, 100ms to 1m");
         String worker = words(CliRun.of("worker", "--help").out());

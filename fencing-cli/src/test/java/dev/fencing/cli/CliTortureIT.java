@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code torture}: one run per fault the CLI can inject, the four runs together covering every
+ * {@code torture}: one run per fault the CLI can inject, the runs together covering every
  * lock and every store (the other pairs' wiring is {@link CliIT}'s matrix), on servers the CLI
  * starts itself as a user's first {@code ./fencing torture} does — faults go only into those.
  * Only the s3 store runs on the testkit's shared S3Mock (behind the same serializing proxy the
@@ -33,7 +33,11 @@ class CliTortureIT {
                 Arguments.of("redis", "redis", "restore-lock-snapshot", "400ms", 2),
                 Arguments.of("redis", "s3", "restart-lock-server", "500ms", 1),
                 Arguments.of("postgres", "jdbc", "terminate-lock-backends", "500ms", 1),
-                Arguments.of("redlock", "dynamodb", "restart-redlock-node", "500ms", 1));
+                Arguments.of("redlock", "dynamodb", "restart-redlock-node", "500ms", 1),
+                // a 3-member etcd cluster: its leader killed, a new one elected, the old one restarted
+                Arguments.of("etcd", "redis", "restart-etcd-leader", "500ms", 1),
+                // the server ends the lock client's session: holders and waiters lose their znodes
+                Arguments.of("zookeeper", "redis", "expire-zookeeper-session", "400ms", 2));
     }
 
     @ParameterizedTest(name = "{0} lock, {1} store, {2}")

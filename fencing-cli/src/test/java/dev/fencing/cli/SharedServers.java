@@ -43,6 +43,8 @@ final class SharedServers {
             case "postgres" -> List.of(List.of("--pg-url", TestServers.postgres().jdbcUrl()));
             case "redlock" -> TestServers.redisNodes(5).stream().map(RedisTestServer::uri)
                     .map(uri -> List.of("--redis-uri", uri)).toList();
+            case "etcd" -> List.of(List.of("--etcd-endpoints", TestServers.etcd().endpoint()));
+            case "zookeeper" -> List.of(List.of("--zookeeper-connect", TestServers.zooKeeper().connectString()));
             default -> throw new IllegalArgumentException(lock);
         };
     }
