@@ -470,6 +470,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         private final ByteSequence owner;
         private long leaseId; // guarded by this
         private long leaseTtlSeconds; // guarded by this
+        /** The start of the request that last set the etcd lease's TTL: its grant or last keep-alive. */
+        private long leaseRefreshedAtNanos; // guarded by this
 
         EtcdLease(FencingToken token, String ownerId, ByteSequence key, ByteSequence owner, long leaseId,
                 long leaseTtlSeconds, long requestedAtNanos, Duration ttl) {
@@ -478,6 +480,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             this.owner = owner;
             this.leaseId = leaseId;
             this.leaseTtlSeconds = leaseTtlSeconds;
+            this.leaseRefreshedAtNanos = requestedAtNanos;
         }
 
         private Cmp[] stillMine() {
@@ -495,10 +498,12 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                     return moveToLongerLease(wanted);
                 }
                 try {
+                    long sentAt = clock().nanoTime();
                     LeaseKeepAliveResponse alive = Replies.await(leases.keepAliveOnce(leaseId), timeoutFor(ttl));
                     if (alive.getTTL() <= 0) {
                         return false;
                     }
+                    leaseRefreshedAtNanos = sentAt;
                 } catch (Replies.Unclear e) {
                     if (Replies.isLeaseNotFound(e.getCause())) {
                         return false; // expired or revoked: the key went with it
@@ -519,6 +524,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
 
         /** etcd cannot lengthen a lease's TTL: a longer renewal moves the key to a new lease, keeping its create revision. */
         private boolean moveToLongerLease(long wantedSeconds) throws Replies.Unclear, InterruptedException {
+            long sentAt = clock().nanoTime();
             LeaseGrantResponse grant = Replies.await(leases.grant(wantedSeconds), requestTimeout);
             TxnResponse moved;
             try {
@@ -536,6 +542,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             giveBack(leaseId, leaseTtlSeconds);
             leaseId = grant.getID();
             leaseTtlSeconds = grant.getTTL();
+            leaseRefreshedAtNanos = sentAt;
             return true;
         }
 
@@ -548,17 +555,24 @@ public final class EtcdLockProvider extends AbstractLockProvider {
 
         @Override
         protected synchronized boolean doRelease() {
+            boolean deletedHere = false;
             try {
                 // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
                 // the lock is given back and the thread keeps its interrupt status
                 TxnResponse deleted = Replies.awaitUninterruptibly(kv.txn().If(stillMine())
                         .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), requestTimeout);
-                return deleted.isSucceeded();
+                deletedHere = deleted.isSucceeded();
+                return deletedHere;
             } catch (Replies.Unclear e) {
                 throw unreachable(resource(), "the release transaction (the lease is revoked, so the key goes with it)",
                         e);
             } finally {
-                giveBack(leaseId, leaseTtlSeconds);
+                if (deletedHere) {
+                    // its key is gone, by this holder's own delete: the lease holds nothing and can serve the next grant
+                    spareLeases.offer(new SpareLeases.Spare(leaseId, leaseTtlSeconds, leaseRefreshedAtNanos));
+                } else {
+                    giveBack(leaseId, leaseTtlSeconds);
+                }
                 releaseSignals().signal(resource());
             }
         }

@@ -2,37 +2,43 @@ package dev.fencing.etcd;
 
 import dev.fencing.core.MonotonicClock;
 import io.etcd.jetcd.Lease;
+import java.util.Deque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.LongConsumer;
 
 /**
- * One etcd lease granted ahead of need, per lease TTL, so that an acquire waits for one etcd
- * write — its transaction — instead of two (a lease grant, then the transaction). After each
- * acquire that used or wanted a spare, the next one is granted in the background.
+ * etcd leases granted ahead of need, per lease TTL, so that an acquire waits for one etcd write —
+ * its transaction — instead of two (a lease grant, then the transaction). A released lease whose
+ * key its own release deleted holds nothing and goes back here ({@link #offer}); an acquire that
+ * finds no spare grants its own and has one more granted in the background. In steady state a
+ * lock cycle therefore costs etcd two writes, the create and the delete, like jetcd's own Lock
+ * service on one long-lived lease.
  *
- * <p>A spare's etcd TTL started when its grant was sent, so a lease built on it counts its local
- * validity from then ({@link Spare#requestedAtNanos}), never from the later acquire: the local
- * validity still ends before etcd can expire the key. A spare older than the caller's limit is
- * revoked instead of used, so a lease never starts with much less than its TTL. Spares nobody
- * takes expire with their TTL; {@link #close()} revokes them.
+ * <p>A spare's etcd TTL started when the request that last set it was sent (its grant, or its
+ * previous holder's last keep-alive), so a lease built on it counts its local validity from then
+ * ({@link Spare#requestedAtNanos}), never from the later acquire: the local validity still ends
+ * before etcd can expire the key. A spare older than the caller's limit is revoked instead of
+ * used, so a lease never starts with much less than its TTL. Spares nobody takes expire with
+ * their TTL; {@link #close()} revokes them.
  *
- * <p>Thread-safe. At most {@value #MAX_TTLS} distinct TTLs keep a spare; others are granted on
- * demand.
+ * <p>Thread-safe. At most {@value #MAX_TTLS} distinct TTLs keep spares, at most
+ * {@value #MAX_PER_TTL} each; beyond that, leases are granted on demand and revoked after use.
  */
 final class SpareLeases {
 
     static final int MAX_TTLS = 16;
+    static final int MAX_PER_TTL = 32;
 
-    /** A granted lease nobody holds yet. */
+    /** A granted lease nobody holds, and the start of the request that last set its etcd TTL. */
     record Spare(long leaseId, long ttlSeconds, long requestedAtNanos) {}
 
     private final Lease leases;
     private final MonotonicClock clock;
     private final LongConsumer revoke;
-    private final Map<Long, AtomicReference<Spare>> spares = new ConcurrentHashMap<>();
+    private final Map<Long, Deque<Spare>> spares = new ConcurrentHashMap<>();
     private final Map<Long, Boolean> refilling = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
@@ -44,30 +50,52 @@ final class SpareLeases {
     }
 
     /**
-     * A spare lease of {@code ttlSeconds} granted at most {@code maxAgeNanos} ago, or empty; asks
-     * for the next spare in the background either way.
+     * The freshest spare lease of {@code ttlSeconds}, granted or kept alive at most
+     * {@code maxAgeNanos} ago; empty if there is none, and then one more is granted in the
+     * background for the next acquire.
      */
     Optional<Spare> take(long ttlSeconds, long maxAgeNanos) {
-        if (closed) {
+        Deque<Spare> line = closed ? null : line(ttlSeconds);
+        if (line == null) {
             return Optional.empty();
         }
-        AtomicReference<Spare> slot = spares.get(ttlSeconds);
-        if (slot == null) {
-            if (spares.size() >= MAX_TTLS) {
-                return Optional.empty();
+        Spare spare;
+        while ((spare = line.pollLast()) != null) {
+            if (clock.nanoTime() - spare.requestedAtNanos() <= maxAgeNanos) {
+                return Optional.of(spare);
             }
-            slot = spares.computeIfAbsent(ttlSeconds, ttl -> new AtomicReference<>());
+            revoke.accept(spare.leaseId()); // too old: every spare below it is older still
         }
-        Spare spare = slot.getAndSet(null);
-        refill(ttlSeconds, slot);
-        if (spare != null && clock.nanoTime() - spare.requestedAtNanos() > maxAgeNanos) {
-            revoke.accept(spare.leaseId());
-            return Optional.empty();
-        }
-        return Optional.ofNullable(spare);
+        refill(ttlSeconds, line);
+        return Optional.empty();
     }
 
-    private void refill(long ttlSeconds, AtomicReference<Spare> slot) {
+    /**
+     * Keeps {@code lease} — released, holding no key — for the next acquire of its TTL instead of
+     * a revoke now and a grant later. {@link Spare#requestedAtNanos} must be the start of the
+     * request that last set its etcd TTL.
+     */
+    void offer(Spare lease) {
+        Deque<Spare> line = closed ? null : line(lease.ttlSeconds());
+        if (line == null || line.size() >= MAX_PER_TTL) {
+            revoke.accept(lease.leaseId());
+            return;
+        }
+        line.addLast(lease);
+        if (closed) {
+            drain(line);
+        }
+    }
+
+    private Deque<Spare> line(long ttlSeconds) {
+        Deque<Spare> line = spares.get(ttlSeconds);
+        if (line == null && spares.size() < MAX_TTLS) {
+            line = spares.computeIfAbsent(ttlSeconds, ttl -> new ConcurrentLinkedDeque<>());
+        }
+        return line;
+    }
+
+    private void refill(long ttlSeconds, Deque<Spare> line) {
         if (refilling.putIfAbsent(ttlSeconds, Boolean.TRUE) != null) {
             return; // one grant in flight per TTL is enough
         }
@@ -75,18 +103,8 @@ final class SpareLeases {
         try {
             leases.grant(ttlSeconds).whenComplete((grant, failure) -> {
                 refilling.remove(ttlSeconds);
-                if (grant == null) {
-                    return; // no spare this time: the next acquire grants its own
-                }
-                Spare replaced = slot.getAndSet(new Spare(grant.getID(), grant.getTTL(), requestedAt));
-                if (replaced != null) {
-                    revoke.accept(replaced.leaseId());
-                }
-                if (closed) {
-                    Spare left = slot.getAndSet(null);
-                    if (left != null) {
-                        revoke.accept(left.leaseId());
-                    }
+                if (grant != null) {
+                    offer(new Spare(grant.getID(), grant.getTTL(), requestedAt));
                 }
             });
         } catch (RuntimeException e) {
@@ -94,14 +112,16 @@ final class SpareLeases {
         }
     }
 
+    private void drain(Deque<Spare> line) {
+        Spare left;
+        while ((left = line.pollFirst()) != null) {
+            revoke.accept(left.leaseId());
+        }
+    }
+
     /** Revokes the spares not taken; grants still in flight revoke theirs when they complete. */
     void close() {
         closed = true;
-        for (AtomicReference<Spare> slot : spares.values()) {
-            Spare left = slot.getAndSet(null);
-            if (left != null) {
-                revoke.accept(left.leaseId());
-            }
-        }
+        spares.values().forEach(this::drain);
     }
 }

@@ -135,6 +135,35 @@ class EtcdLockProviderIT extends LockProviderContract {
         }
     }
 
+    /**
+     * A released lease serves the next grant of the same TTL (one etcd write per acquire), and
+     * the new holder's validity counts from when that etcd lease's TTL was last set — the first
+     * holder's grant — so it still ends before etcd can expire the key.
+     */
+    @Test
+    void aReleasedLeaseServesTheNextGrantWhoseValidityCountsFromTheEtcdLeasesGrant() throws Exception {
+        LeaseOptions options = LeaseOptions.ofTtl(Duration.ofSeconds(4));
+        long firstGranted;
+        long firstLease;
+        try (Lease first = provider.tryAcquire(resource("first"), options).orElseThrow()) {
+            firstGranted = System.nanoTime(); // the etcd lease's TTL was set before this
+            KeyValue stored = read(etcdProvider().lockKey(resource("first"))).orElseThrow();
+            assertThat(stored.getCreateRevision()).isEqualTo(first.token().value());
+            firstLease = stored.getLease();
+        }
+        try (Lease second = provider.tryAcquire(resource("second"), options).orElseThrow()) {
+            KeyValue stored = read(etcdProvider().lockKey(resource("second"))).orElseThrow();
+            assertThat(stored.getLease()).as("the released lease, reused").isEqualTo(firstLease);
+            long sampled = System.nanoTime();
+            assertThat(second.remaining()).as("counted from the first grant, not from the second acquire")
+                    .isLessThanOrEqualTo(Duration.ofSeconds(4).minusNanos(sampled - firstGranted));
+            long serverTtlSeconds = raw.getLeaseClient().timeToLive(stored.getLease(),
+                    io.etcd.jetcd.options.LeaseOption.DEFAULT).get(5, TimeUnit.SECONDS).getTTL();
+            assertThat(Duration.ofSeconds(serverTtlSeconds + 1)).as("etcd keeps the key at least as long")
+                    .isGreaterThanOrEqualTo(second.remaining());
+        }
+    }
+
     @Test
     void aRenewalToALongerTtlMovesTheKeyToANewLeaseAndKeepsTheToken() throws Exception {
         String resource = resource("r");
