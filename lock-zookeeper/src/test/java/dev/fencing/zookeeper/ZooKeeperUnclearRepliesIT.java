@@ -1,0 +1,174 @@
+package dev.fencing.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.testkit.servers.TestServers;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Creates whose replies do not come back as sent, against a real ZooKeeper: the provider under
+ * attack reaches it through {@link ProxiedZooKeeper}, the other clients and the observer directly.
+ * Each case checks that no znode is left that nobody holds a lease for, and that the tokens of
+ * the leases granted stay the znodes' own, increasing {@code czxid}s.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class ZooKeeperUnclearRepliesIT {
+
+    private static final Duration SESSION = Duration.ofSeconds(10);
+
+    private final ZooKeeperTestServer zooKeeper = TestServers.zooKeeper();
+    private final List<AutoCloseable> closing = new ArrayList<>();
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private final String resource = "unclear-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+    private CuratorFramework observer;
+    private ProxiedZooKeeper fault;
+    private String parent;
+
+    @BeforeEach
+    void connect() {
+        observer = track(CuratorFrameworkFactory.newClient(zooKeeper.connectString(), new RetryOneTime(100)));
+        observer.start();
+        fault = track(new ProxiedZooKeeper(zooKeeper.connectString(), SESSION, Duration.ofSeconds(5)));
+        parent = fault.provider().lockPath(resource);
+        fault.provider().tryAcquire(resource + "-warm-up", LeaseOptions.ofDefaults()).orElseThrow().release();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        pool.shutdownNow();
+        for (AutoCloseable each : closing) {
+            each.close();
+        }
+    }
+
+    private <C extends AutoCloseable> C track(C closeable) {
+        closing.add(0, closeable);
+        return closeable;
+    }
+
+    private ZooKeeperLockProvider direct() {
+        return track(ZooKeeperLockProvider.builder(zooKeeper.connectString()).sessionTimeout(SESSION).build());
+    }
+
+    private List<String> children() throws Exception {
+        try {
+            return observer.getChildren().forPath(parent);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+    }
+
+    private Stat onlyChild() throws Exception {
+        List<String> children = children();
+        assertThat(children).as("the contenders under " + parent).hasSize(1);
+        return observer.checkExists().forPath(parent + "/" + children.get(0));
+    }
+
+    /** Holds the replies, runs {@code create}, and once ZooKeeper has the znode drops the connection. */
+    private <T> Future<T> createThenDropTheConnection(java.util.concurrent.Callable<T> create) throws Exception {
+        fault.holdReplies();
+        Future<T> result = pool.submit(create);
+        await("the create reached ZooKeeper").atMost(Duration.ofSeconds(10)).until(() -> children().size() == 1);
+        fault.dropConnections();
+        fault.passReplies();
+        return result;
+    }
+
+    /**
+     * The connection closes after ZooKeeper executed the create but before its reply came back.
+     * Curator retries within the session and finds the znode by its protected uuid — without its
+     * stat: the grant must still carry the znode's own czxid (larger than the last holder's), not 0.
+     */
+    @Test
+    void aCreateWhoseReplyWasLostToADroppedConnectionIsGrantedWithTheZnodesOwnCzxid() throws Exception {
+        ZooKeeperLockProvider other = direct();
+        long before;
+        try (Lease earlier = other.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            before = earlier.token().value();
+        }
+
+        Future<Optional<Lease>> attempt = createThenDropTheConnection(
+                () -> fault.provider().tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))));
+
+        Lease lease = attempt.get(30, TimeUnit.SECONDS).orElseThrow(
+                () -> new AssertionError("the only contender was refused"));
+        Stat znode = onlyChild();
+        assertThat(lease.token().value()).as("the token is the znode's czxid").isEqualTo(znode.getCzxid())
+                .isGreaterThan(before);
+        assertThat(znode.getEphemeralOwner()).isEqualTo(fault.provider().curator().getZookeeperClient()
+                .getZooKeeper().getSessionId());
+        assertThat(lease.isValid()).isTrue();
+        lease.release();
+        try (Lease next = other.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            assertThat(next.token().isNewerThan(lease.token())).isTrue();
+        }
+    }
+
+    /**
+     * The same lost reply at the level every create of the provider goes through (the contender of
+     * {@code tryAcquire} and the ticket of a waiting process): the znode's czxid and session, as
+     * ZooKeeper recorded them.
+     */
+    @Test
+    void aCreateFoundAgainAfterALostReplyDescribesTheZnodeAsZooKeeperHasIt() throws Exception {
+        Znodes znodes = new Znodes(fault.provider().curator());
+        observer.createContainers(parent); // so that the create itself is the request whose reply is lost
+
+        Znodes.Created created = createThenDropTheConnection(() -> znodes.create(parent, "ticket"))
+                .get(30, TimeUnit.SECONDS);
+
+        Stat znode = onlyChild();
+        assertThat(created.path()).isEqualTo(parent + "/" + children().get(0));
+        assertThat(created.czxid()).as("czxid").isEqualTo(znode.getCzxid());
+        assertThat(created.sessionId()).as("session").isEqualTo(znode.getEphemeralOwner())
+                .isEqualTo(znodes.sessionId());
+    }
+
+    /**
+     * A waiting process's ticket whose create reply was lost: the process must claim that ticket
+     * (it is the only one in line), not take it for another session's and stand in line again
+     * behind it — which would leave a ticket nobody claims at the head of the queue, blocking the
+     * lock for every process for as long as the session lives.
+     */
+    @Test
+    void aTicketWhoseCreateReplyWasLostIsClaimedNotLeftAtTheHeadOfTheQueue() throws Exception {
+        observer.createContainers(parent);
+        WaitQueue queue = new WaitQueue(new Znodes(fault.provider().curator()), parent, () -> { }, () -> { });
+        assertThat(queue.join()).isTrue();
+
+        Optional<WaitQueue.Claim> claim = createThenDropTheConnection(() -> queue.poll("a-waiter"))
+                .get(30, TimeUnit.SECONDS);
+        queue.leaveOnClose().close();
+        if (claim.isPresent()) {
+            observer.delete().forPath(claim.get().ticket().path()); // what the lease's release does
+        }
+
+        Optional<Lease> next = direct().tryAcquire(resource, LeaseOptions.ofDefaults());
+        assertThat(next).as("the lock is free once the waiter left; still in line: %s", children()).isPresent();
+        assertThat(claim).as("the only ticket in line is claimed").isPresent();
+        assertThat(claim.get().ticket().czxid()).isEqualTo(claim.get().stat().getCzxid());
+        assertThat(next.get().token().value()).isGreaterThan(claim.get().ticket().czxid());
+        next.get().release();
+    }
+}
