@@ -36,12 +36,31 @@ final class Znodes {
      * if missing) holding {@code data}. Curator's protected mode names it {@code _c_<uuid>-lock-N}: a
      * create retried after a lost reply first looks for a child with that uuid instead of creating a
      * second one, and a create that fails for good has Curator delete such a child in the background.
+     *
+     * <p>A znode found that way comes back without its stat (Curator fills the caller's only from a
+     * create reply), so it is read here: the czxid and the owning session are always the znode's
+     * own, as ZooKeeper recorded them.
+     *
+     * @throws KeeperException.NoNodeException if the znode found after a lost reply is gone before
+     *     its stat could be read (its session ended, and took it along); if that read fails
+     *     otherwise, the znode is deleted in the background before the failure is thrown
      */
     Created create(String parent, String data) throws Exception {
         Stat stat = new Stat();
         String path = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(parent + "/" + ZooKeeperPaths.NODE_NAME, data.getBytes(StandardCharsets.UTF_8));
+        if (stat.getCzxid() == 0) { // found by its uuid after a lost reply: no create reply filled the stat
+            try {
+                stat = client.checkExists().forPath(path);
+            } catch (Exception e) {
+                deleteInBackground(path); // Curator counts the create as done: it would not clean up
+                throw e;
+            }
+            if (stat == null) {
+                throw new KeeperException.NoNodeException(path);
+            }
+        }
         return new Created(path, stat.getCzxid(), stat.getEphemeralOwner());
     }
 

@@ -85,10 +85,12 @@ import org.apache.zookeeper.data.Stat;
  *
  * <h2>Unclear replies</h2>
  * A create whose reply was lost is resolved by Curator's protected mode (see {@code Znodes}): a
- * retry finds the znode by its uuid instead of creating a second, and a create that fails for good
- * (or an interrupted one) has Curator delete the uuid's znode in the background. Deletes are
- * Curator's guaranteed deletes, retried after a reconnect for as long as the session lives. All
- * znodes are ephemeral, so whatever is left over goes with the session at the latest.
+ * retry finds the znode by its uuid instead of creating a second — and the provider reads that
+ * znode's czxid and session back, since Curator reports no stat for a found znode — and a create
+ * that fails for good (or an interrupted one) has Curator delete the uuid's znode in the
+ * background. Deletes are Curator's guaranteed deletes, retried after a reconnect for as long as
+ * the session lives. All znodes are ephemeral, so whatever is left over goes with the session at
+ * the latest.
  *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
  * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
@@ -164,13 +166,10 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         } catch (Exception e) {
             throw unreachable(resource, "the create of the contender znode", e);
         }
+        boolean lowest;
         try {
             List<String> queue = znodes.queue(parent);
-            if (!queue.isEmpty() && created.path().equals(parent + "/" + queue.get(0))) {
-                return Optional.of(grant(resource, ownerId, created, options, requestedAt));
-            }
-            znodes.deleteInBackground(created.path());
-            return Optional.empty();
+            lowest = !queue.isEmpty() && created.path().equals(parent + "/" + queue.get(0));
         } catch (InterruptedException e) {
             znodes.deleteInBackground(created.path());
             Thread.currentThread().interrupt();
@@ -179,6 +178,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             znodes.deleteInBackground(created.path());
             throw unreachable(resource, "the listing of the contenders", e);
         }
+        if (lowest) {
+            return Optional.of(grant(resource, ownerId, created, options, requestedAt));
+        }
+        znodes.deleteInBackground(created.path());
+        return Optional.empty();
     }
 
     private Optional<AbstractLease> claim(WaitQueue queue, String resource, String ownerId, LeaseOptions options,
