@@ -5,21 +5,28 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.TestServers;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,11 +53,13 @@ class ZooKeeperUnclearRepliesIT {
     private String parent;
 
     @BeforeEach
-    void connect() {
+    void connect() throws Exception {
         observer = track(CuratorFrameworkFactory.newClient(zooKeeper.connectString(), new RetryOneTime(100)));
         observer.start();
         fault = track(new ProxiedZooKeeper(zooKeeper.connectString(), SESSION, Duration.ofSeconds(5)));
         parent = fault.provider().lockPath(resource);
+        // a persistent parent, so that each case's create itself is the request whose reply is held
+        observer.create().creatingParentsIfNeeded().forPath(parent);
         fault.provider().tryAcquire(resource + "-warm-up", LeaseOptions.ofDefaults()).orElseThrow().release();
     }
 
@@ -86,7 +95,7 @@ class ZooKeeperUnclearRepliesIT {
     }
 
     /** Holds the replies, runs {@code create}, and once ZooKeeper has the znode drops the connection. */
-    private <T> Future<T> createThenDropTheConnection(java.util.concurrent.Callable<T> create) throws Exception {
+    private <T> Future<T> createThenDropTheConnection(Callable<T> create) throws Exception {
         fault.holdReplies();
         Future<T> result = pool.submit(create);
         await("the create reached ZooKeeper").atMost(Duration.ofSeconds(10)).until(() -> children().size() == 1);
@@ -133,7 +142,6 @@ class ZooKeeperUnclearRepliesIT {
     @Test
     void aCreateFoundAgainAfterALostReplyDescribesTheZnodeAsZooKeeperHasIt() throws Exception {
         Znodes znodes = new Znodes(fault.provider().curator());
-        observer.createContainers(parent); // so that the create itself is the request whose reply is lost
 
         Znodes.Created created = createThenDropTheConnection(() -> znodes.create(parent, "ticket"))
                 .get(30, TimeUnit.SECONDS);
@@ -153,7 +161,6 @@ class ZooKeeperUnclearRepliesIT {
      */
     @Test
     void aTicketWhoseCreateReplyWasLostIsClaimedNotLeftAtTheHeadOfTheQueue() throws Exception {
-        observer.createContainers(parent);
         WaitQueue queue = new WaitQueue(new Znodes(fault.provider().curator()), parent, () -> { }, () -> { });
         assertThat(queue.join()).isTrue();
 
@@ -170,5 +177,86 @@ class ZooKeeperUnclearRepliesIT {
         assertThat(claim.get().ticket().czxid()).isEqualTo(claim.get().stat().getCzxid());
         assertThat(next.get().token().value()).isGreaterThan(claim.get().ticket().czxid());
         next.get().release();
+    }
+
+    /**
+     * An acquire interrupted while its create is in flight (executed by ZooKeeper, reply held):
+     * the acquire ends in {@link InterruptedException}, and the znode it may have made is deleted
+     * by the provider's own session — which stays alive, so nothing but that clean-up frees the lock.
+     */
+    @Test
+    void anAcquireInterruptedWhileItsCreateIsInFlightLeavesNoZnodeBehind() throws Exception {
+        long session = fault.provider().curator().getZookeeperClient().getZooKeeper().getSessionId();
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        fault.holdReplies();
+        Thread acquirer = new Thread(() -> {
+            try {
+                outcome.set(fault.provider().acquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))
+                        .withWaitTimeout(Duration.ofSeconds(30))));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        acquirer.start();
+        await("the create reached ZooKeeper").atMost(Duration.ofSeconds(10)).until(() -> children().size() == 1);
+
+        acquirer.interrupt();
+        acquirer.join(10_000);
+        fault.passReplies();
+
+        assertThat(outcome.get()).as("the interrupted acquire's outcome").isInstanceOf(InterruptedException.class);
+        await("the znode of the interrupted create is deleted").atMost(SESSION).until(() -> children().isEmpty());
+        assertThat(fault.provider().curator().getZookeeperClient().getZooKeeper().getSessionId())
+                .as("the same session: its own clean-up, not its end, freed the lock").isEqualTo(session);
+        try (Lease next = direct().tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            assertThat(next.isValid()).isTrue();
+        }
+    }
+
+    /**
+     * The session ends (expired on the server) while the reply of its create is held; another
+     * process waits for the lock meanwhile. That process gets the lock within the session timeout
+     * with a larger token, and the held attempt, once its reply arrives, grants nothing: its znode
+     * went with its session.
+     */
+    @Test
+    void aSessionThatExpiresWhileACreateReplyIsHeldGrantsNothingAndFreesTheLock() throws Exception {
+        ZooKeeperLockProvider other = direct();
+        ZooKeeper victim = fault.provider().curator().getZookeeperClient().getZooKeeper();
+        fault.holdReplies();
+        Future<Optional<Lease>> held = pool.submit(
+                () -> fault.provider().tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))));
+        await("the create reached ZooKeeper").atMost(Duration.ofSeconds(10)).until(() -> children().size() == 1);
+        long expiredCzxid = onlyChild().getCzxid();
+        Future<Lease> waiter = pool.submit(() -> other.acquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))
+                .withWaitTimeout(Duration.ofSeconds(30))));
+
+        expireOnTheServer(victim);
+        Lease next = waiter.get(SESSION.toSeconds(), TimeUnit.SECONDS);
+        fault.passReplies();
+
+        Optional<Lease> attempt;
+        try {
+            attempt = held.get(60, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(LockUnavailableException.class);
+            attempt = Optional.empty();
+        }
+        assertThat(attempt).as("a grant to the expired session beside %s", next.token()).isEmpty();
+        assertThat(next.token().value()).isGreaterThan(expiredCzxid);
+        assertThat(next.isValid()).isTrue();
+        next.release();
+    }
+
+    /** What a session timeout on the server does: another handle on the same session closes it. */
+    private void expireOnTheServer(ZooKeeper victim) throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper twin = new ZooKeeper(zooKeeper.connectString(), (int) SESSION.toMillis(), event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, victim.getSessionId(), victim.getSessionPasswd());
+        assertThat(connected.await(10, TimeUnit.SECONDS)).as("twin handle connected").isTrue();
+        twin.close();
     }
 }
