@@ -92,6 +92,15 @@ import org.apache.zookeeper.data.Stat;
  * the session lives. All znodes are ephemeral, so whatever is left over goes with the session at
  * the latest.
  *
+ * <p>When an attempt gives up: a server that keeps the connection open but stops answering is
+ * noticed only through the client's read timeout (two thirds of the session timeout); the client
+ * then cannot reconnect, and Curator's retries of the create, each waiting out a connection attempt,
+ * end in a connection loss about four session timeouts after the request (measured: 12 s with a
+ * 3 s session, 39 s with 10 s, whatever the connection timeout) — an acquire's wait timeout can be
+ * overrun by that much. Such an attempt fails with {@link LockUnavailableException}; by then Curator
+ * has given up the session it could not reach for a session timeout, and the server ends it and
+ * deletes the znode the create may have made, if Curator's clean-up did not come first.
+ *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
  * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
  */
@@ -465,6 +474,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         /**
          * How long to wait for a connection: when building, and for each request while
          * disconnected (Curator tries a request up to 4 times); from 100 ms to 5 min, default 5 s.
+         * It does not bound a request to a server that accepts connections but does not answer
+         * (see "Unclear replies" on {@link ZooKeeperLockProvider}).
          */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,
