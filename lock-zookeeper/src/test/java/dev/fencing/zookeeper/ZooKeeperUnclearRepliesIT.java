@@ -180,6 +180,34 @@ class ZooKeeperUnclearRepliesIT {
     }
 
     /**
+     * The release's delete is executed but its reply is lost to a dropped connection; Curator's
+     * guaranteed delete retries and finds the znode gone. The lease was held until then, so the
+     * release must not report it lost (a {@link dev.fencing.core.LeaseLostException} tells its
+     * holder that its work may have run without the lock).
+     */
+    @Test
+    void aReleaseWhoseDeleteReplyWasLostDoesNotReportTheLeaseLost() throws Exception {
+        Lease lease = fault.provider().tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))).orElseThrow();
+        fault.holdReplies();
+        Future<Object> release = pool.submit(() -> {
+            try {
+                lease.release();
+                return "released";
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        await("the delete reached ZooKeeper").atMost(Duration.ofSeconds(10)).until(() -> children().isEmpty());
+        fault.dropConnections();
+        fault.passReplies();
+
+        assertThat(release.get(30, TimeUnit.SECONDS)).isEqualTo("released");
+        try (Lease next = direct().tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            assertThat(next.token().isNewerThan(lease.token())).isTrue();
+        }
+    }
+
+    /**
      * An acquire interrupted while its create is in flight (executed by ZooKeeper, reply held):
      * the acquire ends in {@link InterruptedException}, and the znode it may have made is deleted
      * by the provider's own session — which stays alive, so nothing but that clean-up frees the lock.
