@@ -89,8 +89,11 @@ import org.apache.zookeeper.data.Stat;
  * znode's czxid and session back, since Curator reports no stat for a found znode — and a create
  * that fails for good (or an interrupted one) has Curator delete the uuid's znode in the
  * background. Deletes are Curator's guaranteed deletes, retried after a reconnect for as long as
- * the session lives. All znodes are ephemeral, so whatever is left over goes with the session at
- * the latest.
+ * the session lives. A release sends its delete once first: a znode already gone then means the
+ * lease was lost; if that reply is lost instead, the retry finding the znode gone in the lease's
+ * own session counts as released (nothing else deletes a held lease's znode while its session
+ * lives, a lapse aside, which counts as expired). All znodes are ephemeral, so whatever is left
+ * over goes with the session at the latest.
  *
  * <p>When an attempt gives up: a server that keeps the connection open but stops answering is
  * noticed only through the client's read timeout (two thirds of the session timeout); the client
@@ -426,8 +429,13 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 held.remove(this);
             }
             try {
-                boolean deleted = znodes.delete(path, operationTimeout);
-                return deleted && !expired;
+                Znodes.Deletion deletion = znodes.delete(path, operationTimeout);
+                // gone after a lost reply, in the lease's own session: nothing else deletes a held
+                // lease's znode while its session lives (a lapse counts as expired), so the lost
+                // request did — the lease was held until this release
+                boolean mine = deletion == Znodes.Deletion.DELETED
+                        || (deletion == Znodes.Deletion.GONE_AFTER_A_LOST_REPLY && znodes.sessionId() == sessionId);
+                return mine && !expired;
             } catch (IllegalStateException e) {
                 return false; // the client is closed: its session ended and took the znode along
             } catch (Exception e) {

@@ -1,9 +1,11 @@
 package dev.fencing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.TestServers;
@@ -182,7 +184,7 @@ class ZooKeeperUnclearRepliesIT {
     /**
      * The release's delete is executed but its reply is lost to a dropped connection; Curator's
      * guaranteed delete retries and finds the znode gone. The lease was held until then, so the
-     * release must not report it lost (a {@link dev.fencing.core.LeaseLostException} tells its
+     * release must not report it lost (a {@link LeaseLostException} tells its
      * holder that its work may have run without the lock).
      */
     @Test
@@ -205,6 +207,18 @@ class ZooKeeperUnclearRepliesIT {
         try (Lease next = direct().tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
             assertThat(next.token().isNewerThan(lease.token())).isTrue();
         }
+    }
+
+    /**
+     * The counterpart of the lost reply: a znode deleted behind its holder's back (no reply lost)
+     * is found gone by the release's first request, and the release reports the lease lost.
+     */
+    @Test
+    void aReleaseThatFindsTheZnodeDeletedBehindItsBackReportsTheLeaseLost() throws Exception {
+        Lease lease = fault.provider().tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))).orElseThrow();
+        observer.delete().forPath(parent + "/" + children().get(0));
+
+        assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
     }
 
     /**
