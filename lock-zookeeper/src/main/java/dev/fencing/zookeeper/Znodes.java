@@ -36,12 +36,31 @@ final class Znodes {
      * if missing) holding {@code data}. Curator's protected mode names it {@code _c_<uuid>-lock-N}: a
      * create retried after a lost reply first looks for a child with that uuid instead of creating a
      * second one, and a create that fails for good has Curator delete such a child in the background.
+     *
+     * <p>A znode found that way comes back without its stat (Curator fills the caller's only from a
+     * create reply), so it is read here: the czxid and the owning session are always the znode's
+     * own, as ZooKeeper recorded them.
+     *
+     * @throws KeeperException.NoNodeException if the znode found after a lost reply is gone before
+     *     its stat could be read (its session ended, and took it along); if that read fails
+     *     otherwise, the znode is deleted in the background before the failure is thrown
      */
     Created create(String parent, String data) throws Exception {
         Stat stat = new Stat();
         String path = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                 .forPath(parent + "/" + ZooKeeperPaths.NODE_NAME, data.getBytes(StandardCharsets.UTF_8));
+        if (stat.getCzxid() == 0) { // found by its uuid after a lost reply: no create reply filled the stat
+            try {
+                stat = client.checkExists().forPath(path);
+            } catch (Exception e) {
+                deleteInBackground(path); // Curator counts the create as done: it would not clean up
+                throw e;
+            }
+            if (stat == null) {
+                throw new KeeperException.NoNodeException(path);
+            }
+        }
         return new Created(path, stat.getCzxid(), stat.getEphemeralOwner());
     }
 
@@ -96,26 +115,58 @@ final class Znodes {
         }
     }
 
+    /** What {@link #delete} found. */
+    enum Deletion {
+        /** This delete removed the znode. */
+        DELETED,
+        /** The znode was gone before this delete. */
+        ALREADY_GONE,
+        /**
+         * The znode is gone, and this delete's first request may be what removed it: that
+         * request's reply was lost (a connection loss), and the retry found nothing.
+         */
+        GONE_AFTER_A_LOST_REPLY
+    }
+
     /**
-     * Deletes {@code path} (guaranteed, as {@link #deleteInBackground}) and waits up to
-     * {@code timeout} for the answer, without being cut short by an interrupt (the thread keeps its
-     * interrupt status).
+     * Deletes {@code path} and waits up to {@code timeout} for the answer, without being cut short
+     * by an interrupt (the thread keeps its interrupt status). The first request goes out once, so
+     * that its answer tells "deleted now" from "already gone"; if its reply is lost, the delete
+     * goes on as Curator's guaranteed delete (as {@link #deleteInBackground}), whose "no such znode"
+     * then cannot tell whether the lost request removed it.
      *
-     * @return true if it was deleted now, false if it was already gone
      * @throws TimeoutException if no answer came in time (the delete goes on in the background)
      * @throws KeeperException for any other refusal
      */
-    boolean delete(String path, Duration timeout) throws Exception {
-        CompletableFuture<Integer> answer = new CompletableFuture<>();
-        client.delete().guaranteed().inBackground((c, event) -> answer.complete(event.getResultCode())).forPath(path);
-        int code = awaitUninterruptibly(answer, timeout);
-        if (code == KeeperException.Code.OK.intValue()) {
-            return true;
+    Deletion delete(String path, Duration timeout) throws Exception {
+        CompletableFuture<Deletion> answer = new CompletableFuture<>();
+        client.getZookeeperClient().getZooKeeper().delete(path, -1, (code, p, context) -> {
+            if (code == KeeperException.Code.OK.intValue()) {
+                answer.complete(Deletion.DELETED);
+            } else if (code == KeeperException.Code.NONODE.intValue()) {
+                answer.complete(Deletion.ALREADY_GONE);
+            } else { // a connection loss or an ended session: the request may or may not have been executed
+                deleteAfterALostReply(path, answer);
+            }
+        }, null);
+        return awaitUninterruptibly(answer, timeout);
+    }
+
+    private void deleteAfterALostReply(String path, CompletableFuture<Deletion> answer) {
+        try {
+            client.delete().guaranteed().inBackground((c, event) -> {
+                int code = event.getResultCode();
+                if (code == KeeperException.Code.OK.intValue()) {
+                    answer.complete(Deletion.DELETED);
+                } else if (code == KeeperException.Code.NONODE.intValue()) {
+                    answer.complete(Deletion.GONE_AFTER_A_LOST_REPLY);
+                } else {
+                    answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(code), path));
+                }
+            }).forPath(path);
+        } catch (Exception e) {
+            answer.completeExceptionally(e); // the client is closed: its session ended and took the znode along
         }
-        if (code == KeeperException.Code.NONODE.intValue()) {
-            return false;
-        }
-        throw KeeperException.create(KeeperException.Code.get(code), path);
     }
 
     private static <T> T awaitUninterruptibly(CompletableFuture<T> future, Duration timeout) throws Exception {

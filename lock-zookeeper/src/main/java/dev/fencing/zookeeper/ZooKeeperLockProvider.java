@@ -85,10 +85,24 @@ import org.apache.zookeeper.data.Stat;
  *
  * <h2>Unclear replies</h2>
  * A create whose reply was lost is resolved by Curator's protected mode (see {@code Znodes}): a
- * retry finds the znode by its uuid instead of creating a second, and a create that fails for good
- * (or an interrupted one) has Curator delete the uuid's znode in the background. Deletes are
- * Curator's guaranteed deletes, retried after a reconnect for as long as the session lives. All
- * znodes are ephemeral, so whatever is left over goes with the session at the latest.
+ * retry finds the znode by its uuid instead of creating a second — and the provider reads that
+ * znode's czxid and session back, since Curator reports no stat for a found znode — and a create
+ * that fails for good (or an interrupted one) has Curator delete the uuid's znode in the
+ * background. Deletes are Curator's guaranteed deletes, retried after a reconnect for as long as
+ * the session lives. A release sends its delete once first: a znode already gone then means the
+ * lease was lost; if that reply is lost instead, the retry finding the znode gone in the lease's
+ * own session counts as released (nothing else deletes a held lease's znode while its session
+ * lives, a lapse aside, which counts as expired). All znodes are ephemeral, so whatever is left
+ * over goes with the session at the latest.
+ *
+ * <p>When an attempt gives up: a server that keeps the connection open but stops answering is
+ * noticed only through the client's read timeout (two thirds of the session timeout); the client
+ * then cannot reconnect, and Curator's retries of the create, each waiting out a connection attempt,
+ * end in a connection loss about four session timeouts after the request (measured: 12 s with a
+ * 3 s session, 39 s with 10 s, whatever the connection timeout) — an acquire's wait timeout can be
+ * overrun by that much. Such an attempt fails with {@link LockUnavailableException}; by then Curator
+ * has given up the session it could not reach for a session timeout, and the server ends it and
+ * deletes the znode the create may have made, if Curator's clean-up did not come first.
  *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
  * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
@@ -164,13 +178,10 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         } catch (Exception e) {
             throw unreachable(resource, "the create of the contender znode", e);
         }
+        boolean lowest;
         try {
             List<String> queue = znodes.queue(parent);
-            if (!queue.isEmpty() && created.path().equals(parent + "/" + queue.get(0))) {
-                return Optional.of(grant(resource, ownerId, created, options, requestedAt));
-            }
-            znodes.deleteInBackground(created.path());
-            return Optional.empty();
+            lowest = !queue.isEmpty() && created.path().equals(parent + "/" + queue.get(0));
         } catch (InterruptedException e) {
             znodes.deleteInBackground(created.path());
             Thread.currentThread().interrupt();
@@ -179,6 +190,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             znodes.deleteInBackground(created.path());
             throw unreachable(resource, "the listing of the contenders", e);
         }
+        if (lowest) {
+            return Optional.of(grant(resource, ownerId, created, options, requestedAt));
+        }
+        znodes.deleteInBackground(created.path());
+        return Optional.empty();
     }
 
     private Optional<AbstractLease> claim(WaitQueue queue, String resource, String ownerId, LeaseOptions options,
@@ -413,8 +429,13 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 held.remove(this);
             }
             try {
-                boolean deleted = znodes.delete(path, operationTimeout);
-                return deleted && !expired;
+                Znodes.Deletion deletion = znodes.delete(path, operationTimeout);
+                // gone after a lost reply, in the lease's own session: nothing else deletes a held
+                // lease's znode while its session lives (a lapse counts as expired), so the lost
+                // request did — the lease was held until this release
+                boolean mine = deletion == Znodes.Deletion.DELETED
+                        || (deletion == Znodes.Deletion.GONE_AFTER_A_LOST_REPLY && znodes.sessionId() == sessionId);
+                return mine && !expired;
             } catch (IllegalStateException e) {
                 return false; // the client is closed: its session ended and took the znode along
             } catch (Exception e) {
@@ -461,6 +482,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         /**
          * How long to wait for a connection: when building, and for each request while
          * disconnected (Curator tries a request up to 4 times); from 100 ms to 5 min, default 5 s.
+         * It does not bound a request to a server that accepts connections but does not answer
+         * (see "Unclear replies" on {@link ZooKeeperLockProvider}).
          */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,

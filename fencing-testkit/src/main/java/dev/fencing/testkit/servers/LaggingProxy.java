@@ -13,9 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A TCP proxy on a loopback port in front of a server whose replies can be held back: requests
- * go through at once and are executed, replies arrive {@link #lagReplies late}. That is how a
- * test makes a client give up on a node that did the work — "the SET was applied but the reply
- * was lost". Each connection is pumped by two daemon threads.
+ * go through at once and are executed, replies arrive {@link #lagReplies late}, or not before
+ * the test lets them {@link #holdReplies pass}. That is how a test makes a client give up on a
+ * node that did the work — "the SET was applied but the reply was lost". Each connection is
+ * pumped by two daemon threads.
  */
 public final class LaggingProxy implements AutoCloseable {
 
@@ -24,6 +25,8 @@ public final class LaggingProxy implements AutoCloseable {
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private volatile long replyLagMillis;
+    private final Object gate = new Object();
+    private boolean holding; // guarded by gate
 
     private LaggingProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -56,6 +59,35 @@ public final class LaggingProxy implements AutoCloseable {
     /** Holds every reply from now on back for {@code lag} (zero: pass replies at once). */
     public void lagReplies(Duration lag) {
         this.replyLagMillis = lag.toMillis();
+    }
+
+    /**
+     * Holds every reply from now on until {@link #passReplies()}: requests still reach the server
+     * and are executed, but no byte comes back, on open connections and on new ones (whose
+     * handshake replies are held too). A client that closes its connection meanwhile closes the
+     * proxy's link to the server with it, and the replies held for that connection are dropped:
+     * a late reply never arrives on a connection its client abandoned.
+     */
+    public void holdReplies() {
+        synchronized (gate) {
+            holding = true;
+        }
+    }
+
+    /** Lets the held replies, and every reply from now on, pass (after any {@link #lagReplies lag}). */
+    public void passReplies() {
+        synchronized (gate) {
+            holding = false;
+            gate.notifyAll();
+        }
+    }
+
+    private void awaitPassing() throws InterruptedException {
+        synchronized (gate) {
+            while (holding) {
+                gate.wait();
+            }
+        }
     }
 
     /**
@@ -96,6 +128,9 @@ public final class LaggingProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    if (replies) {
+                        awaitPassing();
+                    }
                     long lag = replyLagMillis;
                     if (replies && lag > 0) {
                         Thread.sleep(lag); // the injected fault: this reply arrives late
@@ -130,5 +165,6 @@ public final class LaggingProxy implements AutoCloseable {
             // closing anyway
         }
         sockets.forEach(LaggingProxy::closeQuietly);
+        passReplies(); // wakes the held pumps, whose writes then fail on the closed sockets
     }
 }
