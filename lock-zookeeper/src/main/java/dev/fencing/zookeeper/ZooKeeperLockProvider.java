@@ -218,6 +218,19 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         if (isClosed()) {
             lease.lose("the provider was closed while the lock was being granted");
         }
+        // a connection change handled between the listing and held.add above never reached this
+        // lease: look at the connection now (a change from here on reaches it through held)
+        if (!client.getZookeeperClient().isConnected()) {
+            lease.suspended(Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()));
+        } else {
+            long session;
+            try {
+                session = znodes.sessionId();
+            } catch (Exception e) {
+                session = 0;
+            }
+            lease.reconnected(session);
+        }
         return lease;
     }
 
