@@ -21,7 +21,21 @@ final class Znodes {
     /** A contender's znode as its create reply described it. */
     record Created(String path, long czxid, long sessionId) {}
 
+    /**
+     * ZooKeeper's history went backwards: a create got a zxid at or below one this client had
+     * seen (a server or ensemble restored from an older snapshot or backup).
+     */
+    static final class WentBackwards extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        WentBackwards(String message) {
+            super(message);
+        }
+    }
+
     private final CuratorFramework client;
+    /** The newest czxid a create of this client got: a later create's must be above it. */
+    private final java.util.concurrent.atomic.AtomicLong newestCzxid = new java.util.concurrent.atomic.AtomicLong();
 
     Znodes(CuratorFramework client) {
         this.client = client;
@@ -41,11 +55,30 @@ final class Znodes {
      * create reply), so it is read here: the czxid and the owning session are always the znode's
      * own, as ZooKeeper recorded them.
      *
+     * @throws WentBackwards if the znode's czxid is not above every czxid an earlier create of this
+     *     client got (the znode is deleted in the background)
      * @throws KeeperException.NoNodeException if the znode found after a lost reply is gone before
      *     its stat could be read (its session ended, and took it along); if that read fails
      *     otherwise, the znode is deleted in the background before the failure is thrown
      */
     Created create(String parent, String data) throws Exception {
+        // only creates answered before this one was sent must be older (a concurrent one's answer may come first)
+        long seenBeforeSending = newestCzxid.get();
+        Created created = createProtected(parent, data);
+        newestCzxid.accumulateAndGet(created.czxid(), Math::max);
+        if (created.czxid() <= seenBeforeSending) {
+            deleteInBackground(created.path());
+            throw new WentBackwards("ZooKeeper went backwards: a znode was created with zxid 0x"
+                    + Long.toHexString(created.czxid()) + " after this provider had seen zxid 0x"
+                    + Long.toHexString(seenBeforeSending) + " — the server or ensemble was restored from an older"
+                    + " snapshot or backup and hands out tokens already handed out. This provider grants nothing"
+                    + " until ZooKeeper's zxid passes 0x" + Long.toHexString(seenBeforeSending)
+                    + "; see ZooKeeperLockProvider's Javadoc");
+        }
+        return created;
+    }
+
+    private Created createProtected(String parent, String data) throws Exception {
         Stat stat = new Stat();
         String path = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)

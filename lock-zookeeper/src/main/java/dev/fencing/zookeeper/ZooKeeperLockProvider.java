@@ -54,6 +54,13 @@ import org.apache.zookeeper.data.Stat;
  * earlier: tokens strictly increase per resource. The sequence suffix is not used: it restarts at 0
  * whenever the parent is deleted (an empty container is) and created again.
  *
+ * <p>Old state coming back breaks that: a server or ensemble restored from an older snapshot or
+ * disk backup continues from the backup's zxid and hands out czxids — tokens — again. A provider
+ * that got a newer czxid before notices (every create's answer carries one) and refuses to grant,
+ * with {@link LockUnavailableException}, until ZooKeeper's zxid passes what it saw; a provider
+ * started after the restore cannot tell, and its tokens repeat: the stores' marks then refuse its
+ * writes as stale ({@code ZooKeeperRestoreIT}).
+ *
  * <p>The lock alone cannot protect the data: a holder that pauses (GC, swap) or is cut off past
  * its session keeps running with a lease it no longer has, while ZooKeeper already granted the lock
  * to the next contender. Only a store that refuses the older token stops its late write.
@@ -175,6 +182,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // Curator's protected mode deletes a znode the create may have made
             return Optional.empty();
+        } catch (Znodes.WentBackwards e) {
+            throw LockUnavailableException.unreachable(resource, e.getMessage(), e);
         } catch (Exception e) {
             throw unreachable(resource, "the create of the contender znode", e);
         }
@@ -204,6 +213,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the ticket stays in line until the waiter leaves
             return Optional.empty();
+        } catch (Znodes.WentBackwards e) {
+            throw LockUnavailableException.unreachable(resource, e.getMessage(), e);
         } catch (Exception e) {
             throw unreachable(resource, "the waiting queue", e);
         }

@@ -166,7 +166,7 @@ public final class EtcdTestServer implements TestServer {
         requireStopped("backUp");
         try {
             Path backup = Files.createTempDirectory(dataDir.getParent(), "backup-");
-            copyTree(dataDir, backup.resolve("data"));
+            DataDirectories.copy(dataDir, backup.resolve("data"));
             return backup;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot back up " + dataDir, e);
@@ -183,8 +183,8 @@ public final class EtcdTestServer implements TestServer {
     public void restore(Path backup) {
         requireStopped("restore");
         try {
-            deleteTree(dataDir);
-            copyTree(backup.resolve("data"), dataDir);
+            DataDirectories.delete(dataDir);
+            DataDirectories.copy(backup.resolve("data"), dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot restore " + dataDir + " from " + backup, e);
         }
@@ -194,30 +194,6 @@ public final class EtcdTestServer implements TestServer {
         managed(fault);
         if (process.isAlive()) {
             throw new IllegalStateException(fault + " needs the etcd member stopped first: " + describe());
-        }
-    }
-
-    private static void copyTree(Path from, Path to) throws IOException {
-        try (java.util.stream.Stream<Path> paths = Files.walk(from)) {
-            for (Path path : (Iterable<Path>) paths::iterator) {
-                Path target = to.resolve(from.relativize(path).toString());
-                if (Files.isDirectory(path)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(path, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
-                }
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
-            for (Path path : (Iterable<Path>) paths.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                Files.delete(path);
-            }
         }
     }
 

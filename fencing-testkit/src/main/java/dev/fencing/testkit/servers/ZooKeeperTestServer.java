@@ -74,6 +74,38 @@ public final class ZooKeeperTestServer implements TestServer {
         }
     }
 
+    /**
+     * A file-level backup of the stopped server's data directory (snapshots and transaction
+     * logs), as an operator's disk snapshot would take it, for {@link #restore}.
+     *
+     * @throws IllegalStateException if the server is not managed here
+     */
+    public java.nio.file.Path backUp() {
+        java.io.File dataDir = managed("backUp").getTempDirectory();
+        try {
+            java.nio.file.Path backup = java.nio.file.Files.createTempDirectory("fencing-zookeeper-backup-");
+            DataDirectories.copy(dataDir.toPath(), backup);
+            DataDirectories.deleteOnExit(backup);
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + dataDir, e);
+        }
+    }
+
+    /**
+     * Replaces the stopped server's data with a {@link #backUp()} taken earlier: old state comes
+     * back, as after restoring a disk snapshot. {@link #start()} it afterwards.
+     */
+    public void restore(java.nio.file.Path backup) {
+        java.io.File dataDir = managed("restore").getTempDirectory();
+        try {
+            DataDirectories.delete(dataDir.toPath());
+            DataDirectories.copy(backup, dataDir.toPath());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + dataDir + " from " + backup, e);
+        }
+    }
+
     private TestingServer managed(String fault) {
         if (server == null) {
             throw ManagedOnly.refuse(this, fault);
