@@ -1,6 +1,7 @@
 package dev.fencing.core;
 
 import dev.fencing.core.internal.SafeListener;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -37,6 +38,22 @@ public interface FencingListener {
     /** A store refused a write with a stale token. */
     default void onStaleWriteRejected(StaleTokenException rejection) {}
 
+    /**
+     * An acquire call ended: once per {@code tryAcquire}, {@code acquire} or {@code acquireAsync},
+     * after every attempt it made, with the time from the call to its end.
+     */
+    default void onAcquireFinished(String resource, AcquireOutcome outcome, Duration waited) {}
+
+    /** A store accepted a write, update or delete under {@code token}. */
+    default void onWriteAccepted(FencingToken token, String key) {}
+
+    /**
+     * A store write failed other than by a stale token (that is {@link #onStaleWriteRejected}):
+     * a {@link ForeignTokenException}, a {@link ConcurrentUpdateException} or a
+     * {@link WriteOutcomeUnknownException}.
+     */
+    default void onWriteFailed(String key, FencingException failure) {}
+
     /** A listener that logs every event through SLF4J (logger {@code dev.fencing}). */
     static FencingListener logging() {
         return new LoggingListener();
@@ -69,6 +86,21 @@ public interface FencingListener {
             @Override
             public void onStaleWriteRejected(StaleTokenException rejection) {
                 all.forEach(l -> SafeListener.of(l).onStaleWriteRejected(rejection));
+            }
+
+            @Override
+            public void onAcquireFinished(String resource, AcquireOutcome outcome, Duration waited) {
+                all.forEach(l -> SafeListener.of(l).onAcquireFinished(resource, outcome, waited));
+            }
+
+            @Override
+            public void onWriteAccepted(FencingToken token, String key) {
+                all.forEach(l -> SafeListener.of(l).onWriteAccepted(token, key));
+            }
+
+            @Override
+            public void onWriteFailed(String key, FencingException failure) {
+                all.forEach(l -> SafeListener.of(l).onWriteFailed(key, failure));
             }
         };
     }

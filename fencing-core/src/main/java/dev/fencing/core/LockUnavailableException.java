@@ -12,22 +12,24 @@ public final class LockUnavailableException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     private final String resource;
+    private final boolean timedOut;
 
-    private LockUnavailableException(String resource, String message, Throwable cause) {
+    private LockUnavailableException(String resource, String message, Throwable cause, boolean timedOut) {
         super(message, cause);
         this.resource = resource;
+        this.timedOut = timedOut;
     }
 
     /** The lock was held by another owner for the whole {@code waited} time. */
     public static LockUnavailableException timedOut(String resource, Duration waited) {
         return new LockUnavailableException(resource, "Lock '" + resource + "' is held by another owner and was not"
                 + " released within the wait timeout of " + waited
-                + ". Raise LeaseOptions.waitTimeout, or use tryAcquire to treat 'busy' as a normal outcome.", null);
+                + ". Raise LeaseOptions.waitTimeout, or use tryAcquire to treat 'busy' as a normal outcome.", null, true);
     }
 
     /** The provider's backing server or pool could not grant anything; {@code cause} says why. */
     public static LockUnavailableException unreachable(String resource, String what, Throwable cause) {
-        return new LockUnavailableException(resource, "Lock '" + resource + "' could not be acquired: " + what, cause);
+        return new LockUnavailableException(resource, "Lock '" + resource + "' could not be acquired: " + what, cause, false);
     }
 
     /**
@@ -37,7 +39,12 @@ public final class LockUnavailableException extends FencingException {
      */
     public static LockUnavailableException providerUnavailable(String provider, String what, Throwable cause) {
         return new LockUnavailableException(null, "The " + provider + " could not start, so no lock was requested: "
-                + what, cause);
+                + what, cause, false);
+    }
+
+    /** Whether the lock stayed held by another owner for the whole wait timeout (not a server failure). */
+    public boolean isTimeout() {
+        return timedOut;
     }
 
     /** The resource whose lock was not acquired; {@code null} if a provider could not start. */

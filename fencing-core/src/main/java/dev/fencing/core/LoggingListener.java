@@ -32,4 +32,14 @@ final class LoggingListener implements FencingListener {
     public void onStaleWriteRejected(StaleTokenException rejection) {
         LOG.warn(rejection.getMessage());
     }
+
+    @Override
+    public void onAcquireFinished(String resource, AcquireOutcome outcome, java.time.Duration waited) {
+        LOG.debug("acquire of '{}' ended {} after {}", resource, outcome, waited);
+    }
+
+    @Override
+    public void onWriteFailed(String key, FencingException failure) {
+        LOG.warn("write of '{}' failed: {}", key, failure.getMessage());
+    }
 }

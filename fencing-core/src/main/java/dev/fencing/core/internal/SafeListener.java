@@ -1,8 +1,12 @@
 package dev.fencing.core.internal;
 
+import dev.fencing.core.AcquireOutcome;
+import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.StaleTokenException;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +52,21 @@ public final class SafeListener implements FencingListener {
     @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
         run(() -> delegate.onStaleWriteRejected(rejection));
+    }
+
+    @Override
+    public void onAcquireFinished(String resource, AcquireOutcome outcome, Duration waited) {
+        run(() -> delegate.onAcquireFinished(resource, outcome, waited));
+    }
+
+    @Override
+    public void onWriteAccepted(FencingToken token, String key) {
+        run(() -> delegate.onWriteAccepted(token, key));
+    }
+
+    @Override
+    public void onWriteFailed(String key, FencingException failure) {
+        run(() -> delegate.onWriteFailed(key, failure));
     }
 
     private void run(Runnable callback) {

@@ -1,5 +1,6 @@
 package dev.fencing.core.spi;
 
+import dev.fencing.core.AcquireOutcome;
 import dev.fencing.core.Backoff;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
@@ -9,6 +10,7 @@ import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.internal.SafeListener;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -128,13 +130,46 @@ public abstract class AbstractLockProvider implements LockProvider {
     public final Optional<Lease> tryAcquire(String resource, LeaseOptions options) {
         checkArguments(resource, options);
         long now = clock.nanoTime();
-        return granted(attempt(resource, options, now, now + options.waitTimeout().toNanos()), options);
+        Optional<Lease> lease;
+        try {
+            lease = granted(attempt(resource, options, now, now + options.waitTimeout().toNanos()), options);
+        } catch (RuntimeException e) {
+            acquireFinished(resource, now, e);
+            throw e;
+        }
+        acquireFinished(resource, now, lease.isPresent() ? AcquireOutcome.GRANTED
+                : Thread.currentThread().isInterrupted() ? AcquireOutcome.INTERRUPTED : AcquireOutcome.HELD);
+        return lease;
     }
 
     @Override
     public final Lease acquire(String resource, LeaseOptions options) throws InterruptedException {
         checkArguments(resource, options);
-        return waitFor(resource, options, () -> false);
+        long now = clock.nanoTime();
+        try {
+            Lease lease = waitFor(resource, options, () -> false);
+            acquireFinished(resource, now, AcquireOutcome.GRANTED);
+            return lease;
+        } catch (InterruptedException | RuntimeException e) {
+            acquireFinished(resource, now, e);
+            throw e;
+        }
+    }
+
+    private void acquireFinished(String resource, long startedNanos, Throwable failure) {
+        if (listener != FencingListener.NONE) {
+            acquireFinished(resource, startedNanos, failure instanceof InterruptedException
+                    ? AcquireOutcome.INTERRUPTED
+                    : failure instanceof LockUnavailableException unavailable
+                            ? (unavailable.isTimeout() ? AcquireOutcome.TIMED_OUT : AcquireOutcome.UNAVAILABLE)
+                            : AcquireOutcome.FAILED);
+        }
+    }
+
+    private void acquireFinished(String resource, long startedNanos, AcquireOutcome outcome) {
+        if (listener != FencingListener.NONE) {
+            listener.onAcquireFinished(resource, outcome, Duration.ofNanos(clock.nanoTime() - startedNanos));
+        }
     }
 
     /**
@@ -149,9 +184,18 @@ public abstract class AbstractLockProvider implements LockProvider {
     @Override
     public final CompletableFuture<Lease> acquireAsync(String resource, LeaseOptions options) {
         checkArguments(resource, options);
+        long now = clock.nanoTime();
         AsyncWait wait = new AsyncWait(resource, options);
         asyncWaits.add(wait);
-        wait.future.whenComplete((lease, failure) -> wait.wake());
+        wait.future.whenComplete((lease, failure) -> {
+            wait.wake();
+            if (failure == null) {
+                acquireFinished(resource, now, AcquireOutcome.GRANTED);
+            } else {
+                acquireFinished(resource, now, failure instanceof java.util.concurrent.CompletionException
+                        && failure.getCause() != null ? failure.getCause() : failure);
+            }
+        });
         if (closed.get()) {
             wait.future.completeExceptionally(new IllegalStateException(getClass().getSimpleName() + " is closed"));
         }

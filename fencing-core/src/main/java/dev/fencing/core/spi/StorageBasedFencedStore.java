@@ -4,6 +4,7 @@ import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.FencingException;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -60,7 +61,12 @@ public final class StorageBasedFencedStore implements FencedStore {
     public void write(FencingToken token, String key, String value) {
         checkKeyAndToken(key, token);
         Checks.requireNonNull("value", value);
-        ensureWritten(key, token, accessor.write(key, value, token, policy));
+        try {
+            ensureWritten(key, token, accessor.write(key, value, token, policy));
+        } catch (FencingException e) {
+            throw failed(key, e);
+        }
+        listener.onWriteAccepted(token, key);
     }
 
     @Override
@@ -75,7 +81,14 @@ public final class StorageBasedFencedStore implements FencedStore {
     public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
         checkKeyAndToken(key, token);
         Checks.requireNonNull("change", change);
-        return updateWith(accessor, key, token, change);
+        StoredValue written;
+        try {
+            written = updateWith(accessor, key, token, change);
+        } catch (FencingException e) {
+            throw failed(key, e);
+        }
+        listener.onWriteAccepted(token, key);
+        return written;
     }
 
     private <V> StoredValue updateWith(StorageAccessor<V> typed, String key, FencingToken token,
@@ -106,7 +119,20 @@ public final class StorageBasedFencedStore implements FencedStore {
     @Override
     public void delete(FencingToken token, String key) {
         checkKeyAndToken(key, token);
-        ensureWritten(key, token, accessor.write(key, null, token, policy));
+        try {
+            ensureWritten(key, token, accessor.write(key, null, token, policy));
+        } catch (FencingException e) {
+            throw failed(key, e);
+        }
+        listener.onWriteAccepted(token, key);
+    }
+
+    /** Tells the listener of a failure other than a stale token (reported where it is refused). */
+    private FencingException failed(String key, FencingException failure) {
+        if (!(failure instanceof StaleTokenException)) {
+            listener.onWriteFailed(key, failure);
+        }
+        return failure;
     }
 
     @Override

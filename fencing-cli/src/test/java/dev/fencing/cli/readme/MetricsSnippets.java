@@ -1,0 +1,24 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.Policy;
+import dev.fencing.jdbc.JdbcFencedStore;
+import dev.fencing.micrometer.MicrometerFencingListener;
+import dev.fencing.redis.RedisLockProvider;
+import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import javax.sql.DataSource;
+
+/** The README's Micrometer snippet, verbatim: compiled by the build, found in the README by {@link ReadmeSnippetsTest}. */
+@SuppressWarnings("unused")
+final class MetricsSnippets {
+
+    private MetricsSnippets() {}
+
+    static void metrics(MeterRegistry meterRegistry, RedisClient redisClient, DataSource dataSource) {
+        MicrometerFencingListener metrics = MicrometerFencingListener.builder(meterRegistry)
+                .provider("redis").store("jdbc").build();
+        RedisLockProvider locks = RedisLockProvider.builder(redisClient).listener(metrics).build();
+        FencedStore accounts = JdbcFencedStore.create(dataSource, "fencing_store", Policy.MONOTONIC, metrics);
+    }
+}
