@@ -301,6 +301,13 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 default -> { }
             }
         }
+        if (state == ConnectionState.RECONNECTED) {
+            // a waiting process's ticket, and the watch on its predecessor, end with an expired
+            // session (the watch gets a session event, never the delete): the waiters look again
+            // now rather than after their backoff; after a reconnect in the same session the look
+            // finds the ticket still in line
+            queues.keySet().forEach(resource -> releaseSignals().signal(resource));
+        }
     }
 
     private LockUnavailableException unreachable(String resource, String what, Exception e) {
