@@ -34,6 +34,8 @@ public abstract class AbstractLease implements Lease {
     private final FencingListener listener;
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
     private volatile long deadlineNanos;
+    /** Held while a renewal runs on the server and sets the deadline from it. */
+    private final Object renewals = new Object();
     private volatile ScheduledFuture<?> renewal;
     private volatile Runnable renewalStopped;
 
@@ -232,12 +234,20 @@ public abstract class AbstractLease implements Lease {
         }
     }
 
+    /**
+     * One renewal at a time per lease: the server keeps the TTL of the renewal it ran last, so
+     * the local deadline must come from that same renewal — two at once (the watchdog's and the
+     * caller's, or two callers') could otherwise leave a longer local deadline over a shorter
+     * server TTL.
+     */
     private boolean renewOnServer(Duration ttl) {
-        long requestedAt = clock.nanoTime();
-        if (!doRenew(ttl)) {
-            return false;
+        synchronized (renewals) {
+            long requestedAt = clock.nanoTime();
+            if (!doRenew(ttl)) {
+                return false;
+            }
+            deadlineNanos = requestedAt + validityOf(ttl).toNanos();
         }
-        deadlineNanos = requestedAt + validityOf(ttl).toNanos();
         listener.onRenewed(this);
         return true;
     }

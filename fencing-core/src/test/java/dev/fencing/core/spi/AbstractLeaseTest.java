@@ -66,6 +66,52 @@ class AbstractLeaseTest {
         assertThat(events).containsExactly("renewed");
     }
 
+    /**
+     * Two renewals of one lease at once: the server keeps the TTL of the one it ran last, so the
+     * local deadline must be that one's too — a shorter renewal run last on the server must not
+     * be overwritten locally by a longer one that finished later.
+     */
+    @Test
+    void concurrentRenewalsLeaveTheDeadlineOfTheOneTheServerRanLast() throws Exception {
+        java.util.concurrent.CountDownLatch longOneOnServer = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch letLongOneReturn = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<Duration> serverTtl = new java.util.concurrent.atomic.AtomicReference<>();
+        AbstractLease lease = new AbstractLease(dev.fencing.core.FencingToken.of("r", 7), OwnerIds.random(),
+                System.nanoTime(), Duration.ofSeconds(10), dev.fencing.core.MonotonicClock.system(), listener) {
+            @Override
+            protected boolean doRenew(Duration ttl) {
+                serverTtl.set(ttl);
+                if (ttl.equals(Duration.ofSeconds(60))) {
+                    longOneOnServer.countDown();
+                    try {
+                        letLongOneReturn.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            protected boolean doRelease() {
+                return true;
+            }
+        };
+        Thread longRenewal = new Thread(() -> lease.renew(Duration.ofSeconds(60)));
+        longRenewal.start();
+        longOneOnServer.await();
+        Thread shortRenewal = new Thread(() -> lease.renew(Duration.ofSeconds(1)));
+        shortRenewal.start();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() ->
+                !shortRenewal.isAlive() || shortRenewal.getState() == Thread.State.BLOCKED
+                        || shortRenewal.getState() == Thread.State.WAITING);
+        letLongOneReturn.countDown();
+        longRenewal.join(5000);
+        shortRenewal.join(5000);
+        assertThat(lease.remaining()).as("the server's TTL is %s", serverTtl.get())
+                .isLessThanOrEqualTo(serverTtl.get());
+    }
+
     @Test
     void aRenewThatFindsAnotherOwnerMarksTheLeaseLost() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
