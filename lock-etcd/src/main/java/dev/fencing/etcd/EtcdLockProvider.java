@@ -441,6 +441,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     @Override
     protected void doClose() {
         spareLeases.close();
+        queues.values().forEach(EtcdWaitQueue::abandon); // revoked below, not left for their TTL
         long deadline = System.nanoTime() + requestTimeout.multipliedBy(2).toNanos();
         while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
             try {

@@ -114,6 +114,12 @@ final class EtcdWaitQueue {
         }
     }
 
+    /** The provider is closing: takes this process out of the line now rather than after its ticket's TTL. */
+    synchronized void abandon() {
+        dropTicket();
+        closeWatcher();
+    }
+
     /**
      * One attempt of a local waiter: puts this process's ticket in line if it has none; at the
      * head, attempts the lock (and on success leaves the line, waking the next process) or else

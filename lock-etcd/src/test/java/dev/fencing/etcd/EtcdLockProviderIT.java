@@ -318,6 +318,28 @@ class EtcdLockProviderIT extends LockProviderContract {
         }
     }
 
+    /** A provider closed while one of its threads waits leaves the line at once, not after its ticket's 5 s TTL. */
+    @Test
+    void aProviderClosedWhileWaitingLeavesTheLineAtOnce() throws Exception {
+        String resource = resource("closing");
+        Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+        EtcdLockProvider closing = EtcdLockProvider.builder(etcd.endpoints().toArray(String[]::new)).build();
+        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
+                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            pool.submit(() -> closing.acquire(resource, waiting));
+            await().atMost(Duration.ofSeconds(10)).until(() -> ticketsInLine(resource) == 1);
+            long closedAt = System.nanoTime();
+            closing.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> ticketsInLine(resource) == 0);
+            assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isLessThan(Duration.ofSeconds(3));
+        } finally {
+            pool.shutdownNow();
+            held.release();
+        }
+    }
+
     private long ticketsInLine(String resource) throws Exception {
         return raw.getKVClient().get(bytes(((EtcdLockProvider) provider).queuePrefix(resource)),
                 io.etcd.jetcd.options.GetOption.builder().isPrefix(true).withCountOnly(true).build())
