@@ -1,0 +1,6 @@
+/**
+ * ShedLock with fencing tokens: {@link dev.fencing.shedlock.FencedShedLockProvider} runs scheduled
+ * tasks under the toolkit's leases, and {@link dev.fencing.shedlock.FencedLocks#currentToken()}
+ * gives the running task its token for a fenced store.
+ */
+package dev.fencing.shedlock;
