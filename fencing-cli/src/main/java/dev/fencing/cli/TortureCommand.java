@@ -1,7 +1,6 @@
 package dev.fencing.cli;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;

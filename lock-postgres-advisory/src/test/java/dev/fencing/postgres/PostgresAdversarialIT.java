@@ -14,7 +14,6 @@ import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.sql.Connection;
 import java.sql.Savepoint;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;

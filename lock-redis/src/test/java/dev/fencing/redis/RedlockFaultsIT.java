@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LeaseLostException;
+import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.RecordingListener;
 import dev.fencing.testkit.servers.LaggingProxy;

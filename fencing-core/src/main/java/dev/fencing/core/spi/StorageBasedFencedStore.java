@@ -2,9 +2,9 @@ package dev.fencing.core.spi;
 
 import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.FencingException;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.BrokenFencedStore;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.history.Operation.Kind;
