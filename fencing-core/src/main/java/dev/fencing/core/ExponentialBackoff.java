@@ -4,6 +4,7 @@ import dev.fencing.core.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /** {@code min(cap, base * 2^attempt + uniform(0, jitter))} in nanoseconds, saturating instead of overflowing. */
 final class ExponentialBackoff implements Backoff {
@@ -13,9 +14,9 @@ final class ExponentialBackoff implements Backoff {
     private final long baseNanos;
     private final long capNanos;
     private final long jitterNanos;
-    private final RandomGenerator random;
+    private final @Nullable RandomGenerator random;
 
-    ExponentialBackoff(Duration base, Duration cap, Duration jitter, RandomGenerator random) {
+    ExponentialBackoff(Duration base, Duration cap, Duration jitter, @Nullable RandomGenerator random) {
         Checks.requireBetween("backoff base", base, Duration.ZERO, MAX);
         Checks.requireBetween("backoff cap", cap, Duration.ofNanos(1), MAX);
         Checks.requireBetween("backoff jitter", jitter, Duration.ZERO, MAX);

@@ -1,5 +1,7 @@
 package dev.fencing.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Root of every failure the toolkit reports: unchecked, with a message that says what happened
  * and what the caller should do. Catch a leaf type to handle one failure; catch this type to
@@ -13,7 +15,7 @@ public abstract class FencingException extends RuntimeException {
         super(message);
     }
 
-    protected FencingException(String message, Throwable cause) {
+    protected FencingException(String message, @Nullable Throwable cause) {
         super(message, cause);
     }
 }

@@ -3,6 +3,7 @@ package dev.fencing.core;
 import dev.fencing.core.internal.SafeListener;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Callbacks for lease and fencing events, so metrics and logs can be attached without a hard
@@ -33,7 +34,7 @@ public interface FencingListener {
      * @param reason what was found
      * @param cause the failure behind it, or {@code null}
      */
-    default void onLost(Lease lease, String reason, Throwable cause) {}
+    default void onLost(Lease lease, String reason, @Nullable Throwable cause) {}
 
     /** A store refused a write with a stale token. */
     default void onStaleWriteRejected(StaleTokenException rejection) {}
@@ -79,7 +80,7 @@ public interface FencingListener {
             }
 
             @Override
-            public void onLost(Lease lease, String reason, Throwable cause) {
+            public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
                 all.forEach(l -> SafeListener.of(l).onLost(lease, reason, cause));
             }
 

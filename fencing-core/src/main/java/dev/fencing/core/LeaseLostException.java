@@ -1,5 +1,7 @@
 package dev.fencing.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The caller's lease is over — it expired, its renewal failed, its connection died, or another
  * owner now holds the lock — and the caller tried to act on it (renew, release, or
@@ -14,7 +16,7 @@ public final class LeaseLostException extends FencingException {
 
     private final FencingToken token;
 
-    private LeaseLostException(FencingToken token, String message, Throwable cause) {
+    private LeaseLostException(FencingToken token, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.token = token;
     }
@@ -29,7 +31,7 @@ public final class LeaseLostException extends FencingException {
     }
 
     /** As {@link #of(FencingToken, String)}, with the failure that ended the lease. */
-    public static LeaseLostException of(FencingToken token, String reason, Throwable cause) {
+    public static LeaseLostException of(FencingToken token, String reason, @Nullable Throwable cause) {
         return new LeaseLostException(token, "Lease on '" + token.resource() + "' (token " + token.value()
                 + ") is lost: " + reason + ". Stop the critical section; re-acquire to continue.", cause);
     }

@@ -1,6 +1,7 @@
 package dev.fencing.core;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A blocking acquire gave up: the lock stayed held by someone else (or the provider could not
@@ -11,10 +12,11 @@ public final class LockUnavailableException extends FencingException {
 
     private static final long serialVersionUID = 1L;
 
-    private final String resource;
+    private final @Nullable String resource;
     private final boolean timedOut;
 
-    private LockUnavailableException(String resource, String message, Throwable cause, boolean timedOut) {
+    private LockUnavailableException(@Nullable String resource, String message, @Nullable Throwable cause,
+            boolean timedOut) {
         super(message, cause);
         this.resource = resource;
         this.timedOut = timedOut;
@@ -28,7 +30,7 @@ public final class LockUnavailableException extends FencingException {
     }
 
     /** The provider's backing server or pool could not grant anything; {@code cause} says why. */
-    public static LockUnavailableException unreachable(String resource, String what, Throwable cause) {
+    public static LockUnavailableException unreachable(String resource, String what, @Nullable Throwable cause) {
         return new LockUnavailableException(resource, "Lock '" + resource + "' could not be acquired: " + what, cause, false);
     }
 
@@ -37,7 +39,8 @@ public final class LockUnavailableException extends FencingException {
      * for. {@code provider} names it and where it connects (e.g. {@code "Redis lock provider for
      * redis://host:6379"}); {@code what} says why.
      */
-    public static LockUnavailableException providerUnavailable(String provider, String what, Throwable cause) {
+    public static LockUnavailableException providerUnavailable(String provider, String what,
+            @Nullable Throwable cause) {
         return new LockUnavailableException(null, "The " + provider + " could not start, so no lock was requested: "
                 + what, cause, false);
     }
@@ -48,7 +51,7 @@ public final class LockUnavailableException extends FencingException {
     }
 
     /** The resource whose lock was not acquired; {@code null} if a provider could not start. */
-    public String resource() {
+    public @Nullable String resource() {
         return resource;
     }
 }

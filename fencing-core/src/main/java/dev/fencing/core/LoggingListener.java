@@ -1,5 +1,6 @@
 package dev.fencing.core;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,7 @@ final class LoggingListener implements FencingListener {
     }
 
     @Override
-    public void onLost(Lease lease, String reason, Throwable cause) {
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         LOG.warn("lease {} lost: {}", lease.token(), reason, cause);
     }
 

@@ -9,4 +9,7 @@
  * {@link dev.fencing.core.FencingException} with a message that says what happened and what
  * to do.
  */
+@NullMarked
 package dev.fencing.core;
+
+import org.jspecify.annotations.NullMarked;

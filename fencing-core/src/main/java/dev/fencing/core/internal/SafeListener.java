@@ -7,6 +7,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.StaleTokenException;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +46,7 @@ public final class SafeListener implements FencingListener {
     }
 
     @Override
-    public void onLost(Lease lease, String reason, Throwable cause) {
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         run(() -> delegate.onLost(lease, reason, cause));
     }
 

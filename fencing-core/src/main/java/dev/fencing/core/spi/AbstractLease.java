@@ -10,6 +10,7 @@ import dev.fencing.core.internal.Checks;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,8 +37,8 @@ public abstract class AbstractLease implements Lease {
     private volatile long deadlineNanos;
     /** Held while a renewal runs on the server and sets the deadline from it. */
     private final Object renewals = new Object();
-    private volatile ScheduledFuture<?> renewal;
-    private volatile Runnable renewalStopped;
+    private volatile @Nullable ScheduledFuture<?> renewal;
+    private volatile @Nullable Runnable renewalStopped;
 
     /**
      * @param token the granted token
@@ -193,7 +194,7 @@ public abstract class AbstractLease implements Lease {
      * Marks the lease lost (if it is active), stops renewal and tells the listener. For providers
      * that notice a loss themselves, such as a dropped connection.
      */
-    protected final void markLost(String reason, Throwable cause) {
+    protected final void markLost(String reason, @Nullable Throwable cause) {
         if (state.compareAndSet(State.ACTIVE, State.LOST)) {
             stopRenewal();
             listener.onLost(this, reason, cause);

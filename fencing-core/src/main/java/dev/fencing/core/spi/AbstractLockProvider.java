@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The parts every provider shares, written once: argument checks, the listener, the watchdog,
@@ -215,8 +216,8 @@ public abstract class AbstractLockProvider implements LockProvider {
         private final ReleaseSignals.Registration registration;
         private final AtomicBoolean sleeping = new AtomicBoolean();
         private final Object lock = new Object(); // one attempt at a time
-        private volatile ScheduledFuture<?> timer;
-        private ReleaseWatch watch;
+        private volatile @Nullable ScheduledFuture<?> timer;
+        private @Nullable ReleaseWatch watch;
         private boolean finished;
         private int waits;
 

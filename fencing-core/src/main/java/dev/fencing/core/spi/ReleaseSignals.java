@@ -3,6 +3,7 @@ package dev.fencing.core.spi;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Wakes threads waiting for a resource when a provider learns that it was released (its own
@@ -27,7 +28,7 @@ public final class ReleaseSignals {
         private final String resource;
         private final Signal signal;
         private long seen;
-        private Runnable callback; // guarded by the signal's monitor
+        private @Nullable Runnable callback; // guarded by the signal's monitor
 
         private Registration(String resource, Signal signal) {
             this.resource = resource;

@@ -1,6 +1,7 @@
 package dev.fencing.core.spi;
 
 import dev.fencing.core.FencingToken;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a store holds under a key, as its {@link StorageAccessor} loaded it.
@@ -13,7 +14,7 @@ import dev.fencing.core.FencingToken;
  *     {@link StorageAccessor#writeIfUnchanged}
  * @param <V> the store's version type
  */
-public record Snapshot<V>(String value, long token, String resource, V version) {
+public record Snapshot<V>(@Nullable String value, long token, @Nullable String resource, V version) {
 
     /**
      * Whether the item is fenced by another lock than {@code token}'s: it keeps a resource, and

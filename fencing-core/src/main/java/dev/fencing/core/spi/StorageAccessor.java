@@ -3,6 +3,7 @@ package dev.fencing.core.spi;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The conditional primitive a store adapter implements; {@link StorageBasedFencedStore} builds
@@ -29,7 +30,7 @@ public interface StorageAccessor<V> {
      *
      * @return {@link WriteOutcome#written()}, {@link WriteOutcome#stale(long)} or {@link WriteOutcome#foreign}
      */
-    WriteOutcome write(String key, String value, FencingToken token, Policy policy);
+    WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy);
 
     /**
      * Writes {@code value} with {@code token} only if the item is still as {@code expected}
@@ -40,5 +41,6 @@ public interface StorageAccessor<V> {
      *     {@link WriteOutcome#conflict()} when the item changed (a store that cannot tell the two
      *     apart may answer conflict; the core reloads and decides)
      */
-    WriteOutcome writeIfUnchanged(String key, Snapshot<V> expected, String value, FencingToken token, Policy policy);
+    WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<V> expected, String value, FencingToken token,
+            Policy policy);
 }

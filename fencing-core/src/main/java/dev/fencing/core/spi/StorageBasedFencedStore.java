@@ -11,6 +11,7 @@ import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.internal.SafeListener;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
@@ -74,7 +75,7 @@ public final class StorageBasedFencedStore implements FencedStore {
         Checks.requireName("key", key);
         return accessor.load(key)
                 .filter(snapshot -> !snapshot.isTombstone())
-                .map(snapshot -> new StoredValue(key, snapshot.value(), snapshot.token()));
+                .map(snapshot -> new StoredValue(key, Objects.requireNonNull(snapshot.value()), snapshot.token()));
     }
 
     @Override
@@ -96,7 +97,7 @@ public final class StorageBasedFencedStore implements FencedStore {
         for (int attempt = 0; attempt < maxUpdateAttempts; attempt++) {
             Snapshot<V> current = typed.load(key).orElse(null);
             if (current != null && current.fencedByAnotherLockThan(token)) {
-                throw ForeignTokenException.of(key, token, current.resource());
+                throw ForeignTokenException.of(key, token, Objects.requireNonNull(current.resource()));
             }
             if (current != null && !policy.accepts(token.value(), current.token())) {
                 throw rejected(key, token, current.token());
@@ -156,7 +157,8 @@ public final class StorageBasedFencedStore implements FencedStore {
                         : accessor.load(key).map(Snapshot::token).orElse(0L);
                 throw rejected(key, token, mark);
             case FOREIGN:
-                throw ForeignTokenException.of(key, token, outcome.boundResource());
+                throw ForeignTokenException.of(key, token, Objects.requireNonNull(outcome.boundResource(),
+                        "a FOREIGN outcome names the resource bound to the key"));
             default:
                 throw new IllegalStateException("store accessor " + accessor.getClass().getName()
                         + " answered " + outcome + " to an unconditional write of '" + key + "'");

@@ -1,5 +1,7 @@
 package dev.fencing.core.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The result of one conditional write of a {@link StorageAccessor}.
  *
@@ -8,7 +10,7 @@ package dev.fencing.core.spi;
  *     could not say in the same request (the core then reads it)
  * @param boundResource for {@link Status#FOREIGN}: the resource whose tokens fence the key
  */
-public record WriteOutcome(Status status, long highWaterMark, String boundResource) {
+public record WriteOutcome(Status status, long highWaterMark, @Nullable String boundResource) {
 
     /** What happened to a conditional write. */
     public enum Status {

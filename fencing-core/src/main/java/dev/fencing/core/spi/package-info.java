@@ -4,4 +4,7 @@
  * A provider implements one acquisition attempt, renew and release; a store implements
  * {@link dev.fencing.core.spi.StorageAccessor}.
  */
+@NullMarked
 package dev.fencing.core.spi;
+
+import org.jspecify.annotations.NullMarked;
