@@ -14,11 +14,11 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FencingListener} that records lease and fenced-store events as Micrometer meters.
@@ -54,11 +54,11 @@ public final class MicrometerFencingListener implements FencingListener {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
-    private final Map<AcquireOutcome, Timer> acquires = new EnumMap<>(AcquireOutcome.class);
+    private final Timer[] acquires = new Timer[AcquireOutcome.values().length];
     private final Timer held;
     private final Counter renewals;
-    private final Map<LossReason, Counter> losses = new EnumMap<>(LossReason.class);
-    private final Map<WriteResult, Counter> writes = new EnumMap<>(WriteResult.class);
+    private final Counter[] losses = new Counter[LossReason.values().length];
+    private final Counter[] writes = new Counter[WriteResult.values().length];
     /** Start of each lease not yet released or lost; its size is the active gauge. */
     private final Map<Lease, Long> grantedAt = new ConcurrentHashMap<>();
 
@@ -66,7 +66,7 @@ public final class MicrometerFencingListener implements FencingListener {
     enum LossReason {
         TAKEN_OVER, EXPIRED, CONNECTION, CLOSED, ERROR, OTHER;
 
-        static LossReason of(String reason, Throwable cause) {
+        static LossReason of(String reason, @Nullable Throwable cause) {
             String text = String.valueOf(reason).toLowerCase(Locale.ROOT);
             if (text.contains("no longer held") || text.contains("another owner") || text.contains("taken over")) {
                 return TAKEN_OVER;
@@ -110,26 +110,26 @@ public final class MicrometerFencingListener implements FencingListener {
         MeterRegistry registry = builder.registry;
         String provider = builder.provider;
         for (AcquireOutcome outcome : AcquireOutcome.values()) {
-            acquires.put(outcome, Timer.builder("fencing.lease.acquire")
+            acquires[outcome.ordinal()] = Timer.builder("fencing.lease.acquire")
                     .description("Lock acquire calls, from the call to its end")
                     .tag("provider", provider).tag("outcome", tagValue(outcome))
-                    .register(registry));
+                    .register(registry);
         }
         held = Timer.builder("fencing.lease.held").description("Leases, from grant to release or loss")
                 .tag("provider", provider).register(registry);
         renewals = Counter.builder("fencing.lease.renewals").description("Successful lease renewals")
                 .tag("provider", provider).register(registry);
         for (LossReason reason : LossReason.values()) {
-            losses.put(reason, Counter.builder("fencing.lease.lost").description("Leases found lost")
-                    .tag("provider", provider).tag("reason", tagValue(reason)).register(registry));
+            losses[reason.ordinal()] = Counter.builder("fencing.lease.lost").description("Leases found lost")
+                    .tag("provider", provider).tag("reason", tagValue(reason)).register(registry);
         }
         Gauge.builder("fencing.lease.active", grantedAt, Map::size)
                 .description("Leases granted and not yet released or lost")
                 .tag("provider", provider).register(registry);
         for (WriteResult result : WriteResult.values()) {
-            writes.put(result, Counter.builder("fencing.store.writes")
+            writes[result.ordinal()] = Counter.builder("fencing.store.writes")
                     .description("Fenced store writes, updates and deletes by outcome; stale = zombie writes stopped")
-                    .tag("store", builder.store).tag("outcome", tagValue(result)).register(registry));
+                    .tag("store", builder.store).tag("outcome", tagValue(result)).register(registry);
         }
     }
 
@@ -166,8 +166,8 @@ public final class MicrometerFencingListener implements FencingListener {
     }
 
     @Override
-    public void onLost(Lease lease, String reason, Throwable cause) {
-        losses.get(LossReason.of(reason, cause)).increment();
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
+        losses[LossReason.of(reason, cause).ordinal()].increment();
         ended(lease);
     }
 
@@ -180,22 +180,22 @@ public final class MicrometerFencingListener implements FencingListener {
 
     @Override
     public void onAcquireFinished(String resource, AcquireOutcome outcome, Duration waited) {
-        acquires.get(outcome).record(waited);
+        acquires[outcome.ordinal()].record(waited);
     }
 
     @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
-        writes.get(WriteResult.STALE).increment();
+        writes[WriteResult.STALE.ordinal()].increment();
     }
 
     @Override
     public void onWriteAccepted(FencingToken token, String key) {
-        writes.get(WriteResult.ACCEPTED).increment();
+        writes[WriteResult.ACCEPTED.ordinal()].increment();
     }
 
     @Override
     public void onWriteFailed(String key, FencingException failure) {
-        writes.get(WriteResult.of(failure)).increment();
+        writes[WriteResult.of(failure).ordinal()].increment();
     }
 
     /** Configures a {@link MicrometerFencingListener}. */

@@ -40,6 +40,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock on etcd whose grants carry the lock key's <b>create revision</b> as their fencing token.
@@ -582,12 +583,12 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     /** Configures an {@link EtcdLockProvider}; every setting but the endpoints or client is optional. */
     public static final class Builder extends ProviderBuilder<Builder> {
         private final List<URI> endpoints;
-        private final Client client;
+        private final @Nullable Client client;
         private final String target;
         private String keyPrefix = "fencing";
         private Duration requestTimeout = Duration.ofSeconds(5);
 
-        private Builder(List<URI> endpoints, Client client, String target) {
+        private Builder(List<URI> endpoints, @Nullable Client client, String target) {
             this.endpoints = endpoints;
             this.client = client;
             this.target = target;
@@ -626,8 +627,9 @@ public final class EtcdLockProvider extends AbstractLockProvider {
          * @throws LockUnavailableException if etcd does not answer within the request timeout
          */
         public EtcdLockProvider build() {
-            boolean owns = client == null;
-            Client connected = owns
+            Client given = client;
+            boolean owns = given == null;
+            Client connected = given == null
                     ? Client.builder().endpoints(endpoints.toArray(URI[]::new))
                             .connectTimeout(requestTimeout)
                             // jetcd's own retries of a failed send: short, and not past the provider's own bound
@@ -635,7 +637,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                             .retryMaxDuration(requestTimeout.compareTo(Duration.ofMillis(200)) > 0
                                     ? requestTimeout : Duration.ofMillis(200))
                             .build()
-                    : client;
+                    : given;
             try {
                 Replies.await(connected.getKVClient().get(EtcdKeys.bytes(keyPrefix + "/"),
                         GetOption.builder().withCountOnly(true).build()), requestTimeout);

@@ -24,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This process's place in one resource's etcd queue while some of its threads wait for the
@@ -65,8 +66,8 @@ final class EtcdWaitQueue {
     private final LongConsumer giveBack;
     private final Runnable whenEmpty;
     private int waiters; // guarded by this; -1 once emptied for good
-    private Ticket ticket; // guarded by this
-    private Watch.Watcher watcher; // guarded by this
+    private @Nullable Ticket ticket; // guarded by this
+    private Watch.@Nullable Watcher watcher; // guarded by this
 
     /** A ticket in line: its key, create revision and lease, and the timer keeping the lease alive. */
     private record Ticket(ByteSequence key, long createRevision, long leaseId, ScheduledFuture<?> keepAlive) {}

@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * etcd leases granted ahead of need, per lease TTL, so that an acquire waits for one etcd write —
@@ -87,7 +88,7 @@ final class SpareLeases {
         }
     }
 
-    private Deque<Spare> line(long ttlSeconds) {
+    private @Nullable Deque<Spare> line(long ttlSeconds) {
         Deque<Spare> line = spares.get(ttlSeconds);
         if (line == null && spares.size() < MAX_TTLS) {
             line = spares.computeIfAbsent(ttlSeconds, ttl -> new ConcurrentLinkedDeque<>());

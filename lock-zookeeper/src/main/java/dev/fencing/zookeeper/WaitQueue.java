@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * This process's place in one resource's ZooKeeper queue while some of its threads wait for the
@@ -26,7 +27,7 @@ final class WaitQueue {
     private final Watcher predecessorGone;
     private final Runnable whenEmpty;
     private int waiters;
-    private Znodes.Created ticket;
+    private Znodes.@Nullable Created ticket;
 
     /**
      * @param wake called (on ZooKeeper's event thread) when the ticket's predecessor is deleted

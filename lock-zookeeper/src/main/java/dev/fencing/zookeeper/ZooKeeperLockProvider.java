@@ -24,6 +24,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryNTimes;
 import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock on ZooKeeper (through Apache Curator) whose grants carry the holder znode's
@@ -183,7 +184,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             Thread.currentThread().interrupt(); // Curator's protected mode deletes a znode the create may have made
             return Optional.empty();
         } catch (Znodes.WentBackwards e) {
-            throw LockUnavailableException.unreachable(resource, e.getMessage(), e);
+            throw LockUnavailableException.unreachable(resource, String.valueOf(e.getMessage()), e);
         } catch (Exception e) {
             throw unreachable(resource, "the create of the contender znode", e);
         }
@@ -214,7 +215,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             Thread.currentThread().interrupt(); // the ticket stays in line until the waiter leaves
             return Optional.empty();
         } catch (Znodes.WentBackwards e) {
-            throw LockUnavailableException.unreachable(resource, e.getMessage(), e);
+            throw LockUnavailableException.unreachable(resource, String.valueOf(e.getMessage()), e);
         } catch (Exception e) {
             throw unreachable(resource, "the waiting queue", e);
         }
@@ -331,8 +332,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private long serverDeadline; // guarded by this
         private long confirmedAt; // guarded by this: the start of the last request ZooKeeper answered
         private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
-        private ScheduledFuture<?> lapse; // guarded by this
-        private ScheduledFuture<?> suspension; // guarded by this
+        private @Nullable ScheduledFuture<?> lapse; // guarded by this
+        private @Nullable ScheduledFuture<?> suspension; // guarded by this
 
         ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode) {
             super(token, ownerId, requestedAt, ttl, clock(), listener());

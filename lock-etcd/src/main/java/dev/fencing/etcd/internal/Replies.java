@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Waiting for jetcd's futures, bounded, and telling a clear refusal from an unclear outcome.
@@ -63,7 +64,7 @@ public final class Replies {
     }
 
     /** Whether {@code failure} is etcd saying the lease does not exist (expired or revoked). */
-    public static boolean isLeaseNotFound(Throwable failure) {
+    public static boolean isLeaseNotFound(@Nullable Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND) {
                 return true;
