@@ -2,6 +2,7 @@ package dev.fencing.s3;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /** The last known state of objects this writer wrote, least recently used evicted first. Thread-safe. */
 final class EtagCache {
@@ -21,7 +22,7 @@ final class EtagCache {
         };
     }
 
-    synchronized ObjectState get(String id) {
+    synchronized @Nullable ObjectState get(String id) {
         return capacity == 0 ? null : states.get(id);
     }
 

@@ -14,12 +14,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
 import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
@@ -154,7 +156,7 @@ final class FencedWrites<B> {
 
     /** Sends the conditional request of a write. */
     private interface Sender<R> {
-        CompletableFuture<R> send(String ifMatch, String ifNoneMatch);
+        CompletableFuture<R> send(@Nullable String ifMatch, @Nullable String ifNoneMatch);
 
         String etag(R response);
 
@@ -165,7 +167,7 @@ final class FencedWrites<B> {
     private Sender<PutObjectResponse> putting(PutObjectRequest request, Supplier<B> body) {
         return new Sender<>() {
             @Override
-            public CompletableFuture<PutObjectResponse> send(String ifMatch, String ifNoneMatch) {
+            public CompletableFuture<PutObjectResponse> send(@Nullable String ifMatch, @Nullable String ifNoneMatch) {
                 return s3.put(request.toBuilder().ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
                         .overrideConfiguration(BlindRetries.off(request.overrideConfiguration())).build(), body.get());
             }
@@ -182,7 +184,8 @@ final class FencedWrites<B> {
         };
     }
 
-    private <R> CompletableFuture<Swap<R>> conditional(Write write, ObjectState known, boolean fresh, int attempt,
+    private <R> CompletableFuture<Swap<R>> conditional(Write write, @Nullable ObjectState known, boolean fresh,
+            int attempt,
             Sender<R> sender) {
         return acceptedState(write, known, fresh).thenCompose(state -> {
             return sender.send(state.exists() ? state.etag() : null, state.exists() ? null : "*")
@@ -233,7 +236,7 @@ final class FencedWrites<B> {
     private void requireAccepted(Write write, ObjectState state) {
         if (foreign(write, state)) {
             cache.remove(write.id());
-            throw ForeignTokenException.of(write.id(), write.token(), state.resource());
+            throw ForeignTokenException.of(write.id(), write.token(), Objects.requireNonNull(state.resource()));
         }
         if (!accepts(write, state)) {
             cache.remove(write.id());
@@ -246,7 +249,7 @@ final class FencedWrites<B> {
      * HEAD just made) or a fresh HEAD. A refusal always names the key's current mark: a cached state
      * that refuses is looked up again first.
      */
-    private CompletableFuture<ObjectState> acceptedState(Write write, ObjectState known, boolean fresh) {
+    private CompletableFuture<ObjectState> acceptedState(Write write, @Nullable ObjectState known, boolean fresh) {
         if (known != null && (fresh || accepts(write, known))) {
             requireAccepted(write, known);
             return CompletableFuture.completedFuture(known);
@@ -375,7 +378,8 @@ final class FencedWrites<B> {
     private Sender<CompleteMultipartUploadResponse> completing(Write write, String uploadId, List<CompletedPart> parts) {
         return new Sender<>() {
             @Override
-            public CompletableFuture<CompleteMultipartUploadResponse> send(String ifMatch, String ifNoneMatch) {
+            public CompletableFuture<CompleteMultipartUploadResponse> send(@Nullable String ifMatch,
+                    @Nullable String ifNoneMatch) {
                 return s3.completeMultipartUpload(complete(write.bucket(), write.key(), uploadId, parts)
                         .ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
                         .overrideConfiguration(BlindRetries.off(Optional.empty())).build());

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** The toolkit's user-metadata keys, and the metadata of a fenced write. */
 final class Metadata {
@@ -42,7 +43,7 @@ final class Metadata {
     }
 
     /** The resource stored by {@link #encodeResource}; null for null (an object written before it was kept). */
-    static String decodeResource(String stored) {
+    static @Nullable String decodeResource(@Nullable String stored) {
         return stored == null ? null : URLDecoder.decode(stored, StandardCharsets.UTF_8);
     }
 

@@ -2,6 +2,7 @@ package dev.fencing.s3;
 
 import java.util.Map;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a fenced writer knows of the object at a key: absent, or present with its ETag and the
@@ -9,8 +10,8 @@ import java.util.OptionalLong;
  * object written before it was kept), whether it is a tombstone or a pointer, and the write id that
  * made it (a tombstone and a pointer are present).
  */
-record ObjectState(boolean exists, String etag, OptionalLong token, String resource, boolean tombstone, boolean pointer,
-        String writeId) {
+record ObjectState(boolean exists, @Nullable String etag, OptionalLong token, @Nullable String resource, boolean tombstone,
+        boolean pointer, @Nullable String writeId) {
 
     static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), null, false, false, null);
 

@@ -52,7 +52,7 @@ final class S3Errors {
     /** The failure as the caller should see it: a missing bucket named, anything else unchanged. */
     static Throwable translate(Throwable failure, String bucket) {
         Throwable cause = unwrap(failure);
-        if (classify(cause) == Kind.NO_SUCH_BUCKET && !cause.getMessage().contains("'" + bucket + "'")) {
+        if (classify(cause) == Kind.NO_SUCH_BUCKET && !String.valueOf(cause.getMessage()).contains("'" + bucket + "'")) {
             S3Exception e = (S3Exception) cause;
             return NoSuchBucketException.builder()
                     .message("bucket '" + bucket + "' does not exist: create it (CreateBucket) before writing fenced"

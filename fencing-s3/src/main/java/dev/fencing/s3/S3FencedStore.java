@@ -14,7 +14,9 @@ import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -74,7 +76,7 @@ public final class S3FencedStore implements StorageAccessor<String> {
             ResponseBytes<GetObjectResponse> object = s3.getObjectAsBytes(r -> r.bucket(bucket).key(prefix + key));
             ObjectState state = ObjectState.of(object.response().eTag(), object.response().metadata());
             return Optional.of(new Snapshot<>(state.tombstone() ? null : StoreEnvelope.decode(object.asByteArray()),
-                    state.token().orElse(0), state.resource(), state.etag()));
+                    state.token().orElse(0), state.resource(), Objects.requireNonNull(state.etag(), "S3 answers every GET with an ETag")));
         } catch (NoSuchKeyException e) {
             return Optional.empty();
         } catch (S3Exception e) {
@@ -83,7 +85,7 @@ public final class S3FencedStore implements StorageAccessor<String> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         try {
             if (value == null) {
                 fenced.deleteObject(token, bucket, prefix + key);
@@ -100,10 +102,10 @@ public final class S3FencedStore implements StorageAccessor<String> {
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, FencingToken token,
+    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<String> expected, String value, FencingToken token,
             Policy policy) {
         if (expected != null && expected.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(expected.resource());
+            return WriteOutcome.foreign(Objects.requireNonNull(expected.resource()));
         }
         if (expected != null && !policy.accepts(token.value(), expected.token())) {
             return WriteOutcome.stale(expected.token());

@@ -5,4 +5,7 @@
  * default {@link dev.fencing.s3.S3Layout#POINTER} layout, so the fence holds whatever the content;
  * {@link dev.fencing.s3.S3FencedStore} is the common {@link dev.fencing.core.FencedStore}.
  */
+@NullMarked
 package dev.fencing.s3;
+
+import org.jspecify.annotations.NullMarked;
