@@ -2,7 +2,7 @@ package dev.fencing.spring.boot.autoconfigure;
 
 import dev.fencing.core.LockProvider;
 import javax.sql.DataSource;
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -26,14 +26,14 @@ class LockTypeCheckConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(LockProvider.class)
-    Object fencingLockTypeCheck(Environment environment, ListableBeanFactory beanFactory) {
+    Object fencingLockTypeCheck(Environment environment, ConfigurableListableBeanFactory beanFactory) {
         throw new IllegalStateException(problem(environment.getProperty(LockType.PROPERTY), beanFactory));
     }
 
     /** Why {@code value} gave no provider. */
-    static String problem(String value, ListableBeanFactory beanFactory) {
+    static String problem(String value, ConfigurableListableBeanFactory beanFactory) {
         LockType type = LockType.of(value);
-        if (!ClassUtils.isPresent(type.providerClass(), LockTypeCheckConfiguration.class.getClassLoader())) {
+        if (!ClassUtils.isPresent(type.providerClass(), beanFactory.getBeanClassLoader())) {
             return LockType.PROPERTY + "=" + type.value() + " needs the module dev.fencing:" + type.module()
                     + " on the class path (class " + type.providerClass() + " not found)";
         }

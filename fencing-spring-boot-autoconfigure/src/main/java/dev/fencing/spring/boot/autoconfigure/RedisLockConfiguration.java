@@ -40,7 +40,7 @@ class RedisLockConfiguration {
             return FencingRedisClient.of(redis.getUri().strip(), redis.getCommandTimeout());
         }
         RedisConnectionSettings settings = ClassUtils.isPresent(BootRedisConnectionDetails.CLASS_NAME,
-                getClass().getClassLoader())
+                beanFactory.getBeanClassLoader())
                 ? BootRedisConnectionDetails.find(beanFactory)
                         .orElseGet(() -> RedisPropertiesFallback.read(Binder.get(environment), beanFactory))
                 : RedisPropertiesFallback.read(Binder.get(environment), beanFactory);
