@@ -102,7 +102,7 @@ final class FencingRedisClient implements AutoCloseable {
         if (password != null && username != null) {
             uri.withAuthentication(username, password);
         } else if (password != null) {
-            uri.withPassword(password);
+            uri.withPassword(password.toCharArray());
         }
     }
 
