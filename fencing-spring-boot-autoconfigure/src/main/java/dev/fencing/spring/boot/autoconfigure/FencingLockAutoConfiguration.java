@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Import;
         after = FencingMetricsAutoConfiguration.class)
 @ConditionalOnClass(LockProvider.class)
 @EnableConfigurationProperties(FencingProperties.class)
-@Import({RedisLockConfiguration.class, PostgresLockConfiguration.class, RedlockConfiguration.class,
+@Import({SpringBootVersionCheckConfiguration.class, RedisLockConfiguration.class, PostgresLockConfiguration.class, RedlockConfiguration.class,
         EtcdLockConfiguration.class, ZooKeeperLockConfiguration.class, LockTypeCheckConfiguration.class})
 public final class FencingLockAutoConfiguration {
 }

@@ -39,12 +39,19 @@ class LockTypeCheckConfiguration {
         }
         if (type == LockType.POSTGRES) {
             int dataSources = beanFactory.getBeanNamesForType(DataSource.class, false, false).length;
-            return dataSources == 0
-                    ? LockType.PROPERTY + "=postgres uses the application's DataSource, and there is none:"
-                            + " configure spring.datasource.url (with spring-boot-starter-jdbc)"
-                    : LockType.PROPERTY + "=postgres uses the application's DataSource, and there are " + dataSources
-                            + " with none marked @Primary: mark the one for the locks @Primary, or define your own"
-                            + " LockProvider bean";
+            if (dataSources == 0) {
+                return LockType.PROPERTY + "=postgres uses the application's DataSource, and there is none:"
+                        + " configure spring.datasource.url (with spring-boot-starter-jdbc)";
+            }
+            if (dataSources > 1) {
+                return LockType.PROPERTY + "=postgres uses the application's DataSource, and there are " + dataSources
+                        + " with none marked @Primary: mark the one for the locks @Primary, or define your own"
+                        + " LockProvider bean";
+            }
+            return LockType.PROPERTY + "=postgres uses the application's DataSource, which was defined after the"
+                    + " fencing auto-configuration looked for it (by a configuration ordered after"
+                    + " FencingLockAutoConfiguration): define your own LockProvider bean with"
+                    + " PostgresAdvisoryLockProvider.builder(dataSource)";
         }
         return LockType.PROPERTY + "=" + type.value() + " was set but no lock provider was created; start with"
                 + " --debug to see the condition evaluation report";

@@ -136,6 +136,13 @@ class FencingAutoConfigurationTest {
     }
 
     @Test
+    void springBootBefore4FailsTheStartSayingSo() {
+        runner.withClassLoader(new FilteredClassLoader(org.springframework.boot.EnvironmentPostProcessor.class))
+                .run(context -> assertThat(rootCause(context)).isInstanceOf(IllegalStateException.class)
+                        .hasMessageStartingWith("the fencing toolkit's auto-configuration needs Spring Boot 4.0"));
+    }
+
+    @Test
     void postgresWithoutADataSourceSaysSo() {
         runner.withPropertyValues("fencing.lock.type=postgres").run(context -> assertThat(rootCause(context))
                 .isInstanceOf(IllegalStateException.class)
