@@ -1,0 +1,69 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import dev.fencing.migrations.Vendor;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.sql.DataSource;
+import org.flywaydb.core.api.Location;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
+
+/**
+ * Adds the toolkit's migrations for the database's vendor ({@link Vendor#location()}) to the
+ * locations of the application's own Flyway run, so the toolkit's tables are created and kept up
+ * to date in the application's history table, in the same run as its own migrations.
+ *
+ * <p>They are repeatable migrations ({@code R__fencing_tables.sql}) of idempotent DDL: they have no
+ * version, so they can never collide with the application's {@code V1}, {@code V2}, ...; Flyway
+ * applies them after the versioned ones of the same run, and again only when the toolkit ships a
+ * changed script. A location the application already scans (the same folder, or one above it) is
+ * not added again. On a database the
+ * toolkit does not support (H2, Oracle, ...) nothing is added and a warning says so.
+ */
+public final class FencingFlywayConfigurationCustomizer implements FlywayConfigurationCustomizer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FencingFlywayConfigurationCustomizer.class);
+
+    @Override
+    public void customize(FluentConfiguration configuration) {
+        Vendor vendor = vendorOf(configuration.getDataSource());
+        if (vendor == null) {
+            return;
+        }
+        String fencing = vendor.location();
+        List<String> locations = new ArrayList<>(Arrays.stream(configuration.getLocations())
+                .map(Location::getDescriptor).toList());
+        if (locations.stream().noneMatch(location -> covers(location, fencing))) {
+            locations.add(fencing);
+            configuration.locations(locations.toArray(String[]::new));
+        }
+    }
+
+    /** Whether Flyway already scans {@code wanted} through {@code location} (the same folder or one above it). */
+    static boolean covers(String location, String wanted) {
+        String folder = location.endsWith("/") ? location.substring(0, location.length() - 1) : location;
+        return wanted.equals(folder) || wanted.startsWith(folder + "/");
+    }
+
+    private static Vendor vendorOf(DataSource dataSource) {
+        if (dataSource == null) {
+            LOG.warn("The fencing toolkit's migrations were not added to Flyway: its configuration has no DataSource");
+            return null;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            return Vendor.of(connection);
+        } catch (IllegalArgumentException e) {
+            LOG.warn("The fencing toolkit's migrations were not added to Flyway: {} (set fencing.flyway.enabled=false"
+                    + " to silence this)", e.getMessage());
+            return null;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot connect to find the database vendor for the fencing toolkit's"
+                    + " migrations: " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import dev.fencing.core.Policy;
+import dev.fencing.jdbc.JdbcFence;
+import dev.fencing.jdbc.JdbiFence;
+import java.util.Arrays;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Jdbi;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * A {@link JdbcFence} bean on the application's {@link DataSource} and a {@link JdbiFence} bean
+ * on its {@link Jdbi}, each unless the application defines its own, on {@code fencing.jdbc.fence-table}
+ * under {@code fencing.jdbc.policy}. Neither touches the database when created; the fence table
+ * comes from the toolkit's migrations (see {@link FencingFlywayAutoConfiguration}).
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass(JdbcFence.class)
+@EnableConfigurationProperties(FencingProperties.class)
+public final class FencingJdbcAutoConfiguration {
+
+    /** The JDBC fence. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnSingleCandidate(DataSource.class)
+    static class JdbcFenceConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @DependsOnDatabaseInitialization
+        JdbcFence jdbcFence(DataSource dataSource, FencingProperties properties) {
+            FencingProperties.Jdbc jdbc = properties.getJdbc();
+            Policy policy = policy(jdbc.getPolicy());
+            try {
+                return JdbcFence.create(dataSource, jdbc.getFenceTable(), policy);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
+                        + "' is not allowed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** The Jdbi fence. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({JdbiFence.class, Jdbi.class})
+    @ConditionalOnSingleCandidate(Jdbi.class)
+    static class JdbiFenceConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        @DependsOnDatabaseInitialization
+        JdbiFence jdbiFence(Jdbi jdbi, FencingProperties properties) {
+            FencingProperties.Jdbc jdbc = properties.getJdbc();
+            Policy policy = policy(jdbc.getPolicy());
+            try {
+                return JdbiFence.create(jdbi, jdbc.getFenceTable(), policy);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
+                        + "' is not allowed: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * The policy named {@code value}, ignoring case.
+     *
+     * @throws IllegalArgumentException naming the property, the value and the allowed ones
+     */
+    static Policy policy(String value) {
+        return Arrays.stream(Policy.values())
+                .filter(policy -> policy.name().equalsIgnoreCase(value == null ? "" : value.strip()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("fencing.jdbc.policy must be monotonic or strict; got '"
+                        + value + "'"));
+    }
+}

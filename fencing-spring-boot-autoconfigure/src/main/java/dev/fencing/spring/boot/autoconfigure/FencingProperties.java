@@ -1,0 +1,335 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code fencing.*} settings of the auto-configuration. Every setting is optional; without
+ * {@code fencing.lock.type} no lock provider is created. Values are checked when the beans that
+ * use them are built: a bad value fails the application's start with an
+ * {@link IllegalArgumentException} naming the property, the value and what is allowed.
+ */
+@ConfigurationProperties("fencing")
+public class FencingProperties {
+
+    private final Lock lock = new Lock();
+    private final Flyway flyway = new Flyway();
+    private final Jdbc jdbc = new Jdbc();
+    private final Health health = new Health();
+
+    /** The lock provider settings. */
+    public Lock getLock() {
+        return lock;
+    }
+
+    /** The settings of the toolkit's migrations in the application's Flyway run. */
+    public Flyway getFlyway() {
+        return flyway;
+    }
+
+    /** The settings of the JdbcFence and JdbiFence beans. */
+    public Jdbc getJdbc() {
+        return jdbc;
+    }
+
+    /** The settings of the {@code fencing} health indicator. */
+    public Health getHealth() {
+        return health;
+    }
+
+    /** {@code fencing.lock.*}: which lock provider to create, and its settings. */
+    public static class Lock {
+
+        /**
+         * The lock provider to create: redis, postgres, redlock, etcd or zookeeper. Unset: no
+         * provider is created (define your own LockProvider bean, or set it).
+         */
+        private String type;
+
+        private final Redis redis = new Redis();
+        private final Redlock redlock = new Redlock();
+        private final Postgres postgres = new Postgres();
+        private final Etcd etcd = new Etcd();
+        private final ZooKeeper zookeeper = new ZooKeeper();
+
+        public String getType() {
+            return type;
+        }
+
+        public void setType(String type) {
+            this.type = type;
+        }
+
+        public Redis getRedis() {
+            return redis;
+        }
+
+        public Redlock getRedlock() {
+            return redlock;
+        }
+
+        public Postgres getPostgres() {
+            return postgres;
+        }
+
+        public Etcd getEtcd() {
+            return etcd;
+        }
+
+        public ZooKeeper getZookeeper() {
+            return zookeeper;
+        }
+    }
+
+    /** {@code fencing.lock.redis.*}: a RedisLockProvider on the application's Redis. */
+    public static class Redis {
+
+        /**
+         * A Redis URI (redis://, rediss:// or redis-sentinel://) for the locks instead of the
+         * application's own Redis connection (spring.data.redis.*).
+         */
+        private String uri;
+
+        /** The prefix of every lock key and channel. */
+        private String keyPrefix = "fencing:";
+
+        /** How long one Redis command may take before it fails (10ms to 5m). */
+        private Duration commandTimeout = Duration.ofSeconds(5);
+
+        public String getUri() {
+            return uri;
+        }
+
+        public void setUri(String uri) {
+            this.uri = uri;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public Duration getCommandTimeout() {
+            return commandTimeout;
+        }
+
+        public void setCommandTimeout(Duration commandTimeout) {
+            this.commandTimeout = commandTimeout;
+        }
+    }
+
+    /** {@code fencing.lock.redlock.*}: a RedlockProvider over independent Redis masters. */
+    public static class Redlock {
+
+        /** The independent Redis masters (redis://host:port), an odd number from 3 to 15. */
+        private List<String> uris = new ArrayList<>();
+
+        /** The prefix of every lock key and channel. */
+        private String keyPrefix = "fencing:";
+
+        /** How long one node's answer is awaited (1ms to 5s); keep it far below the lease TTL. */
+        private Duration nodeTimeout = Duration.ofMillis(100);
+
+        public List<String> getUris() {
+            return uris;
+        }
+
+        public void setUris(List<String> uris) {
+            this.uris = uris;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public Duration getNodeTimeout() {
+            return nodeTimeout;
+        }
+
+        public void setNodeTimeout(Duration nodeTimeout) {
+            this.nodeTimeout = nodeTimeout;
+        }
+    }
+
+    /** {@code fencing.lock.postgres.*}: a PostgresAdvisoryLockProvider on the application's DataSource. */
+    public static class Postgres {
+
+        /** The token counter table, created by the toolkit's migrations. */
+        private String counterTable = "fencing_token_counter";
+
+        public String getCounterTable() {
+            return counterTable;
+        }
+
+        public void setCounterTable(String counterTable) {
+            this.counterTable = counterTable;
+        }
+    }
+
+    /** {@code fencing.lock.etcd.*}: an EtcdLockProvider. */
+    public static class Etcd {
+
+        /** The etcd members, http://host:port or https://host:port, one per member. */
+        private List<String> endpoints = new ArrayList<>();
+
+        /** The prefix of every lock key (segments of letters, digits and _.- separated by /). */
+        private String keyPrefix = "fencing";
+
+        /** How long one etcd request may take (10ms to 5m). */
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        public List<String> getEndpoints() {
+            return endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public Duration getRequestTimeout() {
+            return requestTimeout;
+        }
+
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
+        }
+    }
+
+    /** {@code fencing.lock.zookeeper.*}: a ZooKeeperLockProvider. */
+    public static class ZooKeeper {
+
+        /** The ZooKeeper ensemble, host:port,host:port. */
+        private String connectString;
+
+        /** The parent znode of every resource's znodes, an absolute path. */
+        private String root = "/fencing/locks";
+
+        /** The session timeout asked of the server (1s to 10m). */
+        private Duration sessionTimeout = Duration.ofSeconds(10);
+
+        /** How long to wait for a connection (100ms to 5m). */
+        private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        public String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public String getRoot() {
+            return root;
+        }
+
+        public void setRoot(String root) {
+            this.root = root;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
+        }
+
+        public Duration getConnectionTimeout() {
+            return connectionTimeout;
+        }
+
+        public void setConnectionTimeout(Duration connectionTimeout) {
+            this.connectionTimeout = connectionTimeout;
+        }
+    }
+
+    /** {@code fencing.flyway.*}: the toolkit's tables in the application's own Flyway run. */
+    public static class Flyway {
+
+        /**
+         * Whether to add the toolkit's migrations (fencing_fence, fencing_token_counter,
+         * fencing_store) to the locations of the application's Flyway run.
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /** {@code fencing.jdbc.*}: the JdbcFence and JdbiFence beans. */
+    public static class Jdbc {
+
+        /** The fence table (an unquoted, optionally schema-qualified name). */
+        private String fenceTable = "fencing_fence";
+
+        /**
+         * Which tokens pass the fence: monotonic (a token at least the mark: one holder may
+         * write many times) or strict (only a token above the mark).
+         */
+        private String policy = "monotonic";
+
+        public String getFenceTable() {
+            return fenceTable;
+        }
+
+        public void setFenceTable(String fenceTable) {
+            this.fenceTable = fenceTable;
+        }
+
+        public String getPolicy() {
+            return policy;
+        }
+
+        public void setPolicy(String policy) {
+            this.policy = policy;
+        }
+    }
+
+    /** {@code fencing.health.*}: the {@code fencing} health indicator. */
+    public static class Health {
+
+        /** The resource whose state the health check asks the lock provider for (it is never locked). */
+        private String resource = "fencing-health-check";
+
+        /** How long the health check waits for the lock provider's answer before reporting DOWN. */
+        private Duration timeout = Duration.ofSeconds(2);
+
+        public String getResource() {
+            return resource;
+        }
+
+        public void setResource(String resource) {
+            this.resource = resource;
+        }
+
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
+    }
+}

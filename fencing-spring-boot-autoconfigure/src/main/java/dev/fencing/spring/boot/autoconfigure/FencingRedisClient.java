@@ -1,0 +1,138 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import dev.fencing.spring.boot.autoconfigure.RedisConnectionSettings.HostPort;
+import dev.fencing.spring.boot.autoconfigure.RedisConnectionSettings.Topology;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.ssl.SslBundle;
+
+/**
+ * The Lettuce client of the auto-configured Redis lock provider: the provider's own connection
+ * (it never shares Spring Data Redis's), shut down when the context closes, after the provider
+ * (which depends on it). Its options are the ones {@code RedisLockProvider} gives a client it
+ * creates itself: commands fail fast while disconnected (standalone and Sentinel), the command
+ * timeout bounds every call, a Cluster refreshes its topology every 30 s; and TLS with the
+ * application's SSL bundle.
+ */
+final class FencingRedisClient implements AutoCloseable {
+
+    private final AbstractRedisClient client;
+    private final String target;
+
+    private FencingRedisClient(AbstractRedisClient client, String target) {
+        this.client = client;
+        this.target = target;
+    }
+
+    /** A client for {@code settings}; connects nothing yet. */
+    static FencingRedisClient of(RedisConnectionSettings settings, Duration commandTimeout) {
+        SslOptions ssl = settings.ssl() == null ? null : sslOptions(settings.ssl());
+        String servers = settings.nodes().stream().map(node -> node.host() + ":" + node.port())
+                .reduce((a, b) -> a + "," + b).orElseThrow() + " from " + settings.source();
+        if (settings.topology() == Topology.CLUSTER) {
+            List<RedisURI> seeds = settings.nodes().stream()
+                    .map(node -> dataNode(RedisURI.Builder.redis(node.host(), node.port()), settings)).toList();
+            RedisClusterClient cluster = RedisClusterClient.create(seeds);
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enablePeriodicRefresh(Duration.ofSeconds(30)).build());
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            cluster.setOptions(options.build());
+            return new FencingRedisClient(cluster, "Redis Cluster " + servers);
+        }
+        if (settings.topology() == Topology.SENTINEL) {
+            RedisURI.Builder uri = RedisURI.builder().withSentinelMasterId(settings.sentinelMaster());
+            for (HostPort sentinel : settings.nodes()) {
+                RedisURI.Builder node = RedisURI.Builder.redis(sentinel.host(), sentinel.port());
+                credentials(node, settings.sentinelUsername(), settings.sentinelPassword());
+                uri.withSentinel(node.withSsl(ssl != null).build());
+            }
+            return standalone(dataNode(uri.withDatabase(settings.database()), settings), ssl, commandTimeout,
+                    "Redis Sentinel master '" + settings.sentinelMaster() + "' at " + servers);
+        }
+        HostPort server = settings.nodes().get(0);
+        RedisURI.Builder uri = RedisURI.Builder.redis(server.host(), server.port()).withDatabase(settings.database());
+        return standalone(dataNode(uri, settings), ssl, commandTimeout, "Redis " + servers);
+    }
+
+    /** A client for a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI. */
+    static FencingRedisClient of(String uri, Duration commandTimeout) {
+        RedisURI parsed;
+        try {
+            parsed = RedisURI.create(uri);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("fencing.lock.redis.uri = '" + uri.replaceAll("//[^@/]*@", "//***@")
+                    + "' is not a redis://, rediss:// or redis-sentinel:// URI: " + e.getMessage(), e);
+        }
+        String target = parsed.getSentinels().isEmpty() ? parsed.getHost() + ":" + parsed.getPort()
+                : "sentinel master " + parsed.getSentinelMasterId();
+        return standalone(parsed, null, commandTimeout, "Redis " + target + " from fencing.lock.redis.uri");
+    }
+
+    private static FencingRedisClient standalone(RedisURI uri, SslOptions ssl, Duration commandTimeout, String target) {
+        RedisClient client = RedisClient.create(uri);
+        ClientOptions.Builder options = ClientOptions.builder()
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        client.setOptions(options.build());
+        return new FencingRedisClient(client, target);
+    }
+
+    private static RedisURI dataNode(RedisURI.Builder uri, RedisConnectionSettings settings) {
+        credentials(uri, settings.username(), settings.password());
+        return uri.withSsl(settings.ssl() != null).build();
+    }
+
+    private static void credentials(RedisURI.Builder uri, String username, String password) {
+        if (password != null && username != null) {
+            uri.withAuthentication(username, password);
+        } else if (password != null) {
+            uri.withPassword(password.toCharArray());
+        }
+    }
+
+    /** Lettuce's TLS settings from a Boot SSL bundle: its key and trust managers, ciphers and protocols. */
+    private static SslOptions sslOptions(SslBundle bundle) {
+        SslOptions.Builder options = SslOptions.builder().jdkSslProvider()
+                .keyManager(bundle.getManagers().getKeyManagerFactory())
+                .trustManager(bundle.getManagers().getTrustManagerFactory());
+        if (bundle.getOptions().getCiphers() != null) {
+            options.cipherSuites(bundle.getOptions().getCiphers());
+        }
+        if (bundle.getOptions().getEnabledProtocols() != null) {
+            options.protocols(bundle.getOptions().getEnabledProtocols());
+        }
+        return options.build();
+    }
+
+    /** The Lettuce client, standalone ({@link RedisClient}) or cluster ({@link RedisClusterClient}). */
+    AbstractRedisClient client() {
+        return client;
+    }
+
+    /** The servers, without credentials, and where they were configured. */
+    String target() {
+        return target;
+    }
+
+    /** Shuts the client down (after the provider closed its connections). */
+    @Override
+    public void close() {
+        client.shutdown();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.postgres.PostgresAdvisoryLockProvider;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@code fencing.lock.type=postgres}: a {@link PostgresAdvisoryLockProvider} on the application's
+ * {@link DataSource}, built after the application's database initialization (its Flyway run,
+ * which creates {@code fencing_token_counter} when the toolkit's migrations are added to it).
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(PostgresAdvisoryLockProvider.class)
+@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "postgres")
+@ConditionalOnSingleCandidate(DataSource.class)
+class PostgresLockConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(LockProvider.class)
+    @DependsOnDatabaseInitialization
+    PostgresAdvisoryLockProvider fencingLockProvider(DataSource dataSource, FencingProperties properties,
+            ObjectProvider<FencingListener> listeners) {
+        PostgresAdvisoryLockProvider.Builder builder = PostgresAdvisoryLockProvider.builder(dataSource);
+        PropertyChecks.apply("fencing.lock.postgres.counter-table", properties.getLock().getPostgres().getCounterTable(),
+                builder::counterTable);
+        try {
+            return builder.listener(Listeners.of(listeners)).build();
+        } catch (LockUnavailableException | IllegalStateException e) {
+            throw new IllegalStateException("fencing.lock.type=postgres: cannot use the application's DataSource: "
+                    + e.getMessage(), e);
+        }
+    }
+}

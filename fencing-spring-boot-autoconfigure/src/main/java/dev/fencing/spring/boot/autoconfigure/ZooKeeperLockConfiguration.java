@@ -1,0 +1,38 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.zookeeper.ZooKeeperLockProvider;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** {@code fencing.lock.type=zookeeper}: a {@link ZooKeeperLockProvider} on {@code fencing.lock.zookeeper.connect-string}. */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(ZooKeeperLockProvider.class)
+@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "zookeeper")
+class ZooKeeperLockConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(LockProvider.class)
+    ZooKeeperLockProvider fencingLockProvider(FencingProperties properties, ObjectProvider<FencingListener> listeners) {
+        FencingProperties.ZooKeeper zookeeper = properties.getLock().getZookeeper();
+        String connectString = PropertyChecks.require("fencing.lock.zookeeper.connect-string",
+                zookeeper.getConnectString(), "zookeeper", "host:port,host:port");
+        ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connectString);
+        PropertyChecks.apply("fencing.lock.zookeeper.root", zookeeper.getRoot(), builder::root);
+        PropertyChecks.apply("fencing.lock.zookeeper.session-timeout", zookeeper.getSessionTimeout(),
+                builder::sessionTimeout);
+        PropertyChecks.apply("fencing.lock.zookeeper.connection-timeout", zookeeper.getConnectionTimeout(),
+                builder::connectionTimeout);
+        try {
+            return builder.listener(Listeners.of(listeners)).build();
+        } catch (LockUnavailableException e) {
+            throw new IllegalStateException("fencing.lock.type=zookeeper: " + e.getMessage(), e);
+        }
+    }
+}
