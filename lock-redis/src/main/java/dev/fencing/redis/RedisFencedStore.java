@@ -21,6 +21,7 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FencedStore} on Redis, for efficiency-lock users who keep their state in Redis too.
@@ -111,17 +112,17 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         return run(key, value, token, policy, "*");
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<String> expected, String value, FencingToken token,
+    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<String> expected, String value, FencingToken token,
             Policy policy) {
         return run(key, value, token, policy, expected == null ? "" : expected.version());
     }
 
-    private WriteOutcome run(String key, String value, FencingToken token, Policy policy, String expectedVersion) {
+    private WriteOutcome run(String key, @Nullable String value, FencingToken token, Policy policy, String expectedVersion) {
         String marker = markerKey(key);
         String reply;
         try {

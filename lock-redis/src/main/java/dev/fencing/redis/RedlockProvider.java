@@ -632,7 +632,8 @@ public final class RedlockProvider extends AbstractLockProvider {
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                         .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
                         .build());
-                nodes.add(new Node(client, RedisURI.create(uri), resource -> releases.get().accept(resource)));
+                nodes.add(new Node(client, RedisURI.create(uri), resource -> java.util.Objects.requireNonNull(releases.get(),
+                        "set to a consumer at creation and never cleared").accept(resource)));
             }
             long reachable = 0;
             for (Node node : nodes) {
@@ -643,7 +644,7 @@ public final class RedlockProvider extends AbstractLockProvider {
                     if (e.getCause() instanceof UnsupportedVersion tooOld) {
                         nodes.forEach(Node::close);
                         throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris),
-                                tooOld.getMessage(), null);
+                                String.valueOf(tooOld.getMessage()), null);
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -16,6 +16,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One shared command connection and one pub/sub connection to standalone Redis (or a Sentinel-managed
@@ -31,12 +32,12 @@ public final class RedisBackend implements AutoCloseable {
     private final RedisScriptingAsyncCommands<String, String> asyncScripting;
     private final RedisClusterCommands<String, String> keys;
     /** The standalone connection's commands, for WAIT; null on a Cluster. */
-    private final RedisCommands<String, String> standalone;
+    private final @Nullable RedisCommands<String, String> standalone;
     private final StatefulRedisPubSubConnection<String, String> pubSub;
 
     private RedisBackend(AbstractRedisClient client, boolean ownsClient, StatefulConnection<String, String> connection,
             RedisClusterCommands<String, String> commands, RedisScriptingAsyncCommands<String, String> asyncScripting,
-            RedisCommands<String, String> standalone, StatefulRedisPubSubConnection<String, String> pubSub) {
+            @Nullable RedisCommands<String, String> standalone, StatefulRedisPubSubConnection<String, String> pubSub) {
         this.client = client;
         this.ownsClient = ownsClient;
         this.connection = connection;
@@ -94,7 +95,8 @@ public final class RedisBackend implements AutoCloseable {
         }
     }
 
-    private static void closeAfterFailure(AbstractRedisClient client, boolean ownsClient, AutoCloseable connection) {
+    private static void closeAfterFailure(AbstractRedisClient client, boolean ownsClient,
+            @Nullable AutoCloseable connection) {
         try {
             if (connection != null) {
                 connection.close();

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +32,7 @@ public final class ReleaseSubscriptions {
 
     private static final class Channel {
         int watchers;
-        CompletableFuture<Void> subscribed;
+        @Nullable CompletableFuture<Void> subscribed;
     }
 
     /** A watcher's subscription: {@link #ready()} completes once Redis confirmed it. */
@@ -78,7 +79,7 @@ public final class ReleaseSubscriptions {
         if (entry.watchers++ == 0) {
             entry.subscribed = pubSub.async().subscribe(channel).toCompletableFuture();
         }
-        return new Watch(channel, entry.subscribed);
+        return new Watch(channel, java.util.Objects.requireNonNull(entry.subscribed, "set by the channel's first watcher"));
     }
 
     /**

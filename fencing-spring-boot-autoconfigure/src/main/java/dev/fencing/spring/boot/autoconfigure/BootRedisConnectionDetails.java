@@ -46,7 +46,8 @@ final class BootRedisConnectionDetails {
                     + " Redis (spring.data.redis.masterreplica.*): locks must be taken on the master; set"
                     + " fencing.lock.redis.uri to the master's redis:// URI");
         }
-        DataRedisConnectionDetails.Standalone standalone = details.getStandalone();
+        DataRedisConnectionDetails.Standalone standalone = java.util.Objects.requireNonNull(details.getStandalone(),
+                "Boot describes a Redis that is not Sentinel, Cluster or master/replica as standalone");
         return new RedisConnectionSettings(Topology.STANDALONE,
                 List.of(new HostPort(standalone.getHost(), standalone.getPort())), standalone.getDatabase(),
                 details.getUsername(), details.getPassword(), null, null, null, details.getSslBundle(), SOURCE);

@@ -9,6 +9,7 @@ import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.Location;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
@@ -50,7 +51,7 @@ public final class FencingFlywayConfigurationCustomizer implements FlywayConfigu
         return wanted.equals(folder) || wanted.startsWith(folder + "/");
     }
 
-    private static Vendor vendorOf(DataSource dataSource) {
+    private static @Nullable Vendor vendorOf(@Nullable DataSource dataSource) {
         if (dataSource == null) {
             LOG.warn("The fencing toolkit's migrations were not added to Flyway: its configuration has no DataSource");
             return null;

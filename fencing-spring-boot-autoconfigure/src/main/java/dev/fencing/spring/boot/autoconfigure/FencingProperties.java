@@ -3,6 +3,7 @@ package dev.fencing.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
@@ -46,7 +47,7 @@ public class FencingProperties {
          * The lock provider to create: redis, postgres, redlock, etcd or zookeeper. Unset: no
          * provider is created (define your own LockProvider bean, or set it).
          */
-        private String type;
+        private @Nullable String type;
 
         private final Redis redis = new Redis();
         private final Redlock redlock = new Redlock();
@@ -54,11 +55,11 @@ public class FencingProperties {
         private final Etcd etcd = new Etcd();
         private final ZooKeeper zookeeper = new ZooKeeper();
 
-        public String getType() {
+        public @Nullable String getType() {
             return type;
         }
 
-        public void setType(String type) {
+        public void setType(@Nullable String type) {
             this.type = type;
         }
 
@@ -90,7 +91,7 @@ public class FencingProperties {
          * A Redis URI (redis://, rediss:// or redis-sentinel://) for the locks instead of the
          * application's own Redis connection (spring.data.redis.*).
          */
-        private String uri;
+        private @Nullable String uri;
 
         /** The prefix of every lock key and channel. */
         private String keyPrefix = "fencing:";
@@ -98,11 +99,11 @@ public class FencingProperties {
         /** How long one Redis command may take before it fails (10ms to 5m). */
         private Duration commandTimeout = Duration.ofSeconds(5);
 
-        public String getUri() {
+        public @Nullable String getUri() {
             return uri;
         }
 
-        public void setUri(String uri) {
+        public void setUri(@Nullable String uri) {
             this.uri = uri;
         }
 
@@ -216,7 +217,7 @@ public class FencingProperties {
     public static class ZooKeeper {
 
         /** The ZooKeeper ensemble, host:port,host:port. */
-        private String connectString;
+        private @Nullable String connectString;
 
         /** The parent znode of every resource's znodes, an absolute path. */
         private String root = "/fencing/locks";
@@ -227,11 +228,11 @@ public class FencingProperties {
         /** How long to wait for a connection (100ms to 5m). */
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
-        public String getConnectString() {
+        public @Nullable String getConnectString() {
             return connectString;
         }
 
-        public void setConnectString(String connectString) {
+        public void setConnectString(@Nullable String connectString) {
             this.connectString = connectString;
         }
 

@@ -13,6 +13,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
@@ -81,7 +82,8 @@ final class FencingRedisClient implements AutoCloseable {
         return standalone(parsed, null, commandTimeout, "Redis " + target + " from fencing.lock.redis.uri");
     }
 
-    private static FencingRedisClient standalone(RedisURI uri, SslOptions ssl, Duration commandTimeout, String target) {
+    private static FencingRedisClient standalone(RedisURI uri, @Nullable SslOptions ssl, Duration commandTimeout,
+            String target) {
         RedisClient client = RedisClient.create(uri);
         ClientOptions.Builder options = ClientOptions.builder()
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -98,7 +100,7 @@ final class FencingRedisClient implements AutoCloseable {
         return uri.withSsl(settings.ssl() != null).build();
     }
 
-    private static void credentials(RedisURI.Builder uri, String username, String password) {
+    private static void credentials(RedisURI.Builder uri, @Nullable String username, @Nullable String password) {
         if (password != null && username != null) {
             uri.withAuthentication(username, password);
         } else if (password != null) {

@@ -3,6 +3,7 @@ package dev.fencing.spring.boot.autoconfigure;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /** The values of {@code fencing.lock.type}, with the provider class and module each one needs. */
 enum LockType {
@@ -47,7 +48,7 @@ enum LockType {
      *
      * @throws IllegalArgumentException naming the property, the value and the allowed ones
      */
-    static LockType of(String value) {
+    static LockType of(@Nullable String value) {
         String wanted = value == null ? "" : value.strip();
         for (LockType type : values()) {
             if (type.value().equalsIgnoreCase(wanted)) {

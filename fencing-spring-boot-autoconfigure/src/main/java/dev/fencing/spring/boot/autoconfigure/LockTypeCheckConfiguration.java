@@ -2,6 +2,7 @@ package dev.fencing.spring.boot.autoconfigure;
 
 import dev.fencing.core.LockProvider;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -31,7 +32,7 @@ class LockTypeCheckConfiguration {
     }
 
     /** Why {@code value} gave no provider. */
-    static String problem(String value, ConfigurableListableBeanFactory beanFactory) {
+    static String problem(@Nullable String value, ConfigurableListableBeanFactory beanFactory) {
         LockType type = LockType.of(value);
         if (!ClassUtils.isPresent(type.providerClass(), beanFactory.getBeanClassLoader())) {
             return LockType.PROPERTY + "=" + type.value() + " needs the module dev.fencing:" + type.module()

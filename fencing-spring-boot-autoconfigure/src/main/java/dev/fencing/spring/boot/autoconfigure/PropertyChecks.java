@@ -2,6 +2,7 @@ package dev.fencing.spring.boot.autoconfigure;
 
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies a property's value to a toolkit builder and, when the builder refuses it, throws again
@@ -30,7 +31,7 @@ final class PropertyChecks {
      *
      * @throws IllegalArgumentException naming the property and the form expected
      */
-    static String require(String property, String value, String type, String form) {
+    static String require(String property, @Nullable String value, String type, String form) {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(property + " must be set for " + LockType.PROPERTY + "=" + type
                     + " (" + form + ")");

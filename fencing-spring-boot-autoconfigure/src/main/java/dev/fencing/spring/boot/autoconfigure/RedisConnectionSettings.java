@@ -1,6 +1,7 @@
 package dev.fencing.spring.boot.autoconfigure;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
@@ -18,9 +19,9 @@ import org.springframework.boot.ssl.SslBundle;
  * @param ssl the SSL bundle when TLS is on, else null
  * @param source where the settings came from, for messages
  */
-record RedisConnectionSettings(Topology topology, List<HostPort> nodes, int database, String username,
-        String password, String sentinelMaster, String sentinelUsername, String sentinelPassword, SslBundle ssl,
-        String source) {
+record RedisConnectionSettings(Topology topology, List<HostPort> nodes, int database, @Nullable String username,
+        @Nullable String password, @Nullable String sentinelMaster, @Nullable String sentinelUsername,
+        @Nullable String sentinelPassword, @Nullable SslBundle ssl, String source) {
 
     /** How the Redis servers are arranged. */
     enum Topology {

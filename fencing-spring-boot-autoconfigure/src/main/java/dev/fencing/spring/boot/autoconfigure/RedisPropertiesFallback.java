@@ -5,6 +5,7 @@ import dev.fencing.spring.boot.autoconfigure.RedisConnectionSettings.Topology;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -61,12 +62,13 @@ final class RedisPropertiesFallback {
     }
 
     /** Boot's reading of {@code spring.data.redis.url}: {@code redis[s]://[[user]:password@]host[:port][/database]}. */
-    private static RedisConnectionSettings fromUrl(String url, String username, String password, SslBundle ssl) {
+    private static RedisConnectionSettings fromUrl(String url, @Nullable String username, @Nullable String password,
+            @Nullable SslBundle ssl) {
         URI parsed;
         try {
             parsed = new URI(url);
         } catch (URISyntaxException e) {
-            throw badUrl(url, e.getMessage(), e);
+            throw badUrl(url, String.valueOf(e.getMessage()), e);
         }
         if (!"redis".equals(parsed.getScheme()) && !"rediss".equals(parsed.getScheme())) {
             throw badUrl(url, "the scheme must be redis or rediss", null);
@@ -96,12 +98,12 @@ final class RedisPropertiesFallback {
                 null, tls, SOURCE);
     }
 
-    private static IllegalArgumentException badUrl(String url, String why, Exception cause) {
+    private static IllegalArgumentException badUrl(String url, String why, @Nullable Exception cause) {
         return new IllegalArgumentException(PREFIX + "url = '" + url.replaceAll("//[^@/]*@", "//***@")
                 + "' is not a redis:// or rediss:// URL: " + why, cause);
     }
 
-    private static SslBundle ssl(Binder binder, BeanFactory beanFactory) {
+    private static @Nullable SslBundle ssl(Binder binder, BeanFactory beanFactory) {
         if (!binder.bind(PREFIX + "ssl.enabled", Boolean.class).orElse(false)) {
             return null;
         }
@@ -117,7 +119,7 @@ final class RedisPropertiesFallback {
         return bundles.getBundle(bundle);
     }
 
-    private static String string(Binder binder, String name) {
+    private static @Nullable String string(Binder binder, String name) {
         String value = binder.bind(PREFIX + name, String.class).map(String::strip).orElse("");
         return value.isEmpty() ? null : value;
     }

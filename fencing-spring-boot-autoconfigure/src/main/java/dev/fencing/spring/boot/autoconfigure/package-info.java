@@ -4,4 +4,7 @@
  * fences, a {@code fencing} health indicator and Micrometer metrics. Every bean backs off when the
  * application defines its own.
  */
+@NullMarked
 package dev.fencing.spring.boot.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;
