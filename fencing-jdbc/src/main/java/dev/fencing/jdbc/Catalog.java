@@ -9,7 +9,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads from the database's catalog what a table name resolves to and how its columns compare:
@@ -29,8 +31,8 @@ final class Catalog {
      * One column: its type, nullability, (for text) collation, and how much it holds: at most
      * {@code maxChars} characters and {@code maxBytes} bytes, -1 where the catalog sets no limit.
      */
-    record Column(String name, String type, boolean notNull, String charset, String collation, boolean deterministic,
-            long maxChars, long maxBytes) {}
+    record Column(String name, String type, boolean notNull, @Nullable String charset, @Nullable String collation,
+            boolean deterministic, long maxChars, long maxBytes) {}
 
     private static final Pattern COLLATION_NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
@@ -43,7 +45,8 @@ final class Catalog {
      * @throws IllegalStateException if there is no such table, naming the migration that creates it
      *     ({@code tokenColumn} null for the toolkit's own tables)
      */
-    static Table table(Connection connection, SqlDialect dialect, String table, String tokenColumn) throws SQLException {
+    static Table table(Connection connection, SqlDialect dialect, String table, @Nullable String tokenColumn)
+            throws SQLException {
         Table found = dialect == SqlDialect.POSTGRESQL ? postgres(connection, table) : mysql(connection, table);
         if (found == null) {
             throw SchemaProblems.missingTable(table, tokenColumn, "as seen from this connection's "
@@ -139,7 +142,7 @@ final class Catalog {
                 : new java.math.BigInteger[] {two.pow(bits - 1).negate(), two.pow(bits - 1).subtract(java.math.BigInteger.ONE)};
     }
 
-    private static KeyColumn.Kind postgresKind(Column column) {
+    private static KeyColumn.@Nullable Kind postgresKind(Column column) {
         return switch (column.type()) {
             case "int2", "int4", "int8" -> KeyColumn.Kind.INTEGER;
             case "uuid" -> KeyColumn.Kind.UUID;
@@ -149,7 +152,7 @@ final class Catalog {
         };
     }
 
-    private static KeyColumn.Kind mysqlKind(Connection connection, Column column) throws SQLException {
+    private static KeyColumn.@Nullable Kind mysqlKind(Connection connection, Column column) throws SQLException {
         String type = column.type();
         if (type.matches("(tiny|small|medium|big)?int( unsigned)?")) {
             return KeyColumn.Kind.INTEGER;
@@ -165,7 +168,9 @@ final class Catalog {
         if (!text || collation == null || !collation.endsWith("_bin")) {
             return null; // binary(n) pads with 0x00; _ci, _ai, _cs collations fold spellings together
         }
-        if (padsWithSpaces(connection, column.charset(), collation)) {
+        // information_schema names the character set of every character column
+        String charset = Objects.requireNonNull(column.charset(), "a text column with a collation has a character set");
+        if (padsWithSpaces(connection, charset, collation)) {
             return KeyColumn.Kind.TEXT_PAD_SPACE;
         }
         return type.equals("char") ? null : KeyColumn.Kind.TEXT_EXACT; // CHAR(n) strips what NO PAD would compare
@@ -181,7 +186,7 @@ final class Catalog {
         return Sql.queryLong(connection, "SELECT " + a + " = " + aSpace, List.of()).orElse(1) == 1;
     }
 
-    private static Table postgres(Connection connection, String table) throws SQLException {
+    private static @Nullable Table postgres(Connection connection, String table) throws SQLException {
         // typmod of varchar(n)/char(n) is n + 4; -1 (text, varchar without n) holds any length
         String sql = "SELECT n.nspname, c.relname, a.attname, b.typname, a.attnotnull, co.collname, co.collisdeterministic,"
                 + " CASE WHEN a.atttypmod < 0 AND t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END"
@@ -210,7 +215,7 @@ final class Catalog {
         }
     }
 
-    private static Table mysql(Connection connection, String table) throws SQLException {
+    private static @Nullable Table mysql(Connection connection, String table) throws SQLException {
         int dot = table.indexOf('.');
         String schema = dot < 0 ? null : table.substring(0, dot);
         String name = table.substring(dot + 1);

@@ -5,6 +5,8 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One fence table under one policy, for {@link JdbcFence} and {@link JdbiFence}: on first use it
@@ -17,9 +19,9 @@ final class Fence {
 
     private final String table;
     private final Policy policy;
-    private volatile SqlDialect checked;
+    private volatile @Nullable SqlDialect checked;
     /** The table as first resolved, schema-qualified and quoted: every connection then reaches the same one. */
-    private volatile String resolved;
+    private volatile @Nullable String resolved;
 
     Fence(String table, Policy policy) {
         this.table = table;
@@ -42,7 +44,9 @@ final class Fence {
             resolved = name;
             checked = dialect;
         }
-        FenceRows.advance(connection, dialect, name, token.resource(), token, policy);
+        // resolved is written before checked, so a set checked means a set resolved
+        FenceRows.advance(connection, dialect, Objects.requireNonNull(name, "resolved is set before checked"),
+                token.resource(), token, policy);
     }
 
     Policy policy() {

@@ -218,13 +218,13 @@ public final class FencedTable {
             advanceEntry(connection, shape, token, key, row);
             for (int attempt = 0; attempt < Transactions.ATTEMPTS; attempt++) {
                 if (guardedUpdate(connection, shape, token, row, values, columns) > 0) {
-                    return null;
+                    return true; // written; the result is not used
                 }
                 if (rowAcceptsToken(connection, shape, token, key, row, true)) {
                     continue; // the row changed between the two statements: try again
                 }
                 if (insert(connection, shape, token, row, values, columns)) {
-                    return null;
+                    return true;
                 }
             }
             throw keptRacing("upsert", key);

@@ -17,8 +17,10 @@ import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The common {@link FencedStore} on a SQL key-value table — {@code fencing_store(item_key,
@@ -56,7 +58,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
 
     private final DataSource dataSource;
     private final String table;
-    private volatile SqlDialect checked;
+    private volatile @Nullable SqlDialect checked;
 
     private JdbcFencedStore(DataSource dataSource, String table) {
         this.dataSource = dataSource;
@@ -91,7 +93,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
             for (int round = 0; round < WRITE_ROUNDS; round++) {
                 int updated;
@@ -124,7 +126,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, String value, FencingToken token,
             Policy policy) {
         return withConnection("writing '" + key + "'", connection -> {
             boolean written;
@@ -148,15 +150,15 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     /** Why the stored row refuses {@code token}: another lock's key, or a stale token; null if it accepts it. */
-    private static WriteOutcome refusal(Snapshot<Long> stored, FencingToken token, Policy policy) {
+    private static @Nullable WriteOutcome refusal(Snapshot<Long> stored, FencingToken token, Policy policy) {
         if (stored.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(stored.resource());
+            return WriteOutcome.foreign(Objects.requireNonNull(stored.resource(), "fenced by another lock: a resource"));
         }
         return policy.accepts(token.value(), stored.token()) ? null : WriteOutcome.stale(stored.token());
     }
 
-    private int update(Connection connection, String key, String value, FencingToken token, Policy policy,
-            Long version) throws SQLException {
+    private int update(Connection connection, String key, @Nullable String value, FencingToken token, Policy policy,
+            @Nullable Long version) throws SQLException {
         String sql = "UPDATE " + table + " SET item_value = ?, token = ?, fence_resource = ?, version = version + 1,"
                 + " updated_at = CURRENT_TIMESTAMP WHERE item_key = ? AND token " + Sql.operator(policy) + " ?"
                 + " AND (fence_resource IS NULL OR fence_resource = ?)"
@@ -169,7 +171,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
         return Sql.update(connection, sql, params);
     }
 
-    private boolean insert(Connection connection, String key, String value, FencingToken token) throws SQLException {
+    private boolean insert(Connection connection, String key, @Nullable String value, FencingToken token) throws SQLException {
         try {
             Sql.update(connection, "INSERT INTO " + table + " (item_key, item_value, token, version, fence_resource)"
                     + " VALUES (?, ?, ?, 1, ?)", Arrays.asList(key, value, token.value(), token.resource()));
@@ -191,7 +193,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     /** The resource column as text: VARBINARY on MySQL/MariaDB holds its UTF-8 bytes. */
-    private static String resource(ResultSet row, int column) throws SQLException {
+    private static @Nullable String resource(ResultSet row, int column) throws SQLException {
         if (row.getMetaData().getColumnType(column) == Types.VARBINARY) {
             byte[] bytes = row.getBytes(column);
             return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A key column whose equality the toolkit reproduces exactly, so that every spelling the database
@@ -28,8 +29,8 @@ import java.util.regex.Pattern;
  * @param maxChars the most characters the column holds, -1 if not limited by characters
  * @param maxBytes the most bytes the column holds, -1 if not limited by bytes
  */
-record KeyColumn(String name, Kind kind, String description, BigInteger min, BigInteger max, long maxChars,
-        long maxBytes) {
+record KeyColumn(String name, Kind kind, String description, @Nullable BigInteger min, @Nullable BigInteger max,
+        long maxChars, long maxBytes) {
 
     /** How the database compares the column, and so how a value is made canonical. */
     enum Kind {

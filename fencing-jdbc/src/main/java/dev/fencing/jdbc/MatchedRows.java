@@ -3,6 +3,7 @@ package dev.fencing.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * MySQL/MariaDB report for an {@code UPDATE} the rows it matched only when the client asks for it
@@ -22,7 +23,7 @@ final class MatchedRows {
      * @throws IllegalStateException if the connection counts changed rows
      */
     static void verify(Connection connection, String fenceTable, String resource) throws SQLException {
-        String ensure = SqlDialect.MYSQL.ensureFence(fenceTable);
+        String ensure = Objects.requireNonNull(SqlDialect.MYSQL.ensureFence(fenceTable), "MySQL ensures a fence row");
         Sql.update(connection, ensure, List.of(resource));
         requireMatched(Sql.update(connection, ensure, List.of(resource)));
     }

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns "no such table" and "no such column" into errors that name the table and the migration
@@ -25,13 +26,13 @@ final class SchemaProblems {
     }
 
     /** The error for a missing table: its name, where it was looked for, and the migration that creates it. */
-    static IllegalStateException missingTable(String table, String tokenColumn, String where) {
+    static IllegalStateException missingTable(String table, @Nullable String tokenColumn, String where) {
         return new IllegalStateException("table '" + table + "' does not exist (" + where + "). "
                 + remedy(table, tokenColumn));
     }
 
     /** Throws the clear error if {@code e} is a missing table or column; returns {@code e} otherwise. */
-    static SQLException check(SqlDialect dialect, SQLException e, String table, String tokenColumn) {
+    static SQLException check(SqlDialect dialect, SQLException e, String table, @Nullable String tokenColumn) {
         if (dialect.isUndefinedTable(e)) {
             throw new IllegalStateException("table '" + table + "' does not exist. " + remedy(table, tokenColumn)
                     + " (database said: " + e.getMessage() + ")", e);
@@ -44,7 +45,7 @@ final class SchemaProblems {
         return e;
     }
 
-    static String remedy(String table, String tokenColumn) {
+    static String remedy(String table, @Nullable String tokenColumn) {
         if (tokenColumn == null) {
             return "It is one of the toolkit's tables: run FencingMigrations.migrate(dataSource) from the 'migrations'"
                     + " module, or add Vendor.<yours>.location() to your Flyway locations";

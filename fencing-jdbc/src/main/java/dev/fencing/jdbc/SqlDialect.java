@@ -3,6 +3,7 @@ package dev.fencing.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The SQL dialects the JDBC stores speak. Everything vendor-specific lives here: the fence-row
@@ -22,7 +23,7 @@ public enum SqlDialect {
         }
 
         @Override
-        String ensureFence(String table) {
+        @Nullable String ensureFence(String table) {
             return null;
         }
 
@@ -95,7 +96,7 @@ public enum SqlDialect {
     abstract String advanceFence(String table, String operator);
 
     /** A statement run before {@link #advanceFence} to create a missing fence row (parameter: resource), or null. */
-    abstract String ensureFence(String table);
+    abstract @Nullable String ensureFence(String table);
 
     abstract boolean isUndefinedTable(SQLException e);
 

@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the catalog says about a {@link FencedTable}'s table in one database: the name it resolves
@@ -24,7 +26,7 @@ final class TableShape {
         private final Map<String, ?> key;
         private final List<String> keyColumns;
         private final List<Object> values;
-        private String resource;
+        private @Nullable String resource;
 
         private RowKey(Map<String, ?> key, List<String> keyColumns, List<Object> values) {
             this.key = key;
@@ -139,9 +141,14 @@ final class TableShape {
     RowKey rowKey(Map<String, ?> key, List<String> keyColumns) {
         List<Object> values = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
-            values.add(keys.get(i).bind(key.get(keyColumns.get(i))));
+            values.add(keys.get(i).bind(keyValue(key, keyColumns.get(i))));
         }
         return new RowKey(key, keyColumns, values);
+    }
+
+    /** The value of {@code column} in {@code key}, which {@link FencedTable} checked holds no null key value. */
+    private static Object keyValue(Map<String, ?> key, String column) {
+        return Objects.requireNonNull(key.get(column), "FencedTable refuses a null key value");
     }
 
     /**
@@ -157,7 +164,7 @@ final class TableShape {
             if (i > 0) {
                 resource.append(',');
             }
-            String canonical = keys.get(i).canonical(key.get(keyColumns.get(i)));
+            String canonical = keys.get(i).canonical(keyValue(key, keyColumns.get(i)));
             for (int c = 0; c < canonical.length(); c++) {
                 char ch = canonical.charAt(c);
                 if (ch == ',' || ch == '\\') {

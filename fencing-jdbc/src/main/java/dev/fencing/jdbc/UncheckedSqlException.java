@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import java.sql.SQLException;
+import java.util.Objects;
 
 /** A {@link SQLException} from a {@link dev.fencing.core.FencedStore} method, which cannot throw checked exceptions. */
 public final class UncheckedSqlException extends RuntimeException {
@@ -13,6 +14,7 @@ public final class UncheckedSqlException extends RuntimeException {
 
     @Override
     public synchronized SQLException getCause() {
-        return (SQLException) super.getCause();
+        // the constructor sets a cause, which initCause cannot replace
+        return (SQLException) Objects.requireNonNull(super.getCause(), "constructed with a cause");
     }
 }

@@ -5,4 +5,7 @@
  * transaction behind a fence row, and {@link dev.fencing.jdbc.JdbcFencedStore} is the common
  * {@link dev.fencing.core.FencedStore} on a key-value table.
  */
+@NullMarked
 package dev.fencing.jdbc;
+
+import org.jspecify.annotations.NullMarked;

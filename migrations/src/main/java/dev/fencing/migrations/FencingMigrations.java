@@ -6,6 +6,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Applies the toolkit's own tables — {@code fencing_fence} (the fence row of fencing-jdbc),
@@ -69,7 +70,7 @@ public final class FencingMigrations {
      *
      * @throws IllegalArgumentException if {@code applicationHistoryTable} is not a plain SQL name
      */
-    public static MigrateResult migrate(DataSource dataSource, String applicationHistoryTable) {
+    public static MigrateResult migrate(DataSource dataSource, @Nullable String applicationHistoryTable) {
         FluentConfiguration configuration = configure(dataSource);
         if (applicationHistoryTable != null) {
             Identifiers.requireTable(applicationHistoryTable);

@@ -4,4 +4,7 @@
  * {@link dev.fencing.migrations.AddFencingTokenColumns} adds token columns to your tables from
  * your own Flyway run.
  */
+@NullMarked
 package dev.fencing.migrations;
+
+import org.jspecify.annotations.NullMarked;
