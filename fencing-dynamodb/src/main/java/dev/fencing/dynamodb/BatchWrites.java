@@ -101,7 +101,7 @@ final class BatchWrites {
             }
             Map<String, AttributeValue> stored = reasons.get(i).hasItem() ? reasons.get(i).item()
                     : read.apply(target.table(), target.key());
-            RuntimeException refusal = fencer.staleOr(null, stored, token, target.table(), target.key());
+            RuntimeException refusal = fencer.refusal(stored, token, target.table(), target.key());
             if (refusal != null) {
                 return refusal;
             }

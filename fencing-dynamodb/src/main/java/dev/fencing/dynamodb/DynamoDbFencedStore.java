@@ -15,7 +15,9 @@ import dev.fencing.core.spi.WriteOutcome;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
@@ -122,12 +124,12 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         return run(key, token, request(key, value, null, null));
     }
 
     @Override
-    public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
+    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value, FencingToken token,
             Policy policy) {
         if (expected == null) {
             return run(key, token, request(key, value, "attribute_not_exists(#key)", null));
@@ -138,7 +140,8 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
                 : run(key, token, request(key, value, "#version = :expected", expected.version()));
     }
 
-    private UpdateItemRequest request(String key, String value, String condition, Long expectedVersion) {
+    private UpdateItemRequest request(String key, @Nullable String value, @Nullable String condition,
+            @Nullable Long expectedVersion) {
         Map<String, String> names = new HashMap<>(Map.of("#version", VERSION));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":zero", AttributeValue.fromN("0"),
                 ":one", AttributeValue.fromN("1")));
@@ -171,7 +174,8 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
         } catch (ConditionalCheckFailedException e) {
             return WriteOutcome.conflict(); // the version moved on since the read
         } catch (WriteOutcomeUnknownException e) {
-            throw WriteOutcomeUnknownException.of(key, e.getCause()); // named by the store's key, not the table's
+            throw WriteOutcomeUnknownException.of(key, Objects.requireNonNull(e.getCause(),
+                    "WriteOutcomeUnknownException.of always sets the cause")); // named by the store's key, not the table's
         }
     }
 

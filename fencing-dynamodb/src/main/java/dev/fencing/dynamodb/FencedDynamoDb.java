@@ -13,6 +13,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -246,7 +247,7 @@ public final class FencedDynamoDb {
     }
 
     /** The resource (lock name) whose tokens fence {@code item}, as read raw; null if none is stored. */
-    public String resourceOf(Map<String, AttributeValue> item) {
+    public @Nullable String resourceOf(Map<String, AttributeValue> item) {
         return RequestFencer.resourceOf(item);
     }
 

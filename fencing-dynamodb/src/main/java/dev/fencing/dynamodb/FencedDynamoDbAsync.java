@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
@@ -140,7 +141,7 @@ public final class FencedDynamoDbAsync {
         return fencer.isTombstone(item);
     }
 
-    private <T> CompletableFuture<T> withKeys(FencingToken token, String table,
+    private <T> CompletableFuture<T> withKeys(FencingToken token, @Nullable String table,
             Function<List<String>, CompletableFuture<T>> call) {
         if (token == null) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("token must not be null"));
@@ -164,7 +165,7 @@ public final class FencedDynamoDbAsync {
                     throw new CompletionException(fencer.staleOr(e, item, token, table, key));
                 });
             }
-            if (failure != null && LostReplies.unclear(cause)) {
+            if (cause != null && LostReplies.unclear(cause)) { // a cause implies a failure; unclear(null) is false
                 return client.getItem(r -> r.tableName(table).key(key).consistentRead(true)).handle((read, readFailure) -> {
                     if (readFailure == null && LostReplies.carries(read.hasItem() ? read.item() : Map.of(), writeId)) {
                         return landed.get();

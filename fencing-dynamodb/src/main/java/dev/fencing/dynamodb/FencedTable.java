@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
 import software.amazon.awssdk.enhanced.dynamodb.Expression;
 import software.amazon.awssdk.enhanced.dynamodb.Key;
@@ -84,7 +85,7 @@ public final class FencedTable<T> {
      * @return the deleted item, or null if there was none (or only a tombstone)
      * @throws StaleTokenException if the item or its tombstone carries a token the policy refuses; nothing was written
      */
-    public T deleteItem(FencingToken token, Key key) {
+    public @Nullable T deleteItem(FencingToken token, Key key) {
         Checks.requireNonNull("key", key);
         Map<String, AttributeValue> keyMap = key.keyMap(table.tableSchema(), TableMetadata.primaryIndexName());
         DeleteItemResponse response = fenced.deleteItem(Checks.requireNonNull("token", token), DeleteItemRequest.builder()
@@ -95,7 +96,7 @@ public final class FencedTable<T> {
     }
 
     /** {@link #deleteItem(FencingToken, Key)} with the key of {@code keyItem}. */
-    public T deleteItem(FencingToken token, T keyItem) {
+    public @Nullable T deleteItem(FencingToken token, T keyItem) {
         return deleteItem(token, table.keyFrom(Checks.requireNonNull("keyItem", keyItem)));
     }
 

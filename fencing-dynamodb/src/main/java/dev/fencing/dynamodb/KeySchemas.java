@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 
@@ -18,7 +19,7 @@ final class KeySchemas {
         this.describe = describe;
     }
 
-    CompletableFuture<List<String>> of(String table) {
+    CompletableFuture<List<String>> of(@Nullable String table) {
         if (table == null || table.isBlank()) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("the request needs a tableName"));
         }

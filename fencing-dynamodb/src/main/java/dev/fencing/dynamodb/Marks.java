@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -24,7 +25,7 @@ final class Marks {
      * client may be a decimal such as {@code 6.5} or {@code 7E0}), saturated at the long range: a
      * token is refused by the server exactly when the policy refuses it against this value.
      */
-    static OptionalLong of(AttributeValue stored) {
+    static OptionalLong of(@Nullable AttributeValue stored) {
         if (stored == null || stored.n() == null) {
             return OptionalLong.empty();
         }
@@ -45,7 +46,7 @@ final class Marks {
      * writes it: {@code 5.0} or {@code 5E0} (a {@code Double} property) is refused, since a double
      * cannot tell 2^53 from 2^53 + 1.
      */
-    static long requireToken(String attribute, AttributeValue value) {
+    static long requireToken(String attribute, @Nullable AttributeValue value) {
         String text = value == null ? null : value.n();
         if (text != null && TOKEN.matcher(text).matches()) {
             try {

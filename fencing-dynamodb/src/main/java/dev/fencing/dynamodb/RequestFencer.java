@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
@@ -79,7 +80,7 @@ final class RequestFencer {
      * The fenced put; with a {@code writeId}, the item carries it in {@link LostReplies#ATTRIBUTE}
      * and the request is sent without blind retries.
      */
-    PutItemRequest fence(FencingToken token, String writeId, PutItemRequest request, List<String> keyAttributes) {
+    PutItemRequest fence(FencingToken token, @Nullable String writeId, PutItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "PutItem");
         requireKey(request.tableName(), request.item(), keyAttributes, "item");
@@ -114,7 +115,7 @@ final class RequestFencer {
     }
 
     /** The fenced update; {@code writeId} as for the put. */
-    UpdateItemRequest fence(FencingToken token, String writeId, UpdateItemRequest request, List<String> keyAttributes) {
+    UpdateItemRequest fence(FencingToken token, @Nullable String writeId, UpdateItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "UpdateItem");
         if (request.hasAttributeUpdates() && !request.attributeUpdates().isEmpty()) {
@@ -155,7 +156,7 @@ final class RequestFencer {
     }
 
     /** The fenced delete's tombstone; {@code writeId} as for the put. */
-    PutItemRequest tombstone(FencingToken token, String writeId, DeleteItemRequest request, List<String> keyAttributes) {
+    PutItemRequest tombstone(FencingToken token, @Nullable String writeId, DeleteItemRequest request, List<String> keyAttributes) {
         refuseLegacy(request.hasExpected() && !request.expected().isEmpty(), request.conditionalOperator() != null,
                 "DeleteItem");
         requireKey(request.tableName(), request.key(), keyAttributes, "key");
@@ -199,7 +200,7 @@ final class RequestFencer {
                 .build();
     }
 
-    Condition condition(FencingToken token, String callerCondition, Map<String, String> callerNames,
+    Condition condition(FencingToken token, @Nullable String callerCondition, Map<String, String> callerNames,
             Map<String, AttributeValue> callerValues, List<String> otherExpressions) {
         List<String> expressions = new ArrayList<>(otherExpressions);
         expressions.add(Objects.toString(callerCondition, ""));
@@ -230,7 +231,7 @@ final class RequestFencer {
      * landed (by an HTTP client below the SDK's retry strategy) then fails its condition instead of
      * applying the change again, and the failure shows the write id, so the caller is told "written".
      */
-    private static Condition notThisWrite(String writeId, Condition condition, String updateExpression) {
+    private static Condition notThisWrite(@Nullable String writeId, Condition condition, String updateExpression) {
         if (writeId == null) {
             return condition;
         }
@@ -254,6 +255,17 @@ final class RequestFencer {
      */
     RuntimeException staleOr(ConditionalCheckFailedException failure, Map<String, AttributeValue> stored,
             FencingToken token, String table, Map<String, AttributeValue> key) {
+        RuntimeException refusal = refusal(stored, token, table, key);
+        return refusal != null ? refusal : failure;
+    }
+
+    /**
+     * The refusal of {@code token} by the {@code stored} item, as for {@link #staleOr}; null if
+     * neither its resource nor its token refuses it (so the caller's own condition failed).
+     */
+    @Nullable
+    RuntimeException refusal(Map<String, AttributeValue> stored, FencingToken token, String table,
+            Map<String, AttributeValue> key) {
         String bound = resourceOf(stored);
         if (bound != null && !bound.equals(token.resource())) {
             return ForeignTokenException.of(describe(table, key), token, bound);
@@ -262,11 +274,11 @@ final class RequestFencer {
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
             return StaleTokenException.of(describe(table, key), token, mark.getAsLong(), policy);
         }
-        return failure;
+        return null;
     }
 
     /** The resource whose tokens fence {@code item}; null if none is stored. */
-    static String resourceOf(Map<String, AttributeValue> item) {
+    static @Nullable String resourceOf(Map<String, AttributeValue> item) {
         AttributeValue stored = item == null ? null : item.get(RESOURCE_ATTRIBUTE);
         return stored == null ? null : stored.s();
     }
@@ -366,8 +378,8 @@ final class RequestFencer {
 
     /** A merged condition with the placeholders chosen for the token, its resource and the write id. */
     record Condition(String expression, Map<String, String> names, Map<String, AttributeValue> values, String nameRef,
-            String valueRef, String resourceNameRef, String resourceValueRef, String writeNameRef,
-            String writeValueRef) {
+            String valueRef, String resourceNameRef, String resourceValueRef, @Nullable String writeNameRef,
+            @Nullable String writeValueRef) {
         Condition withNames(Map<String, String> allNames) {
             return new Condition(expression, allNames, values, nameRef, valueRef, resourceNameRef, resourceValueRef,
                     writeNameRef, writeValueRef);

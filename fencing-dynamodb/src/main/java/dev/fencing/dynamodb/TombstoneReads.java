@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
@@ -182,7 +183,7 @@ final class TombstoneReads {
         return new Filter(expression, names, values);
     }
 
-    private Projection projection(String callerProjection, Map<String, String> callerNames) {
+    private @Nullable Projection projection(String callerProjection, Map<String, String> callerNames) {
         if (callerProjection == null || callerProjection.isBlank()) {
             return null; // the whole item comes back, the marker with it
         }

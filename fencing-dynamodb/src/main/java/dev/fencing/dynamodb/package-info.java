@@ -6,4 +6,7 @@
  * same for the enhanced client on the same attributes, so the two paths fence each other, and
  * {@link dev.fencing.dynamodb.DynamoDbFencedStore} is the common {@link dev.fencing.core.FencedStore}.
  */
+@NullMarked
 package dev.fencing.dynamodb;
+
+import org.jspecify.annotations.NullMarked;

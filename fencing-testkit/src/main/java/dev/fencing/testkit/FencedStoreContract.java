@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -77,7 +79,7 @@ public abstract class FencedStoreContract {
      * {@link ForeignTokenException}. Only a store with no place for the lock's name overrides this
      * (the JDBC row guard); the lock-binding tests are then skipped with this reason printed.
      */
-    protected String whyKeysAreNotBoundToLocks() {
+    protected @Nullable String whyKeysAreNotBoundToLocks() {
         return null;
     }
 
@@ -428,7 +430,7 @@ public abstract class FencedStoreContract {
                 boolean accepted = mark == 0 || policy.accepts(token, mark);
                 try {
                     switch (op) {
-                        case 0 -> holder.write(token(token), key, written);
+                        case 0 -> holder.write(token(token), key, Objects.requireNonNull(written, "op 0 picks a value"));
                         case 1 -> holder.delete(token(token), key);
                         default -> holder.update(token(token), key, v -> written);
                     }
@@ -517,9 +519,10 @@ public abstract class FencedStoreContract {
 
         assertThat(store.read(base)).isEmpty();
         for (String other : spellings.subList(1, spellings.size())) {
+            long token = Objects.requireNonNull(tokens.get(other), "every spelling was written with a token");
             assertThat(store.read(other)).as("[%s] after deleting [%s]", other, base)
-                    .contains(new StoredValue(other, "value of [" + other + "]", tokens.get(other)));
-            store.write(token(tokens.get(other)), other, "rewritten");
+                    .contains(new StoredValue(other, "value of [" + other + "]", token));
+            store.write(token(token), other, "rewritten");
         }
         assertThat(store.highWaterMark(base)).hasValue(100);
     }
@@ -693,6 +696,7 @@ public abstract class FencedStoreContract {
     }
 
     @Test
+    @SuppressWarnings("NullAway") // passes null where none is allowed, on purpose: the store must refuse it
     void badArgumentsAreRefusedAndNothingIsWritten() {
         String key = key("k");
         assertThatThrownBy(() -> store.write(token(1), "k".repeat(300), "v"))

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FencedStore} in this JVM's memory: the reference implementation of the contract, and
@@ -61,10 +62,11 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public synchronized WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
+    public synchronized WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
         if (current != null && current.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(current.resource());
+            return WriteOutcome.foreign(Objects.requireNonNull(current.resource(),
+                    "a snapshot fenced by another lock keeps that lock's name"));
         }
         if (current != null && !policy.accepts(token.value(), current.token())) {
             return WriteOutcome.stale(current.token());
@@ -74,11 +76,12 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
     }
 
     @Override
-    public synchronized WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value,
+    public synchronized WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
             FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
         if (current != null && current.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(current.resource());
+            return WriteOutcome.foreign(Objects.requireNonNull(current.resource(),
+                    "a snapshot fenced by another lock keeps that lock's name"));
         }
         if (current != null && !policy.accepts(token.value(), current.token())) {
             return WriteOutcome.stale(current.token());

@@ -449,6 +449,7 @@ public abstract class LockProviderContract {
     }
 
     @Test
+    @SuppressWarnings("NullAway") // passes null options on purpose: the provider must refuse them
     void badOptionsAreRefused() {
         assertThatThrownBy(() -> provider.tryAcquire(resource("r"), null))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -4,6 +4,7 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.StaleTokenException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /** Counts lease and fencing events, for assertions on what a provider or store did. */
 public final class RecordingListener implements FencingListener {
@@ -30,7 +31,7 @@ public final class RecordingListener implements FencingListener {
     }
 
     @Override
-    public void onLost(Lease lease, String reason, Throwable cause) {
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         lost.incrementAndGet();
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.testkit.containers;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -8,7 +9,7 @@ import org.testcontainers.DockerClientFactory;
 /** The condition behind {@link RequiresDocker}; prints the reason when it skips. */
 final class DockerCondition implements ExecutionCondition {
 
-    private static volatile Boolean available;
+    private static volatile @Nullable Boolean available;
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A recorded history: the operations of one run against stores applying one {@link Policy}, and
@@ -117,12 +118,12 @@ public record History(Policy policy, long seed, List<Operation> operations) {
         if (f.length != 12) {
             throw new IllegalArgumentException("expected 12 tab-separated fields, got " + f.length);
         }
-        return new Operation(Integer.parseInt(f[0]), Integer.parseInt(f[1]), untext(f[2]), Kind.valueOf(f[3]),
+        return new Operation(Integer.parseInt(f[0]), Integer.parseInt(f[1]), key(f[2]), Kind.valueOf(f[3]),
                 Long.parseLong(f[4]), untext(f[5]), Outcome.valueOf(f[6]), untext(f[7]), Long.parseLong(f[8]),
                 Long.parseLong(f[9]), Long.parseLong(f[10]), untext(f[11]));
     }
 
-    private static String text(String s) {
+    private static String text(@Nullable String s) {
         if (s == null) {
             return "~";
         }
@@ -139,7 +140,15 @@ public record History(Policy policy, long seed, List<Operation> operations) {
         return out.toString();
     }
 
-    private static String untext(String field) {
+    private static String key(String field) {
+        String key = untext(field);
+        if (key == null) {
+            throw new IllegalArgumentException("the key field is a quoted string, got '~' (no key)");
+        }
+        return key;
+    }
+
+    private static @Nullable String untext(String field) {
         if (field.equals("~")) {
             return null;
         }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a {@link History} against what a fenced store promises, key by key, using only the
@@ -170,13 +171,15 @@ public final class HistoryChecker {
                     firstReplacement = replacement;
                 }
             }
+            Operation writer = Objects.requireNonNull(firstWriter, "set in the first round: writers is not empty");
+            Operation replaced = Objects.requireNonNull(firstReplacement, "set with firstWriter");
             report(Rule.STALE_OR_UNWRITTEN_READ, "read '" + read.observed() + "' with token " + token
-                    + ", which an accepted " + firstReplacement.kind() + " with token " + firstReplacement.token()
-                    + " had replaced before the read started", firstWriter, firstReplacement, read);
+                    + ", which an accepted " + replaced.kind() + " with token " + replaced.token()
+                    + " had replaced before the read started", writer, replaced, read);
         }
 
         /** An accepted write after {@code writer} and before {@code read} that replaced its value. */
-        private Operation replacement(Operation writer, Operation read) {
+        private @Nullable Operation replacement(Operation writer, Operation read) {
             for (Operation op : ops) {
                 if (op != writer && op.accepted() && writer.precedes(op) && op.precedes(read)
                         && op.token() >= writer.token()
@@ -276,6 +279,7 @@ public final class HistoryChecker {
         }
 
         /** The highest among those that returned strictly before {@code nanos}, or null. */
+        @Nullable
         Operation before(long nanos) {
             int index = Arrays.binarySearch(completed, nanos);
             int count = index >= 0 ? lowerBound(index) : -index - 1;

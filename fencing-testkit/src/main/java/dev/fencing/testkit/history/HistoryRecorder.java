@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Calls a {@link FencedStore} and records each call as an {@link Operation}: invocation and
@@ -143,13 +144,15 @@ public final class HistoryRecorder {
     }
 
     /** The exception the calling thread's last recorded call threw, cleared; null if it returned. */
+    @Nullable
     RuntimeException takeThrown() {
         RuntimeException e = thrown.get();
         thrown.remove();
         return e;
     }
 
-    private Operation failed(int process, int writer, String key, Kind kind, long token, String value, long invoked,
+    private Operation failed(int process, int writer, String key, Kind kind, long token, @Nullable String value,
+            long invoked,
             RuntimeException e) {
         if (e instanceof IllegalArgumentException) {
             throw e; // a bad call is the caller's bug, not an outcome of the store
@@ -166,8 +169,8 @@ public final class HistoryRecorder {
                 e.getClass().getSimpleName() + ": " + e.getMessage());
     }
 
-    private Operation add(int process, int writer, String key, Kind kind, long token, String value, Outcome outcome,
-            String observed, long observedToken, long invoked, String error) {
+    private Operation add(int process, int writer, String key, Kind kind, long token, @Nullable String value,
+            Outcome outcome, @Nullable String observed, long observedToken, long invoked, @Nullable String error) {
         Operation op = new Operation(process, writer, key, kind, token, value, outcome, observed, observedToken,
                 invoked, now(), error);
         operations.add(op);

@@ -1,5 +1,7 @@
 package dev.fencing.testkit.history;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One operation of a {@link History}: who ran it, on which key, with which token, when it was
  * invoked and when it returned, and what it returned.
@@ -20,8 +22,9 @@ package dev.fencing.testkit.history;
  * @param completedNanos when the call returned or threw
  * @param error for {@link Outcome#UNKNOWN}, the exception's class and message; otherwise {@code null}
  */
-public record Operation(int process, int writer, String key, Kind kind, long token, String value, Outcome outcome,
-        String observed, long observedToken, long invokedNanos, long completedNanos, String error) {
+public record Operation(int process, int writer, String key, Kind kind, long token, @Nullable String value,
+        Outcome outcome, @Nullable String observed, long observedToken, long invokedNanos, long completedNanos,
+        @Nullable String error) {
 
     /** What an operation called on the store. */
     public enum Kind {

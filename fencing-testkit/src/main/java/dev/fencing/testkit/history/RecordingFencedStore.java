@@ -5,6 +5,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.testkit.history.Operation.Kind;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
@@ -43,7 +44,9 @@ final class RecordingFencedStore implements FencedStore {
         Operation op = recorder.update(process, writer(), store, token, key,
                 updatesIncrement ? Kind.INCREMENT : Kind.UPDATE, change);
         rethrow();
-        return new StoredValue(key, op.value(), op.observedToken());
+        // rethrow() returned, so the update was accepted and op holds the value the store returned
+        return new StoredValue(key, Objects.requireNonNull(op.value(), "an accepted update records its value"),
+                op.observedToken());
     }
 
     @Override

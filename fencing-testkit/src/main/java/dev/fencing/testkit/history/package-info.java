@@ -11,4 +11,7 @@
  * CLI's torture run. Usable by anyone's store: a factory of {@link dev.fencing.core.FencedStore}s is
  * all it needs.
  */
+@NullMarked
 package dev.fencing.testkit.history;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server run as a child process on a fixed loopback port: start, stop (SIGTERM), kill
@@ -21,8 +22,8 @@ public final class ChildProcess {
     private final int port;
     private final Path log;
     private final Duration startTimeout;
-    private Process process;
-    private Path scratch;
+    private @Nullable Process process;
+    private @Nullable Path scratch;
 
     /**
      * @param name for messages and the log file name

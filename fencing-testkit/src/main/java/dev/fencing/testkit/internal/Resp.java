@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** A minimal Redis client for the testkit's own needs (PING, FLUSHALL, DEBUG, CLIENT PAUSE): one command per connection. */
 public final class Resp {
@@ -23,7 +24,7 @@ public final class Resp {
      *
      * @throws IllegalStateException for an error reply
      */
-    public static Object command(String host, int port, String... args) {
+    public static @Nullable Object command(String host, int port, String... args) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(host, port), 2000);
             socket.setSoTimeout(30_000);
@@ -41,7 +42,7 @@ public final class Resp {
         }
     }
 
-    private static Object read(InputStream in) throws IOException {
+    private static @Nullable Object read(InputStream in) throws IOException {
         int type = in.read();
         String line = line(in);
         switch (type) {

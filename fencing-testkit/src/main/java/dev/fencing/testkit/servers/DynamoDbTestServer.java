@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A DynamoDB-compatible server for tests: dynalite (Node.js), installed from npm into the
@@ -25,9 +26,9 @@ public final class DynamoDbTestServer implements TestServer {
     public static final String REGION = "us-east-1";
 
     private final String endpoint;
-    private final ChildProcess process;
+    private final @Nullable ChildProcess process;
 
-    private DynamoDbTestServer(String endpoint, ChildProcess process) {
+    private DynamoDbTestServer(String endpoint, @Nullable ChildProcess process) {
         this.endpoint = endpoint;
         this.process = process;
     }

@@ -4,6 +4,7 @@ import dev.fencing.testkit.internal.Ports;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -70,7 +71,7 @@ public final class EtcdClusterTestServer implements AutoCloseable {
             leader().ifPresent(found::set);
             return found.get() != null;
         }, () -> "no etcd member was leader within " + timeout + ": " + describe());
-        return found.get();
+        return Objects.requireNonNull(found.get(), "awaitCondition returned, so a leader was found");
     }
 
     /** A short description: the members and their endpoints. */

@@ -15,9 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An etcd member for tests: an {@code etcd} child process (Debian's {@code etcd-server} package,
@@ -38,10 +40,11 @@ public final class EtcdTestServer implements TestServer {
 
     private final String name;
     private final List<String> endpoints;
-    private final ChildProcess process;
-    private final Path dataDir;
+    private final @Nullable ChildProcess process;
+    private final @Nullable Path dataDir;
 
-    private EtcdTestServer(String name, List<String> endpoints, ChildProcess process, Path dataDir) {
+    private EtcdTestServer(String name, List<String> endpoints, @Nullable ChildProcess process,
+            @Nullable Path dataDir) {
         this.name = name;
         this.endpoints = List.copyOf(endpoints);
         this.process = process;
@@ -164,12 +167,13 @@ public final class EtcdTestServer implements TestServer {
      */
     public Path backUp() {
         requireStopped("backUp");
+        Path data = managedDataDir();
         try {
-            Path backup = Files.createTempDirectory(dataDir.getParent(), "backup-");
-            DataDirectories.copy(dataDir, backup.resolve("data"));
+            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
+            DataDirectories.copy(data, backup.resolve("data"));
             return backup;
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot back up " + dataDir, e);
+            throw new UncheckedIOException("cannot back up " + data, e);
         }
     }
 
@@ -182,17 +186,17 @@ public final class EtcdTestServer implements TestServer {
      */
     public void restore(Path backup) {
         requireStopped("restore");
+        Path data = managedDataDir();
         try {
-            DataDirectories.delete(dataDir);
-            DataDirectories.copy(backup.resolve("data"), dataDir);
+            DataDirectories.delete(data);
+            DataDirectories.copy(backup.resolve("data"), data);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot restore " + dataDir + " from " + backup, e);
+            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
         }
     }
 
     private void requireStopped(String fault) {
-        managed(fault);
-        if (process.isAlive()) {
+        if (managed(fault).isAlive()) {
             throw new IllegalStateException(fault + " needs the etcd member stopped first: " + describe());
         }
     }
@@ -210,6 +214,11 @@ public final class EtcdTestServer implements TestServer {
     /** Whether the managed member's process is running. */
     public boolean isRunning() {
         return process != null && process.isAlive();
+    }
+
+    /** The data directory, which a managed member (past {@link #managed}) always has. */
+    private Path managedDataDir() {
+        return Objects.requireNonNull(dataDir, "a member with a process was created with its data directory");
     }
 
     private ChildProcess managed(String fault) {

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.mariadb.jdbc.MariaDbDataSource;
 
 /**
@@ -20,9 +21,9 @@ import org.mariadb.jdbc.MariaDbDataSource;
 public final class MariaDbTestServer implements SqlTestServer {
 
     private final String jdbcUrl;
-    private final DB db;
+    private final @Nullable DB db;
 
-    private MariaDbTestServer(String jdbcUrl, DB db) {
+    private MariaDbTestServer(String jdbcUrl, @Nullable DB db) {
         this.jdbcUrl = jdbcUrl;
         this.db = db;
     }

@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -20,13 +21,13 @@ import org.postgresql.ds.PGSimpleDataSource;
 public final class PostgresTestServer implements SqlTestServer {
 
     private final String jdbcUrl;
-    private final Path dataDirectory;
+    private final @Nullable Path dataDirectory;
     private final int port;
     private final Map<String, String> settings;
-    private EmbeddedPostgres embedded;
+    private @Nullable EmbeddedPostgres embedded;
 
-    private PostgresTestServer(String jdbcUrl, Path dataDirectory, int port, EmbeddedPostgres embedded,
-            Map<String, String> settings) {
+    private PostgresTestServer(String jdbcUrl, @Nullable Path dataDirectory, int port,
+            @Nullable EmbeddedPostgres embedded, Map<String, String> settings) {
         this.jdbcUrl = jdbcUrl;
         this.dataDirectory = dataDirectory;
         this.port = port;
@@ -149,12 +150,12 @@ public final class PostgresTestServer implements SqlTestServer {
      */
     @Override
     public synchronized void kill() {
-        requireManaged("kill");
+        Path data = requireManaged("kill");
         if (embedded == null) {
             return;
         }
         try {
-            long pid = Long.parseLong(Files.readAllLines(dataDirectory.resolve("postmaster.pid")).get(0).trim());
+            long pid = Long.parseLong(Files.readAllLines(data.resolve("postmaster.pid")).get(0).trim());
             ProcessHandle.of(pid).ifPresent(postmaster -> {
                 postmaster.destroyForcibly();
                 postmaster.onExit().join();
@@ -172,10 +173,10 @@ public final class PostgresTestServer implements SqlTestServer {
 
     @Override
     public synchronized void start() {
-        requireManaged("start");
+        Path data = requireManaged("start");
         if (embedded == null) {
             try {
-                EmbeddedPostgres.Builder builder = builder(dataDirectory, port);
+                EmbeddedPostgres.Builder builder = builder(data, port);
                 settings.forEach(builder::setServerConfig);
                 embedded = builder.start();
             } catch (IOException e) {
@@ -203,10 +204,13 @@ public final class PostgresTestServer implements SqlTestServer {
         }
     }
 
-    private void requireManaged(String fault) {
-        if (!isManaged()) {
+    /** The data directory of this managed server; for an external one, {@code fault} is refused. */
+    private Path requireManaged(String fault) {
+        Path data = dataDirectory;
+        if (data == null) { // not isManaged()
             throw ManagedOnly.refuse(this, fault);
         }
+        return data;
     }
 
     @Override

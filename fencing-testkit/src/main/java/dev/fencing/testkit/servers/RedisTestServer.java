@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import redis.embedded.core.ExecutableProvider;
 
 /**
@@ -24,9 +25,9 @@ public final class RedisTestServer implements TestServer {
 
     private final String host;
     private final int port;
-    private final ChildProcess process;
+    private final @Nullable ChildProcess process;
 
-    private RedisTestServer(String host, int port, ChildProcess process) {
+    private RedisTestServer(String host, int port, @Nullable ChildProcess process) {
         this.host = host;
         this.port = port;
         this.process = process;
@@ -77,7 +78,7 @@ public final class RedisTestServer implements TestServer {
     }
 
     /** Sends one command with a throwaway connection; see {@link Resp#command}. */
-    public Object command(String... args) {
+    public @Nullable Object command(String... args) {
         return Resp.command(host, port, args);
     }
 

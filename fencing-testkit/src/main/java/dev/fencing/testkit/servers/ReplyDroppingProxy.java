@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy that can lose a reply the server already sent: once {@link #dropNextReply armed},
@@ -32,7 +33,7 @@ public final class ReplyDroppingProxy implements AutoCloseable {
     private final AtomicReference<Runnable> armed = new AtomicReference<>();
     private final AtomicInteger dropped = new AtomicInteger();
     private final AtomicReference<Runnable> markedHook = new AtomicReference<>();
-    private volatile String marker;
+    private volatile @Nullable String marker;
 
     private ReplyDroppingProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An S3-compatible server for tests: Adobe S3Mock run from its {@code exec} jar as a child
@@ -28,10 +29,10 @@ public final class S3TestServer implements TestServer {
     public static final String REGION = "us-east-1";
 
     private final String endpoint;
-    private final ChildProcess process;
-    private SerializingProxy atomic;
+    private final @Nullable ChildProcess process;
+    private @Nullable SerializingProxy atomic;
 
-    private S3TestServer(String endpoint, ChildProcess process) {
+    private S3TestServer(String endpoint, @Nullable ChildProcess process) {
         this.endpoint = endpoint;
         this.process = process;
     }

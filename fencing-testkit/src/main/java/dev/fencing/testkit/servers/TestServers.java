@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The servers of one test JVM, each started on first use and shared by every test class in the
@@ -31,14 +32,14 @@ import java.util.function.Supplier;
  */
 public final class TestServers {
 
-    private static PostgresTestServer postgres;
-    private static MariaDbTestServer mariaDb;
+    private static @Nullable PostgresTestServer postgres;
+    private static @Nullable MariaDbTestServer mariaDb;
     private static final List<RedisTestServer> REDIS = new ArrayList<>();
-    private static RedisClusterTestServer redisCluster;
-    private static S3TestServer s3;
-    private static DynamoDbTestServer dynamoDb;
-    private static EtcdTestServer etcd;
-    private static ZooKeeperTestServer zooKeeper;
+    private static @Nullable RedisClusterTestServer redisCluster;
+    private static @Nullable S3TestServer s3;
+    private static @Nullable DynamoDbTestServer dynamoDb;
+    private static @Nullable EtcdTestServer etcd;
+    private static @Nullable ZooKeeperTestServer zooKeeper;
 
     private TestServers() {}
 

@@ -3,6 +3,7 @@ package dev.fencing.testkit.servers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.curator.test.TestingServer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ZooKeeper server for tests: curator-test's in-JVM {@link TestingServer} on a free loopback
@@ -11,9 +12,9 @@ import org.apache.curator.test.TestingServer;
 public final class ZooKeeperTestServer implements TestServer {
 
     private final String connectString;
-    private final TestingServer server;
+    private final @Nullable TestingServer server;
 
-    private ZooKeeperTestServer(String connectString, TestingServer server) {
+    private ZooKeeperTestServer(String connectString, @Nullable TestingServer server) {
         this.connectString = connectString;
         this.server = server;
     }

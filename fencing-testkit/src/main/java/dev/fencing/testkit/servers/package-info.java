@@ -5,4 +5,7 @@
  * {@code FENCING_DYNAMODB_ENDPOINT}, {@code FENCING_ETCD_ENDPOINTS}) to point at external ones. Servers the testkit started can
  * be stopped, killed, paused and restarted for fault tests; external ones cannot.
  */
+@NullMarked
 package dev.fencing.testkit.servers;
+
+import org.jspecify.annotations.NullMarked;
