@@ -12,7 +12,6 @@ import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisLockProvider;
-import dev.fencing.redis.RedlockProvider;
 import dev.fencing.s3.FencedS3;
 import dev.fencing.s3.S3Layout;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
@@ -28,6 +27,7 @@ import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -85,6 +85,11 @@ final class BenchCommand extends FencingCommand {
     @Option(names = "--quick", description = "Small counts (well under 3 minutes): checks the harness, not for quoting.")
     boolean quick;
 
+    @Option(names = "--repeat", paramLabel = "N",
+            description = "Run each comparison's measured rounds N times (1-20) after one warm-up and report the median"
+                    + " ratio with its min and max; default 3, or 1 with --quick.")
+    Integer repeat;
+
     /** The comparisons, numbered 1 to this. */
     static final int COMPARISONS = 10;
 
@@ -92,6 +97,7 @@ final class BenchCommand extends FencingCommand {
             description = "Run only these comparisons (1-10); default all.")
     List<Integer> only;
 
+    private int repeats;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Map<String, Object>> results = new ArrayList<>();
 
@@ -103,15 +109,22 @@ final class BenchCommand extends FencingCommand {
                         + COMPARISONS);
             });
         }
-        int warmup = quick ? 1 : 3;
-        int rounds = quick ? 2 : 6;
-        int ops = quick ? 50 : 1500;
-        BenchRunner runner = new BenchRunner(warmup, rounds, ops);
-        BenchRunner threaded = new BenchRunner(warmup, rounds, quick ? 25 : 500);
-        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 1000);
-        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 200);
+        int repeats = repeat != null ? repeat : quick ? 1 : 3;
+        if (repeats < 1 || repeats > BenchRunner.MAX_REPEATS) {
+            throw new CliException(ExitCode.USAGE, "--repeat must be between 1 and " + BenchRunner.MAX_REPEATS
+                    + " (times each comparison runs), got " + repeats);
+        }
+        this.repeats = repeats;
+        // single-threaded comparisons: many short turns (see BenchRunner); 16 threads: a turn each
+        // starts 16 threads, so fewer, longer ones
+        int warmup = quick ? 1 : 10;
+        int rounds = quick ? 2 : 40;
+        BenchRunner runner = new BenchRunner(warmup, rounds, quick ? 50 : 225, repeats);
+        BenchRunner threaded = new BenchRunner(quick ? 1 : 3, quick ? 2 : 6, quick ? 25 : 500, repeats);
+        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 150, repeats);
+        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 20, repeats);
         try {
-            RedisTestServer redis = selected(1) || selected(2) || selected(3) || selected(7)
+            RedisTestServer redis = selected(1) || selected(2) || selected(3)
                     ? closeLater(RedisTestServer.launch()) : null;
             if (selected(1) || selected(2)) {
                 redisComparisons(redis, runner, threaded);
@@ -127,7 +140,7 @@ final class BenchCommand extends FencingCommand {
                 awsComparisons(slow);
             }
             if (selected(7)) {
-                redlockComparison(redis, slow);
+                redlockComparison(slow);
             }
             if (selected(8)) {
                 leftoverKeys(quick ? 200 : 2000);
@@ -237,7 +250,8 @@ final class BenchCommand extends FencingCommand {
         resources.push(ours);
         RedissonClient redisson = redisson(redis.uri());
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (int round = 0; round < 2; round++) {
+        double[] ratios = new double[repeats];
+        for (int round = 0; round < repeats; round++) {
             rows.add(handOff("fencing RedisLockProvider acquire + release", duration, (w, stop) -> {
                 Lease lease = ours.acquire("contended-ours", LeaseOptions.builder().ttl(Duration.ofSeconds(30))
                         .waitTimeout(Duration.ofSeconds(30)).build());
@@ -248,11 +262,15 @@ final class BenchCommand extends FencingCommand {
                 lock.lock(30, TimeUnit.SECONDS);
                 return lock::unlock;
             }));
+            ratios[round] = ((Number) rows.get(rows.size() - 2).get("opsPerSecond")).doubleValue()
+                    / Math.max(1, ((Number) rows.get(rows.size() - 1).get("opsPerSecond")).doubleValue());
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("comparison", 3);
         result.put("title", "Contended hand-off: 8 workers on one resource, " + duration.toSeconds()
-                + " s per contender per round, 2 interleaved rounds");
+                + " s per contender per round, " + repeats + " interleaved round(s), one per repeat");
+        result.put("repeats", repeats);
+        result.put("oursToRedissonAcquisitions", spread(ratios));
         result.put("rows", rows);
         results.add(result);
     }
@@ -346,19 +364,35 @@ final class BenchCommand extends FencingCommand {
             PreparedStatement token = bare.prepareStatement("INSERT INTO fencing_token_counter (resource, token)"
                     + " VALUES ('bench-pair', 1) ON CONFLICT (resource) DO UPDATE SET token = fencing_token_counter.token + 1"
                     + " RETURNING token");
+            PreparedStatement lockAndWrite = bare.prepareStatement(LOCK_AND_COMMITTED_WRITE);
+            PreparedStatement unlockFloor = bare.prepareStatement("SELECT pg_advisory_unlock(43)");
             LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
-            add(4, "Postgres advisory lock: acquire + token + release (" + settings + ")", runner.latency(List.of(
-                    new BenchRunner.Contender("bare pg_advisory_lock + pg_advisory_unlock (floor)", (w, i) -> {
-                        lock.executeQuery().close();
-                        unlock.executeQuery().close();
-                    }),
-                    new BenchRunner.Contender("pair + a separate counter statement", (w, i) -> {
-                        lock.executeQuery().close();
-                        token.executeQuery().close();
-                        unlock.executeQuery().close();
-                    }),
+            List<BenchRunner.Contender> contenders = List.of(
+                    new BenchRunner.Contender("the bare pair plus one committed write, by hand: pg_try_advisory_lock and the"
+                            + " counter upsert in one statement, committed durably; pg_advisory_unlock (floor)", (w, i) -> {
+                                try (ResultSet granted = lockAndWrite.executeQuery()) {
+                                    if (!granted.next() || !granted.getBoolean(1) || granted.getLong(2) == 0) {
+                                        throw new IllegalStateException("the hand-written grant took no lock or no token");
+                                    }
+                                }
+                                unlockFloor.executeQuery().close();
+                            }),
+                    new BenchRunner.Contender("bare pg_advisory_lock + pg_advisory_unlock (no token, nothing written)",
+                            (w, i) -> {
+                                lock.executeQuery().close();
+                                unlock.executeQuery().close();
+                            }),
+                    new BenchRunner.Contender("naive: pg_advisory_lock, the counter upsert as a statement of its own,"
+                            + " pg_advisory_unlock (committed as the server's default)", (w, i) -> {
+                                lock.executeQuery().close();
+                                token.executeQuery().close();
+                                unlock.executeQuery().close();
+                            }),
                     new BenchRunner.Contender("fencing PostgresAdvisoryLockProvider tryAcquire + release", (w, i) ->
-                            ours.tryAcquire("bench", lease).orElseThrow().release()))), Map.of("postgres", settings));
+                            ours.tryAcquire("bench", lease).orElseThrow().release()));
+            add(4, "Postgres advisory lock: acquire + token + release (" + settings + ")", runner.latency(contenders),
+                    Map.of("postgres", settings));
+            countRoundTrips(contenders);
         }
         if (selected(5)) {
             Connection connection = pool.getConnection();
@@ -410,11 +444,31 @@ final class BenchCommand extends FencingCommand {
             List<BenchRunner.Row> rows = runner.latency(contenders);
             add(5, "JDBC: fenced UPDATE vs plain; fence-row transaction vs plain transaction (" + settings + ")", rows,
                     Map.of("postgres", settings));
-            @SuppressWarnings("unchecked")
-            List<Map<String, Object>> maps = (List<Map<String, Object>>) results.get(results.size() - 1).get("rows");
-            for (int c = 0; c < contenders.size(); c++) {
-                maps.get(c).put("roundTripsPerOp", roundTripsPerOp(contenders.get(c).op()));
-            }
+            countRoundTrips(contenders);
+        }
+    }
+
+    /**
+     * The least a Postgres lock with a durable token can send: the lock, and only if taken the
+     * counter's upsert with the provider's token rule, committed durably whatever the server's
+     * default (as the provider commits it), in one statement; the unlock is a second.
+     */
+    private static final String LOCK_AND_COMMITTED_WRITE = "WITH lock AS (SELECT pg_try_advisory_lock(43) AS taken,"
+            + " set_config('synchronous_commit', CASE current_setting('synchronous_commit') WHEN 'off' THEN 'on'"
+            + " WHEN 'local' THEN 'on' ELSE current_setting('synchronous_commit') END, true) AS durable),"
+            + " granted AS (INSERT INTO fencing_token_counter AS c (resource, token)"
+            + " SELECT 'bench-floor', (extract(epoch FROM clock_timestamp()) * 1000000)::bigint FROM lock"
+            + " WHERE lock.taken AND lock.durable IS NOT NULL ON CONFLICT (resource) DO UPDATE SET token ="
+            + " GREATEST(c.token + 1, (extract(epoch FROM clock_timestamp()) * 1000000)::bigint),"
+            + " updated_at = CURRENT_TIMESTAMP RETURNING c.token)"
+            + " SELECT lock.taken, (SELECT token FROM granted) FROM lock";
+
+    /** Adds to the last result's rows the round trips each contender makes, counted by {@link RoundTrips}. */
+    private void countRoundTrips(List<BenchRunner.Contender> contenders) throws Exception {
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = (List<Map<String, Object>>) results.get(results.size() - 1).get("rows");
+        for (int c = 0; c < contenders.size(); c++) {
+            rows.get(c).put("roundTripsPerOp", roundTripsPerOp(contenders.get(c).op()));
         }
     }
 
@@ -558,23 +612,12 @@ final class BenchCommand extends FencingCommand {
         return RequestBody.fromString("payload " + i);
     }
 
-    // ---- 7: Redlock ----
+    // ---- 7: Redlock, directly and with a round trip injected per node (RedlockBench) ----
 
-    private void redlockComparison(RedisTestServer redis, BenchRunner runner) throws Exception {
-        List<String> uris = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            uris.add(closeLater(RedisTestServer.launch()).uri());
+    private void redlockComparison(BenchRunner runner) throws Exception {
+        for (RedlockBench.Table table : new RedlockBench(runner).run()) {
+            add(7, table.title(), table.rows(), table.settings());
         }
-        RedlockProvider redlock = RedlockProvider.builder(uris).build();
-        resources.push(redlock);
-        RedisLockProvider single = RedisLockProvider.create(redis.uri());
-        resources.push(single);
-        LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
-        add(7, "Redlock (5 nodes) vs single instance: acquire + release", runner.latency(List.of(
-                new BenchRunner.Contender("RedisLockProvider (1 node)", (w, i) ->
-                        single.tryAcquire("single", lease).orElseThrow().release()),
-                new BenchRunner.Contender("RedlockProvider (5 nodes)", (w, i) ->
-                        redlock.tryAcquire("redlock", lease).orElseThrow().release()))), Map.of());
     }
 
     // ---- 8: keys left behind ----
@@ -608,10 +651,20 @@ final class BenchCommand extends FencingCommand {
 
     // ---- reporting ----
 
+    /** The median of {@code values} with their minimum and maximum, rounded to two decimals. */
+    static Map<String, Object> spread(double[] values) {
+        Map<String, Object> spread = new LinkedHashMap<>();
+        spread.put("median", BenchRunner.round(BenchRunner.median(values)));
+        spread.put("min", BenchRunner.round(Arrays.stream(values).min().orElseThrow()));
+        spread.put("max", BenchRunner.round(Arrays.stream(values).max().orElseThrow()));
+        return spread;
+    }
+
     private void add(int comparison, String title, List<BenchRunner.Row> rows, Map<String, Object> settings) {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("comparison", comparison);
         result.put("title", title);
+        result.put("repeats", repeats);
         result.putAll(settings);
         result.put("rows", rows.stream().map(BenchRunner.Row::toMap).toList());
         results.add(result);
@@ -625,32 +678,15 @@ final class BenchCommand extends FencingCommand {
                 "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
                 "maxHeapMb", Runtime.getRuntime().maxMemory() / (1024 * 1024)));
         report.put("mode", quick ? "quick (harness check, not for quoting)" : "full");
+        report.put("repeats", repeats);
         report.put("servers", "all on this machine unless comparisons 6, 9 and 10 say otherwise: redis-server 6.2"
                 + " (embedded-redis), PostgreSQL 17 (zonky), dynalite 4.0, S3Mock 5.2, etcd (Debian's etcd-server),"
                 + " ZooKeeper 3.9 (curator-test, in this JVM)");
         report.put("results", results);
         if (json) {
             Json.print(out(), report);
-            return;
-        }
-        out().println("fencing bench (" + report.get("mode") + ") on " + report.get("machine"));
-        for (Map<String, Object> result : results) {
-            out().println();
-            out().println(result.get("comparison") + ". " + result.get("title"));
-            if (result.containsKey("server")) {
-                out().println("   on " + result.get("server"));
-            }
-            @SuppressWarnings("unchecked")
-            List<Map<String, Object>> rows = (List<Map<String, Object>>) result.get("rows");
-            for (Map<String, Object> row : rows) {
-                StringBuilder line = new StringBuilder("   ");
-                row.forEach((key, value) -> line.append(key).append('=').append(value).append("  "));
-                out().println(line.toString().stripTrailing());
-            }
-            if (result.containsKey("oursAllocatedBytesPerCycle")) {
-                out().println("   fencing RedisLockProvider allocates " + result.get("oursAllocatedBytesPerCycle")
-                        + " bytes per acquire+release (steady state, one thread)");
-            }
+        } else {
+            BenchReport.printText(out(), report, results);
         }
         out().flush();
     }

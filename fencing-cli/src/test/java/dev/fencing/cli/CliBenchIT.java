@@ -74,9 +74,72 @@ class CliBenchIT {
                 assertThat(roundTrips.get("FencedTable.update (autocommit)")).isCloseTo(3.0, within(0.05));
             }
         });
+        results(report, 4).forEach(result -> { // counted: a grant with its token is one round trip, as the bare lock
+            List<Double> roundTrips = new ArrayList<>();
+            result.get("rows").forEach(row -> roundTrips.add(row.get("roundTripsPerOp").asDouble()));
+            assertThat(roundTrips).as(result.get("postgres").asText()).hasSize(4);
+            assertThat(roundTrips.get(0)).as("the pair plus one committed write (floor)").isCloseTo(2.0, within(0.1));
+            assertThat(roundTrips.get(2)).as("naive: the counter statement of its own").isCloseTo(3.0, within(0.1));
+            assertThat(roundTrips.get(3)).as("PostgresAdvisoryLockProvider").isCloseTo(2.0, within(0.1));
+        });
+        List<JsonNode> redlock = results(report, 7);
+        assertThat(redlock).extracting(result -> result.get("injectedReplyLagMicros").asDouble())
+                .containsExactly(0.0, 200.0, 1000.0);
+        redlock.forEach(result -> {
+            assertThat(result.get("rows")).hasSize(3);
+            assertThat(result.get("tokenWriteBacksPerGrantUnseeded").asDouble()).as("counters in step").isZero();
+            assertThat(result.get("roundTripP50Micros").asDouble())
+                    .as("a PING through the proxy takes at least the injected lag")
+                    .isGreaterThanOrEqualTo(result.get("injectedReplyLagMicros").asDouble());
+            assertThat(result.get("redlockMeanLatencyOverSingle").get("median").asDouble()).isPositive();
+        });
         JsonNode leftovers = results(report, 8).get(0).get("rows").get(0);
         assertThat(leftovers.get("keysLeft").asLong()).as("token counters only").isEqualTo(10);
         assertThat(report.get("machine").get("cores").asInt()).isPositive();
+    }
+
+    /**
+     * {@code --repeat 2}: every row reports the median ratio of its two repeats between their
+     * minimum and maximum, the baseline 1.0 in each, and counts the operations of both.
+     */
+    @Test
+    void repeatReportsTheMedianRatioWithItsSpread() {
+        CliRun run = CliRun.of("bench", "--quick", "--repeat", "2", "--only", "1", "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        assertThat(report.get("repeats").asInt()).isEqualTo(2);
+        JsonNode result = results(report, 1).get(0);
+        assertThat(result.get("repeats").asInt()).isEqualTo(2);
+        JsonNode rows = result.get("rows");
+        assertThat(rows).hasSize(4);
+        rows.forEach(row -> {
+            String name = row.get("contender").asText();
+            double median = row.get("ratioToBaseline").asDouble();
+            assertThat(row.get("ratioPerRepeat")).as(name).hasSize(2);
+            double first = row.get("ratioPerRepeat").get(0).asDouble();
+            double second = row.get("ratioPerRepeat").get(1).asDouble();
+            assertThat(row.get("ratioMin").asDouble()).as(name).isEqualTo(Math.min(first, second))
+                    .isLessThanOrEqualTo(median);
+            assertThat(row.get("ratioMax").asDouble()).as(name).isEqualTo(Math.max(first, second))
+                    .isGreaterThanOrEqualTo(median);
+            // the median of two is their mean (rounded to two decimals, as every ratio)
+            assertThat(median).as(name).isCloseTo((first + second) / 2, within(0.011));
+            assertThat(row.get("operations").asLong()).as(name).isEqualTo(2 * 2 * 50); // 2 repeats x 2 rounds x 50
+        });
+        assertThat(rows.get(0).get("ratioPerRepeat").toString()).isEqualTo("[1.0,1.0]");
+        List<Integer> comparisons = new ArrayList<>();
+        report.get("results").forEach(each -> comparisons.add(each.get("comparison").asInt()));
+        assertThat(comparisons).containsExactly(1);
+    }
+
+    /** {@code --repeat} takes 1 to 20: another number is bad usage, named in the message, before any server starts. */
+    @Test
+    void repeatRefusesACountOutsideOneToTwenty() {
+        for (String count : List.of("0", "21", "-3")) {
+            CliRun run = CliRun.of("bench", "--repeat", count);
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
+            assertThat(run.err()).contains("--repeat must be between 1 and 20 (times each comparison runs), got " + count);
+        }
     }
 
     /** {@code --only} takes the comparisons' numbers, 1 to 10: another is bad usage, before any server starts. */

@@ -109,6 +109,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
     private final Duration commandTimeout;
     private final boolean seedTokens;
     private final double driftFactor;
+    /** The shortest TTL that leaves a valid lease after the drift margin, computed once. */
+    private final Duration minimumTtl;
     private final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
@@ -125,6 +127,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
         this.keys = builder.keys();
         this.seedTokens = builder.tokenSeeding;
         this.driftFactor = builder.driftFactor;
+        this.minimumTtl = DriftMargin.minimumTtl(driftFactor, 0);
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
         this.waitReplicas = builder.waitReplicas;
         this.waitTimeout = builder.waitTimeout;
@@ -245,13 +248,14 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
-        DriftMargin.requireTtlAbove(options.ttl(), driftFactor, 0, "RedisLockProvider");
+        requireTtlAboveMinimum(options.ttl());
         String ownerId = OwnerIds.random();
+        String lockKey = lockKey(resource);
         long token;
         CompletableFuture<Void> acquiring = new CompletableFuture<>();
         inFlight.add(acquiring);
         try {
-            token = ACQUIRE.run(redis, new String[] {lockKey(resource), tokenKey(resource)},
+            token = ACQUIRE.run(redis, new String[] {lockKey, tokenKey(resource)},
                     ownerId, Long.toString(options.ttl().toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis);
             if (token != 0 && isClosed()) {
                 // closed while the script was on its way: nobody will be handed this lease
@@ -277,11 +281,18 @@ public final class RedisLockProvider extends AbstractLockProvider {
         if (token == 0) {
             return Optional.empty();
         }
-        RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, options.ttl());
+        RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, lockKey, requestedAtNanos,
+                options.ttl());
         if (waitReplicas > 0) {
             awaitReplicas(lease, options.ttl());
         }
         return Optional.of(lease);
+    }
+
+    private void requireTtlAboveMinimum(Duration ttl) {
+        if (ttl.compareTo(minimumTtl) < 0) {
+            DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider"); // throws, naming the minimum
+        }
     }
 
     private static boolean refusedByScript(RedisException e) {
@@ -371,8 +382,11 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     private final class RedisLease extends AbstractLease {
-        RedisLease(FencingToken token, String ownerId, long requestedAtNanos, Duration ttl) {
+        private final String lockKey;
+
+        RedisLease(FencingToken token, String ownerId, String lockKey, long requestedAtNanos, Duration ttl) {
             super(token, ownerId, requestedAtNanos, ttl.minus(DriftMargin.of(ttl, driftFactor)), clock(), listener());
+            this.lockKey = lockKey;
         }
 
         @Override
@@ -382,9 +396,9 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
         @Override
         protected boolean doRenew(Duration ttl) {
-            DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider");
+            requireTtlAboveMinimum(ttl);
             try {
-                return RENEW.run(redis, new String[] {lockKey(resource()), tokenKey(resource())},
+                return RENEW.run(redis, new String[] {lockKey, tokenKey(resource())},
                         ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
             } catch (RedisException e) {
                 throw unreachable(resource(), "the renew script", e);
@@ -397,7 +411,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
                 // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
                 // the lock is given back and the thread keeps its interrupt status
                 return RELEASE.runUninterruptibly(backend.asyncScripting(), commandTimeout,
-                        new String[] {lockKey(resource())}, ownerId(), keys.releaseChannel(resource()), resource()) == 1;
+                        new String[] {lockKey}, ownerId(), keys.releaseChannel(resource()), resource()) == 1;
             } catch (RedisException e) {
                 throw unreachable(resource(), "the release script", e);
             }

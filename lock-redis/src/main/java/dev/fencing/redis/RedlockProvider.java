@@ -32,6 +32,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -97,6 +98,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final Duration nodeTimeout;
     private final double driftFactor;
     private final Backoff retryBackoff;
+    private final LongAdder tokenWriteBacks = new LongAdder();
 
     private RedlockProvider(Builder builder, List<Node> nodes) {
         super(builder, "fencing-redlock-async");
@@ -184,6 +186,16 @@ public final class RedlockProvider extends AbstractLockProvider {
         return releaseSignals().sleepers(resource);
     }
 
+    /**
+     * How many acquire attempts that a majority granted needed the token write-back round because
+     * fewer than a majority of the nodes answered the largest token (a diagnostic: with
+     * {@linkplain Builder#tokenSeeding seeding} each node answers its own clock, so nearly every grant
+     * does; without it, counters in step agree and none does).
+     */
+    public long tokenWriteBacks() {
+        return tokenWriteBacks.sum();
+    }
+
     /** How many release notices or local releases found a waiting thread in this provider and woke it. */
     public long wakeUps() {
         return releaseSignals().wakeUps();
@@ -215,6 +227,7 @@ public final class RedlockProvider extends AbstractLockProvider {
         // usual case, counters in step), the write-back round is not needed
         boolean majorityAtToken = replies.stream().filter(r -> r != null && r == token).count() >= quorum;
         if (!majorityAtToken) {
+            tokenWriteBacks.increment();
             Round raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
                     Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
             if (raised.yes < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {

@@ -31,8 +31,9 @@ if ARGV[3] == '1' then
     token = micros
   end
 end
-redis.call('SET', KEYS[2], string.format('%d', token))
 if ARGV[4] ~= '0' then
-  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('SET', KEYS[2], string.format('%d', token), 'PX', ARGV[4]) -- one call for the value and its idle expiry
+else
+  redis.call('SET', KEYS[2], string.format('%d', token))
 end
 return token

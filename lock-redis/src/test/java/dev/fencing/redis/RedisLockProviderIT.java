@@ -94,6 +94,32 @@ class RedisLockProviderIT extends LockProviderContract {
     }
 
     /**
+     * A token or lock key that holds another type than a string — written there by something else —
+     * fails the acquire with Redis's WRONGTYPE before the script writes anything: the key keeps its
+     * value and no lock or counter appears beside it. (A provider of its own with a short command
+     * timeout: the failed attempt's give-back fails on such a key too and is retried until close().)
+     */
+    @Test
+    void aKeyOfAnotherTypeFailsTheAcquireBeforeAnythingIsWritten() {
+        try (RedisLockProvider own = RedisLockProvider.builder(redis.uri()).commandTimeout(Duration.ofMillis(100))
+                .build()) {
+            String hashCounter = resource("counter");
+            redis.command("HSET", own.tokenKey(hashCounter), "field", "value");
+            assertThatThrownBy(() -> own.tryAcquire(hashCounter, LeaseOptions.ofDefaults()))
+                    .isInstanceOf(dev.fencing.core.LockUnavailableException.class).hasMessageContaining("WRONGTYPE");
+            assertThat(redis.command("TYPE", own.tokenKey(hashCounter))).isEqualTo("hash");
+            assertThat(redis.command("EXISTS", own.lockKey(hashCounter))).isEqualTo("0");
+
+            String listLock = resource("lock");
+            redis.command("RPUSH", own.lockKey(listLock), "item");
+            assertThatThrownBy(() -> own.tryAcquire(listLock, LeaseOptions.ofDefaults()))
+                    .isInstanceOf(dev.fencing.core.LockUnavailableException.class).hasMessageContaining("WRONGTYPE");
+            assertThat(redis.command("LRANGE", own.lockKey(listLock), "0", "-1")).isEqualTo(List.of("item"));
+            assertThat(redis.command("EXISTS", own.tokenKey(listLock))).isEqualTo("0");
+        }
+    }
+
+    /**
      * Eight waiters with a backoff far longer than the test: only release notices can hand them
      * the lock in time. Each holder keeps the lock until every other remaining waiter is asleep
      * again, so no woken waiter can take the lock straight after another one released it without

@@ -124,9 +124,12 @@ class RedlockProviderIT extends LockProviderContract {
             nodes.get(i).command("SET", redlock.tokenKey(resource), Long.toString(counters[i]));
         }
         long raised;
+        long writeBacksBefore = redlock.tokenWriteBacks();
         try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
             raised = lease.token().value();
         }
+        assertThat(redlock.tokenWriteBacks() - writeBacksBefore).as("no majority answered the maximum: written back")
+                .isEqualTo(1);
         assertThat(raised).as("one more than the largest counter of the majority that answered")
                 .isIn(first + far + 1, first + far / 2 + 1);
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
@@ -138,6 +141,26 @@ class RedlockProviderIT extends LockProviderContract {
         });
         try (Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
             assertThat(lease.token().value()).isGreaterThan(raised);
+        }
+    }
+
+    /**
+     * Counters in step — seeding off, so each node answers {@code counter + 1}, not its own clock —
+     * give every node the same answer: a majority already holds the token and no grant pays the
+     * write-back round.
+     */
+    @Test
+    void countersInStepNeedNoWriteBack() {
+        List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
+        try (RedlockProvider unseeded = RedlockProvider.builder(uris).tokenSeeding(false).tokenIdleExpiry(Duration.ZERO)
+                .nodeTimeout(Duration.ofSeconds(1)).build()) {
+            String resource = resource("r");
+            for (long expected = 1; expected <= 3; expected++) {
+                try (Lease lease = unseeded.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+                    assertThat(lease.token().value()).isEqualTo(expected);
+                }
+            }
+            assertThat(unseeded.tokenWriteBacks()).isZero();
         }
     }
 

@@ -112,6 +112,9 @@ public final class ReleaseSignals {
     public void signal(String resource) {
         Signal signal = signals.get(resource);
         if (signal != null) {
+            // counted before anyone wakes: a woken waiter may acquire and its caller read the
+            // count before this thread would get past the notify
+            wakeUps.incrementAndGet();
             java.util.List<Runnable> wake = new java.util.ArrayList<>();
             synchronized (signal) {
                 signal.generation++;
@@ -125,7 +128,6 @@ public final class ReleaseSignals {
                 }
                 signal.callbacks.clear();
             }
-            wakeUps.incrementAndGet();
             wake.forEach(Runnable::run);
         }
     }

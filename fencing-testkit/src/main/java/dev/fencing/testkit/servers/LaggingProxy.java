@@ -8,15 +8,20 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP proxy on a loopback port in front of a server whose replies can be held back: requests
  * go through at once and are executed, replies arrive {@link #lagReplies late}, or not before
  * the test lets them {@link #holdReplies pass}. That is how a test makes a client give up on a
- * node that did the work — "the SET was applied but the reply was lost". Each connection is
- * pumped by two daemon threads.
+ * node that did the work — "the SET was applied but the reply was lost" — or adds a round trip's
+ * time to every request, as a server on another host would. Each connection is pumped by three
+ * daemon threads: requests, and replies read and written.
  */
 public final class LaggingProxy implements AutoCloseable {
 
@@ -24,7 +29,7 @@ public final class LaggingProxy implements AutoCloseable {
     private final String targetHost;
     private final int targetPort;
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private volatile long replyLagMillis;
+    private volatile long replyLagNanos;
     private final Object gate = new Object();
     private boolean holding; // guarded by gate
 
@@ -56,9 +61,16 @@ public final class LaggingProxy implements AutoCloseable {
         return "redis://127.0.0.1:" + port();
     }
 
-    /** Holds every reply from now on back for {@code lag} (zero: pass replies at once). */
+    /**
+     * Holds every reply from now on back for {@code lag} (zero: pass replies at once), which adds
+     * {@code lag} to each round trip through the proxy. Below a millisecond the hold is a timed
+     * park: the operating system's timer adds some tens of microseconds to it.
+     */
     public void lagReplies(Duration lag) {
-        this.replyLagMillis = lag.toMillis();
+        if (lag.isNegative()) {
+            throw new IllegalArgumentException("lag must not be negative, got " + lag);
+        }
+        this.replyLagNanos = lag.toNanos();
     }
 
     /**
@@ -114,29 +126,62 @@ public final class LaggingProxy implements AutoCloseable {
                     closeQuietly(server);
                     return;
                 }
-                pump(client, server, false);
-                pump(server, client, true);
+                pump(client, server);
+                pumpReplies(server, client);
             } catch (IOException e) {
                 return; // closed
             }
         }
     }
 
-    private void pump(Socket from, Socket to, boolean replies) {
-        Thread thread = new Thread(() -> {
+    /** Copies requests to the server as they come. */
+    private void pump(Socket from, Socket to) {
+        daemon(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
-                    if (replies) {
-                        awaitPassing();
-                    }
-                    long lag = replyLagMillis;
-                    if (replies && lag > 0) {
-                        Thread.sleep(lag); // the injected fault: this reply arrives late
-                    }
                     out.write(buffer, 0, read);
                     out.flush();
+                }
+            } catch (IOException e) {
+                // connection closed
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        });
+    }
+
+    /**
+     * Copies replies to the client, each held until the lag set when it arrived has passed since
+     * its arrival: a delay line, so replies that follow each other closely (pipelined commands, the
+     * late replies of a round already decided) are held at once, not one after the other.
+     */
+    private void pumpReplies(Socket from, Socket to) {
+        BlockingQueue<Held> line = new LinkedBlockingQueue<>();
+        daemon(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream()) {
+                int read;
+                while ((read = in.read(buffer)) >= 0) {
+                    line.add(new Held(Arrays.copyOf(buffer, read), System.nanoTime() + replyLagNanos));
+                }
+            } catch (IOException e) {
+                // connection closed
+            } finally {
+                line.add(Held.END);
+            }
+        });
+        daemon(() -> {
+            try (OutputStream out = to.getOutputStream()) {
+                for (Held reply = line.take(); reply != Held.END; reply = line.take()) {
+                    awaitPassing();
+                    holdUntil(reply.dueNanos()); // the injected fault or round trip: this reply arrives late
+                    out.write(reply.bytes());
+                    if (line.isEmpty()) {
+                        out.flush();
+                    }
                 }
             } catch (IOException | InterruptedException e) {
                 // connection closed
@@ -144,9 +189,27 @@ public final class LaggingProxy implements AutoCloseable {
                 closeQuietly(from);
                 closeQuietly(to);
             }
-        }, "fencing-lagging-proxy-pump");
+        });
+    }
+
+    /** Bytes of a reply and when they may go on to the client. */
+    private record Held(byte[] bytes, long dueNanos) {
+        static final Held END = new Held(new byte[0], 0);
+    }
+
+    private static void daemon(Runnable pump) {
+        Thread thread = new Thread(pump, "fencing-lagging-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    private static void holdUntil(long dueNanos) throws InterruptedException {
+        for (long left = dueNanos - System.nanoTime(); left > 0; left = dueNanos - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+            if (Thread.interrupted()) {
+                throw new InterruptedException("proxy closed while holding a reply");
+            }
+        }
     }
 
     private static void closeQuietly(Socket socket) {
@@ -165,6 +228,6 @@ public final class LaggingProxy implements AutoCloseable {
             // closing anyway
         }
         sockets.forEach(LaggingProxy::closeQuietly);
-        passReplies(); // wakes the held pumps, whose writes then fail on the closed sockets
+        passReplies(); // held replies go nowhere now: their writers find their sockets closed and end
     }
 }

@@ -17,6 +17,7 @@ import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -87,20 +88,29 @@ public final class LuaScript {
      */
     public long runUninterruptibly(RedisScriptingAsyncCommands<String, String> redis, Duration timeout, String[] keys,
             String... args) {
-        CompletableFuture<Long> reply = runAsync(redis, keys, args);
         long deadline = System.nanoTime() + timeout.toNanos();
+        Long value;
+        try {
+            value = awaitUninterruptibly(redis.evalsha(sha, ScriptOutputType.INTEGER, keys, args), deadline, timeout);
+        } catch (RedisNoScriptException notCached) {
+            value = awaitUninterruptibly(redis.eval(source, ScriptOutputType.INTEGER, keys, args), deadline, timeout);
+        }
+        if (value == null) {
+            throw new IllegalStateException("script " + name + " returned nil");
+        }
+        return value;
+    }
+
+    private Long awaitUninterruptibly(Future<Long> reply, long deadline, Duration timeout) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    Long value = reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    if (value == null) {
-                        throw new IllegalStateException("script " + name + " returned nil");
-                    }
-                    return value;
+                    return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException e) {
+                    reply.cancel(false); // a reply arriving later completes nothing
                     throw new RedisCommandTimeoutException("script " + name + " timed out after " + timeout.toMillis()
                             + " ms");
                 } catch (ExecutionException e) {

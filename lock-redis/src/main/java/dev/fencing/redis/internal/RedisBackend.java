@@ -50,20 +50,32 @@ public final class RedisBackend implements AutoCloseable {
 
     /**
      * Connects to a standalone or Sentinel-managed Redis. A client the caller does not own keeps
-     * its options; an owned one gets fail-fast options with {@code commandTimeout}.
+     * its options; an owned one gets fail-fast options, and its connections wait
+     * {@code commandTimeout} for a reply to a synchronous call (the callers of the asynchronous
+     * commands bound their own waits).
+     *
+     * <p>Command timeouts ({@code TimeoutOptions}, on by default since Lettuce 7) are switched off:
+     * they arm a timer for every command and cancel it at the reply — with 16 threads every
+     * command queues on the client's one timer — while a synchronous call's wait ends at the same
+     * timeout anyway.
      */
     public static RedisBackend standalone(RedisClient client, boolean ownsClient, Duration commandTimeout) {
         if (ownsClient) {
             client.setOptions(ClientOptions.builder()
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                     .build());
         }
         StatefulRedisConnection<String, String> connection = null;
         try {
             connection = client.connect();
+            StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub();
+            if (ownsClient) {
+                connection.setTimeout(commandTimeout);
+                pubSub.setTimeout(commandTimeout);
+            }
             return new RedisBackend(client, ownsClient, connection, connection.sync(), connection.async(),
-                    connection.sync(), client.connectPubSub());
+                    connection.sync(), pubSub);
         } catch (RuntimeException e) {
             closeAfterFailure(client, ownsClient, connection);
             throw e;
