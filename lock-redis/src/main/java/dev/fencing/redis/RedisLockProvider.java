@@ -315,8 +315,10 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
         CompletableFuture<Long> release;
         try {
+            // bounded here: our own client arms no per-command timer, so a silent server would
+            // otherwise leave this give-back in flight, and never retried, until it answered
             release = RELEASE.runAsync(backend.asyncScripting(), new String[] {lockKey(resource)}, ownerId,
-                    keys.releaseChannel(resource), resource);
+                    keys.releaseChannel(resource), resource).orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             release = CompletableFuture.failedFuture(e);
         }
