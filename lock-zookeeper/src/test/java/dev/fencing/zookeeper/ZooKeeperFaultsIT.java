@@ -13,7 +13,6 @@ import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -23,7 +22,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.WatchersDebug;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
@@ -70,7 +68,7 @@ class ZooKeeperFaultsIT {
         Lease lease = holder.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))).orElseThrow();
         assertThat(next.tryAcquire(resource, LeaseOptions.ofDefaults())).isEmpty();
 
-        expireSessionOnTheServer(holder.curator().getZookeeperClient().getZooKeeper());
+        zooKeeper.expireSession(holder.curator().getZookeeperClient().getZooKeeper());
 
         try (Lease taken = next.acquire(resource, LeaseOptions.ofDefaults().withWaitTimeout(Duration.ofSeconds(20)))) {
             assertThat(taken.token().isNewerThan(lease.token())).isTrue();
@@ -83,17 +81,6 @@ class ZooKeeperFaultsIT {
         }
     }
 
-    /** What a session timeout on the server does: another handle on the same session closes it. */
-    private void expireSessionOnTheServer(ZooKeeper victim) throws Exception {
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(zooKeeper.connectString(), 10_000, event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, victim.getSessionId(), victim.getSessionPasswd());
-        assertThat(connected.await(10, TimeUnit.SECONDS)).as("twin handle connected").isTrue();
-        twin.close();
-    }
 
     @Test
     void theTokenIsTheCzxidNotTheSequenceWhichRestartsWithTheParent() throws Exception {

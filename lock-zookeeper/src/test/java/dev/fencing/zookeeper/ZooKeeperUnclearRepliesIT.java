@@ -16,7 +16,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,7 +28,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
@@ -275,7 +273,7 @@ class ZooKeeperUnclearRepliesIT {
         Future<Lease> waiter = pool.submit(() -> other.acquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))
                 .withWaitTimeout(Duration.ofSeconds(30))));
 
-        expireOnTheServer(victim);
+        zooKeeper.expireSession(victim);
         Lease next = waiter.get(SESSION.toSeconds(), TimeUnit.SECONDS);
         fault.passReplies();
 
@@ -292,17 +290,6 @@ class ZooKeeperUnclearRepliesIT {
         next.release();
     }
 
-    /** What a session timeout on the server does: another handle on the same session closes it. */
-    private void expireOnTheServer(ZooKeeper victim) throws Exception {
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(zooKeeper.connectString(), (int) SESSION.toMillis(), event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, victim.getSessionId(), victim.getSessionPasswd());
-        assertThat(connected.await(10, TimeUnit.SECONDS)).as("twin handle connected").isTrue();
-        twin.close();
-    }
 
     /**
      * Three processes, each behind its own proxy, contend for one lock (a waiting acquire and a

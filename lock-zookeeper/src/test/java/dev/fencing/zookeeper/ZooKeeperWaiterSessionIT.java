@@ -9,7 +9,6 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.testkit.servers.TestServers;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -18,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -52,7 +50,7 @@ class ZooKeeperWaiterSessionIT {
 
             ZooKeeper before = inLine.curator().getZookeeperClient().getZooKeeper();
             long oldSession = before.getSessionId();
-            expireSessionOnTheServer(before);
+            zooKeeper.expireSession(before);
             await().atMost(Duration.ofSeconds(20)).until(() -> observer.getChildren().forPath(parent).size() == 1);
             await().atMost(Duration.ofSeconds(20)).until(() -> inLine.curator().getZookeeperClient().isConnected()
                     && inLine.curator().getZookeeperClient().getZooKeeper().getSessionId() != oldSession);
@@ -70,15 +68,4 @@ class ZooKeeperWaiterSessionIT {
         }
     }
 
-    /** What a session timeout on the server does: another handle on the same session closes it. */
-    private void expireSessionOnTheServer(ZooKeeper victim) throws Exception {
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper twin = new ZooKeeper(zooKeeper.connectString(), 10_000, event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-            }
-        }, victim.getSessionId(), victim.getSessionPasswd());
-        assertThat(connected.await(10, TimeUnit.SECONDS)).as("twin handle connected").isTrue();
-        twin.close();
-    }
 }

@@ -2,7 +2,11 @@ package dev.fencing.testkit.servers;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,6 +76,38 @@ public final class ZooKeeperTestServer implements TestServer {
             managed("start").restart();
         } catch (Exception e) {
             throw new IllegalStateException("cannot restart " + describe(), e);
+        }
+    }
+
+    /**
+     * Ends {@code victim}'s session on the server, as a session timeout does: a second handle on
+     * the same session connects and closes it, so the server deletes the session's ephemeral
+     * znodes, and the victim learns on its next contact that its session expired. Works on an
+     * external server too.
+     *
+     * @throws IllegalStateException if the second handle does not connect within 10 s
+     */
+    public void expireSession(ZooKeeper victim) {
+        CountDownLatch connected = new CountDownLatch(1);
+        try {
+            ZooKeeper twin = new ZooKeeper(connectString, 10_000, event -> {
+                if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            }, victim.getSessionId(), victim.getSessionPasswd());
+            try {
+                if (!connected.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("a second handle on session 0x" + Long.toHexString(victim.getSessionId())
+                            + " did not connect to " + describe() + " within 10 s");
+                }
+            } finally {
+                twin.close();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a second handle on " + describe(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while expiring a session on " + describe(), e);
         }
     }
 
