@@ -40,6 +40,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EtcdLockProviderIT extends LockProviderContract {
 
     private static final EtcdTestServer etcd = TestServers.etcd();
+    /** A wait whose 30 s backoff is longer than any test: only a watch can wake it in time. */
+    private static final LeaseOptions WAITING_ON_NOTICES_ONLY = LeaseOptions.ofTtl(Duration.ofSeconds(30))
+            .withWaitTimeout(Duration.ofSeconds(60)).withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
     private static Client raw;
 
     @BeforeAll
@@ -229,8 +232,7 @@ class EtcdLockProviderIT extends LockProviderContract {
         String resource = resource("r");
         Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
         EtcdLockProvider other = (EtcdLockProvider) anotherProvider();
-        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
-                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        LeaseOptions waiting = WAITING_ON_NOTICES_ONLY;
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Lease> waiter = pool.submit(() -> other.acquire(resource, waiting));
@@ -258,8 +260,7 @@ class EtcdLockProviderIT extends LockProviderContract {
         Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
         List<EtcdLockProvider> line = List.of((EtcdLockProvider) anotherProvider(),
                 (EtcdLockProvider) anotherProvider(), (EtcdLockProvider) anotherProvider());
-        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
-                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        LeaseOptions waiting = WAITING_ON_NOTICES_ONLY;
         ExecutorService pool = Executors.newFixedThreadPool(line.size());
         try {
             List<Future<Lease>> waiters = new java.util.ArrayList<>();
@@ -303,8 +304,7 @@ class EtcdLockProviderIT extends LockProviderContract {
                 bytes(""), io.etcd.jetcd.options.PutOption.builder().withLeaseId(frozenLease).build())
                 .get(5, TimeUnit.SECONDS);
         EtcdLockProvider other = (EtcdLockProvider) anotherProvider();
-        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
-                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        LeaseOptions waiting = WAITING_ON_NOTICES_ONLY;
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Lease> waiter = pool.submit(() -> other.acquire(resource, waiting));
@@ -324,8 +324,7 @@ class EtcdLockProviderIT extends LockProviderContract {
         String resource = resource("closing");
         Lease held = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
         EtcdLockProvider closing = EtcdLockProvider.builder(etcd.endpoints().toArray(String[]::new)).build();
-        LeaseOptions waiting = LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(60))
-                .withBackoff(Backoff.fixed(Duration.ofSeconds(30)));
+        LeaseOptions waiting = WAITING_ON_NOTICES_ONLY;
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             pool.submit(() -> closing.acquire(resource, waiting));
