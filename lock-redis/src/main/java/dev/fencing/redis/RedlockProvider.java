@@ -35,6 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * Redlock: a lock held by a majority of N independent Redis masters, with fencing tokens.
@@ -43,7 +44,9 @@ import java.util.function.Function;
  * <ol>
  *   <li>Read the monotonic clock.
  *   <li>On all N nodes in parallel, the single-instance acquire script (take the lock if free and
- *       the node's token {@code max(counter + 1, TIME in µs)}), each answer awaited at most the per-node
+ *       the node's token {@code max(counter + 1, seed)}, the seed being this process's clock in µs,
+ *       the same for every node, while it is within {@link Builder#tokenClockTolerance} of the
+ *       node's {@code TIME}, else the node's own {@code TIME}), each answer awaited at most the per-node
  *       timeout (default 100 ms, never more than a third of the TTL).
  *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
  *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
@@ -77,9 +80,10 @@ import java.util.function.Function;
  * back without its data — restarted without persistence, or from an older snapshot — also comes
  * back without its lock keys (the lock can be granted twice: restart a crashed node only after the
  * longest TTL has passed, the delayed-restart rule), and with an old counter; because each node's
- * token is at least its clock in microseconds, tokens keep increasing under the clock assumption
- * of {@link RedisLockProvider} (the node's clock not behind the others' by more than the time it
- * was away). With seeding off they can repeat. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
+ * token is at least its clock in microseconds minus the {@linkplain Builder#tokenClockTolerance
+ * tolerance}, tokens keep increasing under the clock assumption of {@link RedisLockProvider},
+ * tightened by twice the tolerance (the node's clock not behind the others' by more than the time
+ * it was away minus twice the tolerance). With seeding off they can repeat. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
  * can still grant the lock twice. The store's check of the token is what keeps data safe.
  */
 public final class RedlockProvider extends AbstractLockProvider {
@@ -98,6 +102,8 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final Duration nodeTimeout;
     private final double driftFactor;
     private final Backoff retryBackoff;
+    private final String tokenClockToleranceMicros;
+    private final LongSupplier wallClockMicros;
     private final LongAdder tokenWriteBacks = new LongAdder();
 
     private RedlockProvider(Builder builder, List<Node> nodes) {
@@ -110,6 +116,8 @@ public final class RedlockProvider extends AbstractLockProvider {
         this.nodeTimeout = builder.nodeTimeout;
         this.driftFactor = builder.driftFactor;
         this.retryBackoff = builder.retryBackoff;
+        this.tokenClockToleranceMicros = Long.toString(builder.tokenClockTolerance.toNanos() / 1000);
+        this.wallClockMicros = builder.wallClockMicros;
     }
 
     /** The nodes as host:port, without the credentials a URI may carry. */
@@ -188,9 +196,11 @@ public final class RedlockProvider extends AbstractLockProvider {
 
     /**
      * How many acquire attempts that a majority granted needed the token write-back round because
-     * fewer than a majority of the nodes answered the largest token (a diagnostic: with
-     * {@linkplain Builder#tokenSeeding seeding} each node answers its own clock, so nearly every grant
-     * does; without it, counters in step agree and none does).
+     * fewer than a majority of the nodes answered the largest token (a diagnostic: counters in step
+     * agree and need none — with {@linkplain Builder#tokenSeeding seeding} while the nodes' clocks
+     * are within {@linkplain Builder#tokenClockTolerance the tolerance} of this process's, since
+     * every node is offered the same seed; a node further off answers its own clock, and the grant
+     * needs the round).
      */
     public long tokenWriteBacks() {
         return tokenWriteBacks.sum();
@@ -208,8 +218,9 @@ public final class RedlockProvider extends AbstractLockProvider {
         long perNode = perNodeTimeoutMillis(ttl);
         String ownerId = OwnerIds.random();
         String[] keys = {lockKey(resource), tokenKey(resource)};
-        Round acquired = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId,
-                Long.toString(ttl.toMillis()), seedTokens ? "1" : "0", tokenIdleExpiryMillis), majorityDecided());
+        String proposedMicros = Long.toString(wallClockMicros.getAsLong());
+        Round acquired = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId, Long.toString(ttl.toMillis()),
+                seedTokens ? "1" : "0", tokenIdleExpiryMillis, proposedMicros, tokenClockToleranceMicros), majorityDecided());
         List<Long> replies = acquired.answers;
         final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
         long taken = acquired.yes;
@@ -239,6 +250,12 @@ public final class RedlockProvider extends AbstractLockProvider {
             }
         }
         return Optional.of(new RedlockLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, ttl.minus(drift)));
+    }
+
+    /** This process's wall clock in microseconds since the epoch: the seed every node of a round is offered. */
+    static long systemWallClockMicros() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000;
     }
 
     private long validityLeft(long requestedAtNanos, Duration ttl, Duration drift) {
@@ -602,6 +619,8 @@ public final class RedlockProvider extends AbstractLockProvider {
     public static final class Builder extends RedisProviderBuilder<Builder> {
         private final List<String> uris;
         private Duration nodeTimeout = Duration.ofMillis(100);
+        private Duration tokenClockTolerance = Duration.ofMillis(25);
+        private LongSupplier wallClockMicros = RedlockProvider::systemWallClockMicros;
         private Backoff retryBackoff = Backoff.fullJitter(Duration.ofMillis(10), Duration.ofMillis(400));
 
         private Builder(List<String> uris) {
@@ -619,6 +638,31 @@ public final class RedlockProvider extends AbstractLockProvider {
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
             this.nodeTimeout = Checks.requireBetween("nodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(5));
+            return this;
+        }
+
+        /**
+         * How far this process's clock may be from a node's for the node to seed its token from this
+         * process's reading instead of its own; default 25 ms, zero to 1 s. With seeding each node's
+         * token is {@code max(counter + 1, seed)}; one reading offered to every node of a round lets
+         * nodes whose counters are in step answer the same token, so a grant needs no write-back
+         * round (see {@link #tokenWriteBacks()}). A node whose clock is further off seeds from its own
+         * clock, and the grant pays the write-back round — slower, never less safe.
+         *
+         * <p>What it costs: a node's seed can be up to the tolerance behind its own clock, so a node
+         * that comes back with an older counter (a restore, a restart without its last writes) must
+         * have been away longer than twice the tolerance plus its clock's lag, besides the
+         * longest TTL the delayed-restart rule asks for anyway.
+         */
+        public Builder tokenClockTolerance(Duration tokenClockTolerance) {
+            this.tokenClockTolerance = Checks.requireBetween("tokenClockTolerance", tokenClockTolerance, Duration.ZERO,
+                    Duration.ofSeconds(1));
+            return this;
+        }
+
+        /** Tests: a process whose clock is off. */
+        Builder wallClockMicros(LongSupplier wallClockMicros) {
+            this.wallClockMicros = wallClockMicros;
             return this;
         }
 

@@ -1,6 +1,8 @@
 -- KEYS[1] lock key, KEYS[2] token key (same hash slot)
 -- ARGV[1] owner id, ARGV[2] ttl in ms, ARGV[3] '1' to take every token from max(counter + 1, TIME in µs),
--- ARGV[4] idle expiry of the token key in ms ('0' for none)
+-- ARGV[4] idle expiry of the token key in ms ('0' for none); optional (Redlock): ARGV[5] a clock
+-- reading in µs the client proposes to every node of the round, ARGV[6] how far in µs it may be
+-- from this server's TIME to be used instead of it
 -- Returns the new token (the same one again if this owner id already took it), 0 if the lock is
 -- held, or an error (nothing written) if the counter is not a decimal number of at most 2^53 - 1:
 -- Lua numbers are doubles and would round it.
@@ -27,6 +29,15 @@ if ARGV[3] == '1' then
   -- token issued before, while the clock has not gone back and grants stay below one per µs
   local now = redis.call('TIME')
   local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if ARGV[5] then
+    -- one reading shared by the whole Redlock round, so that nodes whose counters are in step
+    -- answer the same token and no write-back round is needed; used only while it is within the
+    -- tolerance of this server's clock, so the floor stays above TIME minus the tolerance
+    local proposed = tonumber(ARGV[5])
+    if math.abs(proposed - micros) <= tonumber(ARGV[6]) then
+      micros = proposed
+    end
+  end
   if micros > token then
     token = micros
   end

@@ -164,6 +164,66 @@ class RedlockProviderIT extends LockProviderContract {
         }
     }
 
+    /**
+     * With seeding on, every node of a round is offered the same clock reading: nodes whose clocks
+     * are within the tolerance of this process's answer the same token, so no grant pays the
+     * write-back round. The tolerance is 1 s here so that a loaded test machine's scheduling delay
+     * between reading the clock and a node running the script cannot push a node outside it.
+     */
+    @Test
+    void oneSeedOfferedToEveryNodeLetsSeededGrantsSkipTheWriteBack() {
+        List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
+        try (RedlockProvider seeded = RedlockProvider.builder(uris).tokenClockTolerance(Duration.ofSeconds(1))
+                .nodeTimeout(Duration.ofSeconds(1)).build()) {
+            String resource = resource("r");
+            long before = serverMicros(nodes.get(0));
+            long previous = 0;
+            for (int i = 0; i < 5; i++) {
+                try (Lease lease = seeded.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+                    assertThat(lease.token().value()).isGreaterThan(previous).isGreaterThanOrEqualTo(before - 1_000_000);
+                    previous = lease.token().value();
+                }
+            }
+            assertThat(seeded.tokenWriteBacks()).as("every majority answered the same seeded token").isZero();
+        }
+    }
+
+    /**
+     * A process whose clock is an hour off has its seed refused by every node: each node seeds from
+     * its own clock, the nodes disagree and the grant pays the write-back — tokens stay near the
+     * nodes' clocks (not an hour ahead, not an hour behind) and keep increasing across processes.
+     */
+    @Test
+    void aSeedFurtherFromTheNodesClocksThanTheToleranceIsRefusedAndTokensStillIncrease() {
+        List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
+        long hour = 3_600_000_000L;
+        try (RedlockProvider behind = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1))
+                        .wallClockMicros(() -> RedlockProvider.systemWallClockMicros() - hour).build();
+                RedlockProvider ahead = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1))
+                        .wallClockMicros(() -> RedlockProvider.systemWallClockMicros() + hour).build();
+                RedlockProvider inStep = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1)).build()) {
+            String resource = resource("r");
+            long previous = 0;
+            for (RedlockProvider process : List.of(behind, ahead, inStep, ahead, behind, inStep)) {
+                long before = serverMicros(nodes.get(0));
+                try (Lease lease = process.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+                    long token = lease.token().value();
+                    assertThat(token).as("above the last token").isGreaterThan(previous);
+                    assertThat(token).as("not the far-behind seed").isGreaterThanOrEqualTo(before);
+                    assertThat(token).as("not the far-ahead seed").isLessThan(serverMicros(nodes.get(0)) + hour / 2);
+                    previous = token;
+                }
+            }
+            assertThat(ahead.tokenWriteBacks()).as("own clocks answered: the nodes disagreed").isPositive();
+            assertThat(behind.tokenWriteBacks()).as("own clocks answered: the nodes disagreed").isPositive();
+        }
+    }
+
+    private static long serverMicros(RedisTestServer node) {
+        List<?> time = (List<?>) node.command("TIME");
+        return Long.parseLong((String) time.get(0)) * 1_000_000 + Long.parseLong((String) time.get(1));
+    }
+
     @Test
     void theNodeCountMustBeOddAndAtLeastThree() {
         List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
@@ -172,6 +232,8 @@ class RedlockProviderIT extends LockProviderContract {
                 .hasMessageContaining("an odd number of independent Redis masters, 3 to 15");
         assertThatThrownBy(() -> RedlockProvider.builder(uris.subList(0, 1))).hasMessageContaining("got 1");
         assertThatThrownBy(() -> RedlockProvider.builder(uris).driftFactor(0.9)).hasMessageContaining("driftFactor");
+        assertThatThrownBy(() -> RedlockProvider.builder(uris).tokenClockTolerance(Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tokenClockTolerance");
         assertThatThrownBy(() -> RedlockProvider.builder(uris).nodeTimeout(java.time.Duration.ZERO))
                 .hasMessageContaining("nodeTimeout");
     }
