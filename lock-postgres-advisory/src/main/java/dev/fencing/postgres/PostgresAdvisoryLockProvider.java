@@ -39,11 +39,15 @@ import javax.sql.DataSource;
  *   <li>The TTL is enforced by the server: {@code idle_session_timeout} ends a session that sends
  *       nothing for a TTL, which releases its locks. A holder that pauses, is partitioned or dies
  *       loses the lock one TTL after its last renewal; the watchdog's renewal (every TTL/3, which
- *       also checks {@code pg_locks} that the session still holds the key) keeps a live one.
+ *       also checks {@code pg_locks} that the session still holds the key) keeps a live one. A
+ *       renewal the server does not answer within a third of the TTL closes its connection (the
+ *       session ends, and its lock with it) and the lease is lost.
  *   <li>A waiting {@code acquire} retries with the core backoff, woken early by releases in this
  *       JVM. Try-and-back-off was chosen over a blocking {@code pg_advisory_lock} under
  *       {@code lock_timeout}: a waiter holds no connection and no server backend between tries,
- *       and honours interruption and the wait timeout exactly.
+ *       and honours interruption and the wait timeout — to within the least waits an attempt
+ *       still gets once the deadline passed ({@link #MIN_BORROW_WAIT} for a pooled connection,
+ *       {@link #MIN_STATEMENT_WAIT} for the statement).
  *   <li>Release runs {@code pg_advisory_unlock(key)}, puts back the {@code idle_session_timeout}
  *       the session had before the acquire and returns the connection.
  * </ol>
@@ -334,17 +338,26 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRenew(Duration ttl) {
             synchronized (connection) {
-                try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
-                    // a stalled server must not hold the renewal past the next tick (JDBC counts whole seconds)
-                    statement.setQueryTimeout((int) Math.max(1, ttl.dividedBy(3).toSeconds()));
-                    statement.setString(1, Long.toString(ttl.toMillis()));
-                    statement.setLong(2, CounterSql.high(key));
-                    statement.setLong(3, CounterSql.low(key));
-                    try (ResultSet row = statement.executeQuery()) {
-                        return row.next() && row.getBoolean(2);
+                try {
+                    // a stalled server must not hold the renewal past a third of the TTL: the socket gives
+                    // up then and the connection is closed, which ends the session and its lock (a query
+                    // timeout alone would wait for a server that never reads the cancel request)
+                    int previousNetworkTimeout = connection.getNetworkTimeout();
+                    connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, ttl.dividedBy(3).toMillis()));
+                    boolean held;
+                    try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
+                        statement.setString(1, Long.toString(ttl.toMillis()));
+                        statement.setLong(2, CounterSql.high(key));
+                        statement.setLong(3, CounterSql.low(key));
+                        try (ResultSet row = statement.executeQuery()) {
+                            held = row.next() && row.getBoolean(2);
+                        }
                     }
+                    connection.setNetworkTimeout(Runnable::run, previousNetworkTimeout);
+                    return held;
                 } catch (SQLException e) {
-                    // the session is gone (terminated backend, dropped connection, idle timeout): so is the lock
+                    // the session is gone (terminated backend, dropped connection, idle timeout, a server
+                    // silent past the renewal's deadline): so is the lock
                     return false;
                 }
             }

@@ -12,6 +12,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestServers;
@@ -63,6 +64,55 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
     /** A provider whose connections go through a proxy that is closed once the provider is built. */
     @Override
     protected LockProvider createUnreachableProvider() {
+        LaggingProxy proxy = proxyToTheServer();
+        LockProvider provider = PostgresAdvisoryLockProvider.create(throughProxy(proxy));
+        proxy.close();
+        return provider;
+    }
+
+    /**
+     * A provider on a pool whose connections pass a proxy that holds replies: the acquire statement
+     * runs on the server, its reply never comes, the statement's network timeout closes the
+     * connection, and the server ends that session — with the lock it may have taken.
+     */
+    @Override
+    protected java.util.Optional<UnclearReplies> unclearReplies() {
+        LaggingProxy proxy = proxyToTheServer();
+        HikariConfig config = new HikariConfig();
+        config.setDataSource(throughProxy(proxy));
+        config.setMaximumPoolSize(2);
+        config.setPoolName("advisory-it-unclear");
+        HikariDataSource proxied = new HikariDataSource(config);
+        PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(proxied);
+        return java.util.Optional.of(new UnclearReplies() {
+            @Override
+            public LockProvider provider() {
+                return locks;
+            }
+
+            @Override
+            public void holdReplies() {
+                proxy.holdReplies();
+            }
+
+            @Override
+            public void passReplies() {
+                proxy.passReplies();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    locks.close();
+                    proxied.close();
+                } finally {
+                    proxy.close();
+                }
+            }
+        });
+    }
+
+    private static LaggingProxy proxyToTheServer() {
         pool();
         PostgresTestServer server = TestServers.postgres();
         java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
@@ -70,14 +120,47 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
         if (!url.matches()) {
             throw new IllegalStateException("cannot find host and port in " + server.describe());
         }
-        LaggingProxy proxy = LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)));
+        return LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)));
+    }
+
+    /** The test database reached through {@code proxy}. */
+    private static DataSource throughProxy(LaggingProxy proxy) {
+        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
+                .matcher(database.getURL());
+        if (!url.matches()) {
+            throw new IllegalStateException("cannot find host and port in " + database.getURL());
+        }
         PGSimpleDataSource viaProxy = new PGSimpleDataSource();
         viaProxy.setURL(database.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
         viaProxy.setUser(database.getUser());
         viaProxy.setPassword(database.getPassword());
-        LockProvider provider = PostgresAdvisoryLockProvider.create(viaProxy);
-        proxy.close();
-        return provider;
+        return viaProxy;
+    }
+
+    /**
+     * A renewal the server does not answer gives up within a third of the TTL (before, a stalled
+     * server held it for the statement's whole second-granular query timeout plus the late reply):
+     * the lease is lost, and its session closed so the server drops the lock with it.
+     */
+    @Test
+    void aRenewalTheServerDoesNotAnswerGivesUpWithinAThirdOfTheTtl() {
+        try (LaggingProxy proxy = proxyToTheServer();
+                PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(throughProxy(proxy))) {
+            String resource = resource("r");
+            Duration ttl = Duration.ofMillis(900);
+            Lease lease = locks.tryAcquire(resource, LeaseOptions.ofTtl(ttl)).orElseThrow();
+            proxy.lagReplies(Duration.ofSeconds(3));
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> lease.renew(ttl)).isInstanceOf(dev.fencing.core.LeaseLostException.class);
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(took).as("renewal of a %s lease on a silent server", ttl).isLessThan(Duration.ofMillis(700));
+            assertThat(lease.isValid()).isFalse();
+            try (Lease next = await().atMost(Duration.ofSeconds(10))
+                    .until(() -> provider.tryAcquire(resource, LeaseOptions.ofDefaults()), java.util.Optional::isPresent)
+                    .orElseThrow()) {
+                assertThat(next.token().value()).isGreaterThan(lease.token().value());
+            }
+        }
     }
 
     @Test

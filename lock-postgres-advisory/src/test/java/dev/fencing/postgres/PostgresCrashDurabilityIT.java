@@ -9,6 +9,8 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
@@ -22,8 +24,10 @@ import org.junit.jupiter.api.Test;
  * with {@code synchronous_commit = off} (a common throughput setting) and a {@code
  * wal_writer_delay} of 10 s, so an ordinary commit reaches the WAL on disk up to 10 s late; the
  * postmaster is then killed with SIGKILL, which loses whatever WAL was still in shared memory.
- * The counter statements must have committed durably anyway: after crash recovery the next
- * token is above every token handed out.
+ * The counter statements must have committed durably anyway: after crash recovery the counter
+ * row still holds the last token handed out, and the next token is above every token handed out.
+ * (The next token alone would not show it: every token is at least the server clock in µs, which
+ * moved on during the crash; the counter row is what an asynchronous commit would have lost.)
  *
  * <p>(The server keeps the embedded default {@code fsync = off}: a SIGKILL loses the server's
  * memory, not the operating system's page cache, so what was written survives; that is the
@@ -62,6 +66,7 @@ class PostgresCrashDurabilityIT {
             }
         }
         crashAndRecover();
+        assertThat(counterOf("crash-session")).as("the counter row after the crash").isGreaterThanOrEqualTo(highest);
         try (PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(server.dataSource());
                 Lease next = locks.tryAcquire("crash-session", LeaseOptions.ofDefaults()).orElseThrow()) {
             assertThat(next.token().value()).as("first token after the crash; %d were handed out before it", highest)
@@ -82,12 +87,24 @@ class PostgresCrashDurabilityIT {
             }
         }
         crashAndRecover();
+        assertThat(counterOf("crash-transaction")).as("the counter row after the crash").isGreaterThanOrEqualTo(highest);
         try (Connection connection = server.connect()) {
             connection.setAutoCommit(false);
             FencingToken next = locks.lock(connection, "crash-transaction");
             connection.commit();
             assertThat(next.value()).as("first token after the crash; %d were handed out before it", highest)
                     .isGreaterThan(highest);
+        }
+    }
+
+    private static long counterOf(String resource) throws Exception {
+        try (Connection connection = server.connect();
+                PreparedStatement read = connection.prepareStatement(
+                        "SELECT token FROM fencing_token_counter WHERE resource = ?")) {
+            read.setString(1, resource);
+            try (ResultSet row = read.executeQuery()) {
+                return row.next() ? row.getLong(1) : 0;
+            }
         }
     }
 
