@@ -3,6 +3,7 @@ package dev.fencing.testkit;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
@@ -46,7 +47,14 @@ public final class InMemoryLockProvider extends AbstractLockProvider {
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         String ownerId = OwnerIds.random();
-        long token = server.tryLock(resource, ownerId, clock().nanoTime(), requestedAtNanos + options.ttl().toNanos());
+        long token;
+        try {
+            token = server.tryLock(resource, ownerId, clock().nanoTime(), requestedAtNanos + options.ttl().toNanos());
+        } catch (LockUnavailableException unclear) {
+            // the server may have granted it: give back what nobody will be handed (owner-checked)
+            server.unlock(resource, ownerId, clock().nanoTime());
+            throw unclear;
+        }
         if (token == 0) {
             return Optional.empty();
         }

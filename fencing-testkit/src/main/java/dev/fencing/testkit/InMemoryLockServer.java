@@ -19,6 +19,7 @@ public final class InMemoryLockServer {
     private final Map<String, Long> tokens = new HashMap<>();
     private final CopyOnWriteArrayList<Consumer<String>> releaseListeners = new CopyOnWriteArrayList<>();
     private volatile boolean unreachable;
+    private volatile boolean losingReplies;
 
     /**
      * Cuts the server off: every later call of a connected provider fails with
@@ -32,6 +33,20 @@ public final class InMemoryLockServer {
     /** Answers again after {@link #disconnect()}. */
     public void reconnect() {
         unreachable = false;
+    }
+
+    /**
+     * From now on (until {@link #answerAgain()}) a lock request is carried out but its answer is
+     * lost: the provider's attempt fails with {@link dev.fencing.core.LockUnavailableException}
+     * after the server may have granted the lock — the unclear reply of a real server.
+     */
+    public void loseAcquireReplies() {
+        losingReplies = true;
+    }
+
+    /** Lock requests are answered again after {@link #loseAcquireReplies()}. */
+    public void answerAgain() {
+        losingReplies = false;
     }
 
     private void requireReachable(String resource) {
@@ -49,7 +64,12 @@ public final class InMemoryLockServer {
             return 0;
         }
         holders.put(resource, new Holder(ownerId, expiresAtNanos));
-        return tokens.merge(resource, 1L, Long::sum);
+        long token = tokens.merge(resource, 1L, Long::sum);
+        if (losingReplies) {
+            throw dev.fencing.core.LockUnavailableException.unreachable(resource, "the in-memory lock server's reply"
+                    + " was lost (it may have granted the lock)", null);
+        }
+        return token;
     }
 
     /** Extends the lock if {@code ownerId} holds it and it has not expired. */

@@ -20,4 +20,32 @@ class InMemoryLockProviderTest extends LockProviderContract {
         cutOff.disconnect();
         return provider;
     }
+
+    /** Lock requests carried out whose answers the server then loses (the provider sharing its server). */
+    @Override
+    protected java.util.Optional<UnclearReplies> unclearReplies() {
+        InMemoryLockProvider own = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        return java.util.Optional.of(new UnclearReplies() {
+            @Override
+            public LockProvider provider() {
+                return own;
+            }
+
+            @Override
+            public void holdReplies() {
+                server.loseAcquireReplies();
+            }
+
+            @Override
+            public void passReplies() {
+                server.answerAgain();
+            }
+
+            @Override
+            public void close() {
+                server.answerAgain();
+                own.close();
+            }
+        });
+    }
 }
