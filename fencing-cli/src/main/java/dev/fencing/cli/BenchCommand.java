@@ -445,6 +445,12 @@ final class BenchCommand extends FencingCommand {
             add(5, "JDBC: fenced UPDATE vs plain; fence-row transaction vs plain transaction (" + settings + ")", rows,
                     Map.of("postgres", settings));
             countRoundTrips(contenders);
+            // the transactions' own baseline is the plain transaction (row 4): each repeat's ratio to it
+            Map<String, Object> result = results.get(results.size() - 1);
+            result.put("fenceTransactionToPlainTransaction", spread(ratiosTo(rows.get(7), rows.get(4))));
+            result.put("fenceByHandToPlainTransaction", spread(ratiosTo(rows.get(6), rows.get(4))));
+            result.put("secondUpdateToPlainTransaction", spread(ratiosTo(rows.get(5), rows.get(4))));
+            result.put("fencedTableUpdateToPlainTransaction", spread(ratiosTo(rows.get(3), rows.get(4))));
         }
     }
 
@@ -660,6 +666,15 @@ final class BenchCommand extends FencingCommand {
     }
 
     // ---- reporting ----
+
+    /** {@code row}'s throughput over {@code baseline}'s, repeat by repeat (both measured in the same turns). */
+    static double[] ratiosTo(BenchRunner.Row row, BenchRunner.Row baseline) {
+        double[] ratios = new double[row.ratios().size()];
+        for (int r = 0; r < ratios.length; r++) {
+            ratios[r] = row.ratios().get(r) / baseline.ratios().get(r);
+        }
+        return ratios;
+    }
 
     /** The median of {@code values} with their minimum and maximum, rounded to two decimals. */
     static Map<String, Object> spread(double[] values) {

@@ -478,10 +478,11 @@ public final class FencedTable {
     }
 
     private GuardedStatement guarded(String sql, TableShape shape) {
-        String cacheKey = shape.dialect() + "\n" + sql;
+        String cacheKey = shape.dialect() + "\n" + shape.quotedName() + "\n" + sql;
         GuardedStatement statement = statements.get(cacheKey);
         if (statement == null) {
-            statement = GuardedStatement.parse(sql, shape.dialect(), TOKEN_MARKER, tokenColumn, keyColumns, policy);
+            statement = GuardedStatement.parse(sql, shape.dialect(), TOKEN_MARKER, tokenColumn, keyColumns, policy,
+                    shape.quotedName());
             if (statements.size() < MAX_CACHED) {
                 statements.putIfAbsent(cacheKey, statement);
             }

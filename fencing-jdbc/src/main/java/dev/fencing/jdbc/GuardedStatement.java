@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A hand-written {@code UPDATE} of one row, rewritten so that it cannot bypass the row guard:
@@ -53,6 +54,16 @@ final class GuardedStatement {
      */
     static GuardedStatement parse(String sql, SqlDialect dialect, String marker, String tokenColumn, List<String> keyColumns,
             Policy policy) {
+        return parse(sql, dialect, marker, tokenColumn, keyColumns, policy, null);
+    }
+
+    /**
+     * As {@link #parse(String, SqlDialect, String, String, List, Policy)}, with the statement's
+     * table written as {@code resolvedTable} (schema-qualified and quoted): the statement then
+     * updates the table the guard resolved, whatever the connection's search path finds first.
+     */
+    static GuardedStatement parse(String sql, SqlDialect dialect, String marker, String tokenColumn, List<String> keyColumns,
+            Policy policy, @Nullable String resolvedTable) {
         if (sql == null || sql.isBlank()) {
             throw new IllegalArgumentException("the statement must not be blank");
         }
@@ -97,7 +108,11 @@ final class GuardedStatement {
         }
 
         Rewriter out = new Rewriter(sql, tokens);
-        out.copy(0, set + 1);
+        if (resolvedTable == null) {
+            out.copy(0, set + 1);
+        } else {
+            out.copy(0, tableStart).text(" " + resolvedTable).copy(set, set + 1);
+        }
         if (!setsToken) {
             out.text(" " + tokenColumn + " = ?,").bind('t', 0);
         }

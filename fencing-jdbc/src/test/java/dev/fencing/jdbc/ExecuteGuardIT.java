@@ -9,9 +9,11 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.testkit.servers.SqlTestServer;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -105,6 +107,37 @@ class ExecuteGuardIT {
             assertStale(() -> ACCOUNTS.update(connection, token(7), Map.of("id", id), Map.of("balance", 1)), 10, "update");
             assertThat(ACCOUNTS.execute(connection, token(11), Map.of("id", id), "UPDATE accounts SET balance = 1"))
                     .as("no row, and no newer mark").isZero();
+        }
+    }
+
+    /**
+     * The statement updates the table this FencedTable resolved and guards (the one whose fence
+     * entries it raises), however the connection's search_path spells it: before, a connection
+     * whose search_path found another {@code accounts} first updated that table instead.
+     */
+    @Test
+    void aSearchPathThatFindsAnotherTableOfTheSameNameStillUpdatesTheGuardedOne() throws SQLException {
+        FencedTable accounts = FencedTable.of("accounts", "id");
+        try (Connection connection = Databases.migrated(Databases.postgres()).getConnection()) {
+            long id = newAccount(connection, 10, 150);
+            accounts.highWaterMark(connection, Map.of("id", id)); // resolved on the default search_path: public
+            try (Statement statement = connection.createStatement()) {
+                statement.execute("CREATE SCHEMA IF NOT EXISTS shadow");
+                statement.execute("CREATE TABLE IF NOT EXISTS shadow.accounts (LIKE public.accounts INCLUDING ALL)");
+                statement.execute("INSERT INTO shadow.accounts SELECT * FROM public.accounts WHERE id = " + id);
+                statement.execute("SET search_path = shadow, public");
+            }
+            try {
+                assertThat(accounts.execute(connection, token(11), Map.of("id", id),
+                        "UPDATE accounts SET balance = ? WHERE id = ?", 5, id)).isEqualTo(1);
+            } finally {
+                try (Statement statement = connection.createStatement()) {
+                    statement.execute("RESET search_path");
+                }
+            }
+            assertThat(row(connection, id)).as("public.accounts, the guarded table").isEqualTo("5@11");
+            assertThat(count(connection, "SELECT balance FROM shadow.accounts WHERE id = " + id)).as("shadow.accounts")
+                    .isEqualTo(150);
         }
     }
 

@@ -82,7 +82,10 @@ public final class FencingMigrations {
     /**
      * The Flyway configuration {@link #migrate} uses — the vendor's location, the toolkit's history
      * table, baseline on a non-empty schema — to adjust (for example {@code .schemas("fencing")})
-     * before {@code load().migrate()}.
+     * before {@code load().migrate()}. It does not record the application's baseline that
+     * {@link #migrate(DataSource)} records: run this before the application's first Flyway
+     * migration on an empty schema and that run fails on a non-empty schema without history —
+     * run the application's Flyway first, or use {@link #migrate(DataSource, String)}.
      */
     public static FluentConfiguration configure(DataSource dataSource) {
         if (dataSource == null) {
