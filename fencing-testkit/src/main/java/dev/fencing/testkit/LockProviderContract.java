@@ -617,6 +617,11 @@ public abstract class LockProviderContract {
         return java.util.Optional.empty();
     }
 
+    /** Why {@link #unclearReplies()} is empty, printed with the skip; override it with the reason. */
+    protected String whyNoUnclearReplies() {
+        return "override unclearReplies()";
+    }
+
     /**
      * An acquire whose reply comes too late ends in {@link LockUnavailableException}, but the
      * server may have granted it: the provider must give the lock back, so that another client
@@ -626,7 +631,7 @@ public abstract class LockProviderContract {
     void anUnclearFailureLeavesNoLockBehind() {
         java.util.Optional<UnclearReplies> offered = unclearReplies();
         if (offered.isEmpty()) {
-            Skip.because(getClass().getSimpleName() + " offers no UnclearReplies (override unclearReplies())");
+            Skip.because(getClass().getSimpleName() + " offers no UnclearReplies: " + whyNoUnclearReplies());
             return;
         }
         try (UnclearReplies fault = offered.get()) {
