@@ -334,6 +334,20 @@ public final class RedisLockProvider extends AbstractLockProvider {
         });
     }
 
+    /**
+     * Releases the lock of a granted lease whose {@code acquireAsync} was cancelled meanwhile; if
+     * that release fails (the connection is down, the reply is lost), gives the lock back as for
+     * an unclear acquire: resent while it fails, until the TTL has passed.
+     */
+    @Override
+    protected void giveBackUnclaimed(AbstractLease lease, Duration ttl) {
+        try {
+            lease.close();
+        } catch (LockUnavailableException e) {
+            giveBack(lease.resource(), lease.ownerId(), ttl);
+        }
+    }
+
     private void awaitReplicas(RedisLease lease, Duration ttl) {
         long acknowledged;
         try {
