@@ -226,6 +226,29 @@ class RedisUnclearAcquireIT {
         server.command("ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all");
     }
 
+    /**
+     * A renewal whose reply is late gives up by a third of the TTL, whatever the command timeout
+     * (5 s here), so the watchdog can try again before the lease lapses; the outcome is unclear,
+     * not a lost lease.
+     */
+    @Test
+    void aRenewalWhoseReplyIsLateGivesUpByAThirdOfTheTtl() {
+        RedisLockProvider locks = provider(Duration.ofSeconds(5));
+        Duration ttl = Duration.ofMillis(900);
+        Lease lease = locks.tryAcquire(resource(), LeaseOptions.ofTtl(ttl)).orElseThrow();
+        lease.renew(ttl); // caches the renew script: only the reply of the timed renewal lags, no NOSCRIPT round
+        proxy.lagReplies(Duration.ofSeconds(2));
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> lease.renew(ttl)).isInstanceOf(LockUnavailableException.class)
+                .isNotInstanceOf(dev.fencing.core.LeaseLostException.class)
+                .hasMessageContaining("renew");
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(elapsed).as("ttl/3 = 300 ms, plus slack").isLessThan(Duration.ofMillis(600));
+        assertThat(lease.remaining()).as("not marked lost").isPositive();
+    }
+
     /** Lua numbers are doubles: a counter above 2^53 - 1 would round, so the script refuses it and takes nothing. */
     @Test
     void aCounterAtTheLimitOfExactLuaNumbersIsRefusedAndNothingIsTaken() {
