@@ -174,7 +174,8 @@ final class Backend implements AutoCloseable {
     private void openRedisLock(ConnectionOptions connections) {
         List<String> uris = connections.redisLockUris();
         String uri;
-        tokenNote = "each grant's counter +1; a fresh Redis starts a counter at its clock in microseconds";
+        tokenNote = "max(counter + 1, the server's TIME in microseconds) per grant: a counter that comes back old"
+                + " or not at all is overtaken by the server's clock";
         if (uris.isEmpty()) {
             SnapshotRestore snapshots = SnapshotRestore.launch();
             resources.push(snapshots);
@@ -204,7 +205,9 @@ final class Backend implements AutoCloseable {
 
     private void openRedlock(ConnectionOptions connections) {
         List<String> uris = connections.redisLockUris();
-        tokenNote = "the largest counter of the majority, written back to a majority before the lease is handed out";
+        tokenNote = "per node max(counter + 1, the round's shared seed: this process's clock in microseconds while"
+                + " within tokenClockTolerance of the node's TIME, else the node's own); the largest of the"
+                + " majority, written back to a majority unless a majority already answered it";
         if (uris.isEmpty()) {
             List<RedisTestServer> servers = new ArrayList<>();
             for (int i = 0; i < 5; i++) {

@@ -81,7 +81,9 @@ import java.util.stream.Collectors;
  * connection is down until the TTL has passed, so no lock stays behind under an owner id nobody
  * has. A lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its
  * request and each renewal: it ends before the server's expiry while the server's clock runs no
- * more than {@code driftFactor} fast. Needs Redis 5.0 or newer, checked on connect.
+ * more than {@code driftFactor} fast. A renewal waits for its reply at most a third of the TTL (never
+ * more than the command timeout): no answer by then is unclear, not lost, and the watchdog retries
+ * before the lease lapses. Needs Redis 5.0 or newer, checked on connect.
  *
  * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
  * failover and grant the lock twice. The store's check of the token is what keeps data safe then.
@@ -334,6 +336,20 @@ public final class RedisLockProvider extends AbstractLockProvider {
         });
     }
 
+    /**
+     * Releases the lock of a granted lease whose {@code acquireAsync} was cancelled meanwhile; if
+     * that release fails (the connection is down, the reply is lost), gives the lock back as for
+     * an unclear acquire: resent while it fails, until the TTL has passed.
+     */
+    @Override
+    protected void giveBackUnclaimed(AbstractLease lease, Duration ttl) {
+        try {
+            lease.close();
+        } catch (LockUnavailableException e) {
+            giveBack(lease.resource(), lease.ownerId(), ttl);
+        }
+    }
+
     private void awaitReplicas(RedisLease lease, Duration ttl) {
         long acknowledged;
         try {
@@ -396,14 +412,37 @@ public final class RedisLockProvider extends AbstractLockProvider {
             return ttl.minus(DriftMargin.of(ttl, driftFactor));
         }
 
+        /**
+         * Waits for the renew script at most a third of {@code ttl} (and never longer than the
+         * command timeout), so that the watchdog, which renews every third of the TTL, can try
+         * again before the lease lapses. No answer by then is unclear, not lost:
+         * {@link LockUnavailableException}, and the lease's validity runs on unextended.
+         */
         @Override
         protected boolean doRenew(Duration ttl) {
             requireTtlAboveMinimum(ttl);
+            Duration bound = ttl.dividedBy(3).compareTo(commandTimeout) < 0 ? ttl.dividedBy(3) : commandTimeout;
             try {
-                return RENEW.run(redis, new String[] {lockKey, tokenKey(resource())},
-                        ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis) == 1;
+                return RENEW.runAsync(backend.asyncScripting(), new String[] {lockKey, tokenKey(resource())},
+                        ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis)
+                        .get(bound.toNanos(), TimeUnit.NANOSECONDS) == 1;
             } catch (RedisException e) {
                 throw unreachable(resource(), "the renew script", e);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RedisException redisFailure) {
+                    throw unreachable(resource(), "the renew script", redisFailure);
+                }
+                throw LockUnavailableException.unreachable(resource(), "the renew script on Redis at " + target
+                        + " failed: " + e.getCause(), e.getCause());
+            } catch (TimeoutException e) {
+                throw LockUnavailableException.unreachable(resource(), "Redis at " + target + " did not answer the"
+                        + " renew script within " + bound.toMillis() + " ms (a third of the TTL, at most the command"
+                        + " timeout); the lease is not known to be lost and stays valid until its current validity"
+                        + " ends", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw LockUnavailableException.unreachable(resource(), "interrupted while waiting for the renew"
+                        + " script on Redis at " + target + "; the lease is not known to be lost", e);
             }
         }
 

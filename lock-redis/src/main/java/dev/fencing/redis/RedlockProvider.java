@@ -252,6 +252,20 @@ public final class RedlockProvider extends AbstractLockProvider {
         return Optional.of(new RedlockLease(FencingToken.of(resource, token), ownerId, requestedAtNanos, ttl.minus(drift)));
     }
 
+    /**
+     * Releases the lock of a granted lease whose {@code acquireAsync} was cancelled meanwhile; if
+     * no majority confirmed that release, undoes it as a failed attempt: released on every node,
+     * and resent to each node that did not answer until the TTL has passed.
+     */
+    @Override
+    protected void giveBackUnclaimed(AbstractLease lease, Duration ttl) {
+        try {
+            lease.close();
+        } catch (LockUnavailableException e) {
+            undo(lease.resource(), lease.ownerId(), ttl);
+        }
+    }
+
     /** This process's wall clock in microseconds since the epoch: the seed every node of a round is offered. */
     static long systemWallClockMicros() {
         java.time.Instant now = java.time.Instant.now();

@@ -51,4 +51,31 @@ class ProviderStartFailuresIT {
                             .doesNotContain("pw1").doesNotContain("'*'");
                 });
     }
+
+    /**
+     * A server that reports Redis 4.0.14 (a fake that answers Lettuce's handshake and
+     * {@code INFO}) is refused on connect by both providers, naming the version found and the
+     * minimum, before any lock is requested. (Lettuce 7.7 sends, per connection: HELLO 3, refused,
+     * then PING, CLIENT SETINFO twice, CLIENT MAINT_NOTIFICATIONS; then the provider's INFO server.)
+     */
+    @Test
+    void aRedisOlderThan5IsRefusedOnConnect() {
+        try (FakeRedisServer old = FakeRedisServer.reportingVersion("4.0.14")) {
+            assertThatThrownBy(() -> RedisLockProvider.builder(old.uri()).commandTimeout(Duration.ofSeconds(2)).build())
+                    .as("commands received: %s", old.received())
+                    .isInstanceOfSatisfying(LockUnavailableException.class, e -> assertThat(e.getMessage())
+                            .startsWith("The Redis lock provider for 127.0.0.1:")
+                            .contains("4.0.14").contains("5.0.0"));
+            assertThat(old.received()).as("what Lettuce sent").contains("INFO server");
+        }
+        try (FakeRedisServer a = FakeRedisServer.reportingVersion("4.0.14");
+                FakeRedisServer b = FakeRedisServer.reportingVersion("4.0.14");
+                FakeRedisServer c = FakeRedisServer.reportingVersion("4.0.14")) {
+            assertThatThrownBy(() -> RedlockProvider.builder(List.of(a.uri(), b.uri(), c.uri())).build())
+                    .as("commands received: %s", a.received())
+                    .isInstanceOfSatisfying(LockUnavailableException.class, e -> assertThat(e.getMessage())
+                            .startsWith("The Redlock provider for [127.0.0.1:")
+                            .contains("4.0.14").contains("5.0.0"));
+        }
+    }
 }

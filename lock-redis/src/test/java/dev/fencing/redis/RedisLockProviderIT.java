@@ -161,6 +161,54 @@ class RedisLockProviderIT extends LockProviderContract {
         }
     }
 
+    /**
+     * A zero wait timeout is exactly one attempt on the server: one acquire script call and no
+     * subscription to release notices, for {@code acquire} and {@code acquireAsync} alike. Counted
+     * with {@code INFO commandstats} on a Redis of its own, where only the two providers below
+     * send commands (the holder's lease does not auto-renew, the script is cached by the holder's
+     * grant, so the waiter's attempt is one EVALSHA).
+     */
+    @Test
+    void aZeroWaitTimeoutSendsOneAcquireScriptAndSubscribesToNothing() throws Exception {
+        RedisTestServer own = RedisTestServer.launch();
+        try (RedisLockProvider holder = RedisLockProvider.builder(own.uri()).build();
+                RedisLockProvider waiter = RedisLockProvider.builder(own.uri()).build()) {
+            String resource = resource("r");
+            Lease held = holder.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMinutes(5))).orElseThrow();
+            LeaseOptions noWait = LeaseOptions.ofTtl(Duration.ofMinutes(5)).withWaitTimeout(Duration.ZERO)
+                    .withBackoff(dev.fencing.core.Backoff.fixed(Duration.ofSeconds(30)));
+
+            own.command("CONFIG", "RESETSTAT");
+            assertThatThrownBy(() -> waiter.acquire(resource, noWait))
+                    .isInstanceOf(dev.fencing.core.LockUnavailableException.class);
+            assertThat(scriptCallsAndSubscriptions(own)).as("acquire: script calls, subscriptions")
+                    .containsExactly(1L, 0L);
+
+            own.command("CONFIG", "RESETSTAT");
+            assertThatThrownBy(() -> waiter.acquireAsync(resource, noWait).get(30, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(dev.fencing.core.LockUnavailableException.class);
+            assertThat(scriptCallsAndSubscriptions(own)).as("acquireAsync: script calls, subscriptions")
+                    .containsExactly(1L, 0L);
+            assertThat(held.isValid()).isTrue();
+            held.release();
+        } finally {
+            own.stop();
+        }
+    }
+
+    /** EVALSHA + EVAL calls, and SUBSCRIBE + PSUBSCRIBE + SSUBSCRIBE calls, since the last CONFIG RESETSTAT. */
+    private static List<Long> scriptCallsAndSubscriptions(RedisTestServer server) {
+        String stats = (String) server.command("INFO", "commandstats");
+        return List.of(calls(stats, "evalsha") + calls(stats, "eval"),
+                calls(stats, "subscribe") + calls(stats, "psubscribe") + calls(stats, "ssubscribe"));
+    }
+
+    private static long calls(String commandStats, String command) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^cmdstat_" + command + ":calls=(\\d+)")
+                .matcher(commandStats);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+    }
+
     @Test
     void uncontendedCyclesSendNoReleaseNoticeToAnyone() {
         String resource = resource("r");

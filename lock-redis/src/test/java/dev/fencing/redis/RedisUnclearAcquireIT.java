@@ -11,6 +11,7 @@ import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -96,6 +97,156 @@ class RedisUnclearAcquireIT {
         outcome.ifPresent(Lease::release); // a lease handed out is the caller's to release
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
                 assertThat(redis.command("EXISTS", locks.lockKey(resource))).as("lock key").isEqualTo("0"));
+    }
+
+    /**
+     * An {@code acquireAsync} cancelled while its script's reply is on its way: the script took
+     * the lock, then the connection drops. Whether the attempt then fails or its grant arrives
+     * after the future was cancelled, the lock goes back well before its 60 s TTL — also when the
+     * give-back itself meets the dropped connection.
+     */
+    @Test
+    void aCancelledAsyncAcquireWhoseConnectionDroppedLeavesNoLockBehind() {
+        RedisLockProvider locks = provider(Duration.ofSeconds(5));
+        String resource = resource();
+        proxy.lagReplies(Duration.ofSeconds(2));
+        CompletableFuture<Lease> pending = locks.acquireAsync(resource, longLease.withWaitTimeout(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> "1".equals(redis.command("EXISTS", locks.lockKey(resource))));
+
+        pending.cancel(true);
+        proxy.dropConnections();
+        proxy.lagReplies(Duration.ZERO);
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                assertThat(redis.command("EXISTS", locks.lockKey(resource))).as("lock key").isEqualTo("0"));
+        assertThat(pending).isCancelled();
+    }
+
+    /** The same for Redlock over three nodes, each behind its own proxy. */
+    @Test
+    void aCancelledRedlockAsyncAcquireWhoseConnectionsDroppedLeavesNoLockBehind() {
+        List<RedisTestServer> nodes = TestServers.redisNodes(3);
+        List<LaggingProxy> proxies = nodes.stream().map(node -> LaggingProxy.start(node.host(), node.port())).toList();
+        try (RedlockProvider locks = RedlockProvider.builder(proxies.stream().map(LaggingProxy::redisUri).toList())
+                .nodeTimeout(Duration.ofSeconds(5)).build()) {
+            locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
+            String resource = resource();
+            proxies.forEach(each -> each.lagReplies(Duration.ofSeconds(2)));
+            CompletableFuture<Lease> pending = locks.acquireAsync(resource,
+                    longLease.withWaitTimeout(Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
+                    .allMatch(node -> "1".equals(node.command("EXISTS", locks.lockKey(resource)))));
+
+            pending.cancel(true);
+            proxies.forEach(LaggingProxy::dropConnections);
+            proxies.forEach(each -> each.lagReplies(Duration.ZERO));
+
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                for (RedisTestServer node : nodes) {
+                    assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
+                }
+            });
+        } finally {
+            proxies.forEach(LaggingProxy::close);
+        }
+    }
+
+    /**
+     * An {@code acquireAsync} cancelled while its grant is on its way: the grant arrives after the
+     * cancel, so nobody will hold the lease, and the release that gives it back fails — the
+     * server refuses the provider's scripts for a moment ({@code NOPERM} from an ACL, standing for
+     * any passing failure: a connection down, a failover). The give-back is retried until it
+     * lands, well before the 60 s TTL; a single release would leave the lock for the whole TTL.
+     */
+    @Test
+    void aCancelledAsyncAcquireWhoseGrantWasInFlightLeavesNoLockBehind() {
+        String user = "fencing-cancel-" + UUID.randomUUID();
+        allowEverything(redis, user);
+        try {
+            provider = RedisLockProvider.builder("redis://" + user + ":pw@127.0.0.1:" + proxy.port())
+                    .commandTimeout(Duration.ofSeconds(5)).build();
+            RedisLockProvider locks = provider;
+            locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
+            String resource = resource();
+            proxy.lagReplies(Duration.ofSeconds(2));
+            CompletableFuture<Lease> pending = locks.acquireAsync(resource, longLease.withWaitTimeout(Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> "1".equals(redis.command("EXISTS", locks.lockKey(resource))));
+
+            pending.cancel(true);
+            redis.command("ACL", "SETUSER", user, "-evalsha", "-eval");
+            await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(redis.command("ACL", "LOG")).contains(user));
+            redis.command("ACL", "SETUSER", user, "+evalsha", "+eval");
+            proxy.lagReplies(Duration.ZERO);
+
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() ->
+                    assertThat(redis.command("EXISTS", locks.lockKey(resource))).as("lock key").isEqualTo("0"));
+        } finally {
+            redis.command("ACL", "DELUSER", user);
+        }
+    }
+
+    /** The same for Redlock over three nodes, each behind its own proxy, each refusing the first release. */
+    @Test
+    void aCancelledRedlockAsyncAcquireWhoseGrantWasInFlightLeavesNoLockBehind() {
+        String user = "fencing-cancel-" + UUID.randomUUID();
+        List<RedisTestServer> nodes = TestServers.redisNodes(3);
+        List<LaggingProxy> proxies = nodes.stream().map(node -> LaggingProxy.start(node.host(), node.port())).toList();
+        nodes.forEach(node -> allowEverything(node, user));
+        try (RedlockProvider locks = RedlockProvider.builder(proxies.stream()
+                .map(each -> "redis://" + user + ":pw@127.0.0.1:" + each.port()).toList())
+                .nodeTimeout(Duration.ofSeconds(5)).build()) {
+            locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
+            String resource = resource();
+            proxies.forEach(each -> each.lagReplies(Duration.ofSeconds(2)));
+            CompletableFuture<Lease> pending = locks.acquireAsync(resource,
+                    longLease.withWaitTimeout(Duration.ofSeconds(30)));
+            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
+                    .allMatch(node -> "1".equals(node.command("EXISTS", locks.lockKey(resource)))));
+
+            pending.cancel(true);
+            nodes.forEach(node -> node.command("ACL", "SETUSER", user, "-evalsha", "-eval"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> nodes.stream()
+                    .allMatch(node -> String.valueOf(node.command("ACL", "LOG")).contains(user)));
+            nodes.forEach(node -> node.command("ACL", "SETUSER", user, "+evalsha", "+eval"));
+            proxies.forEach(each -> each.lagReplies(Duration.ZERO));
+
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                for (RedisTestServer node : nodes) {
+                    assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
+                }
+            });
+        } finally {
+            proxies.forEach(LaggingProxy::close);
+            nodes.forEach(node -> node.command("ACL", "DELUSER", user));
+        }
+    }
+
+    /** A Redis user {@code user} with password {@code pw} that may run every command on every key and channel. */
+    private static void allowEverything(RedisTestServer server, String user) {
+        server.command("ACL", "SETUSER", user, "reset", "on", ">pw", "~*", "&*", "+@all");
+    }
+
+    /**
+     * A renewal whose reply is late gives up by a third of the TTL, whatever the command timeout
+     * (5 s here), so the watchdog can try again before the lease lapses; the outcome is unclear,
+     * not a lost lease.
+     */
+    @Test
+    void aRenewalWhoseReplyIsLateGivesUpByAThirdOfTheTtl() {
+        RedisLockProvider locks = provider(Duration.ofSeconds(5));
+        Duration ttl = Duration.ofMillis(900);
+        Lease lease = locks.tryAcquire(resource(), LeaseOptions.ofTtl(ttl)).orElseThrow();
+        lease.renew(ttl); // caches the renew script: only the reply of the timed renewal lags, no NOSCRIPT round
+        proxy.lagReplies(Duration.ofSeconds(2));
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> lease.renew(ttl)).isInstanceOf(LockUnavailableException.class)
+                .isNotInstanceOf(dev.fencing.core.LeaseLostException.class)
+                .hasMessageContaining("renew");
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
+
+        assertThat(elapsed).as("ttl/3 = 300 ms, plus slack").isLessThan(Duration.ofMillis(600));
+        assertThat(lease.remaining()).as("not marked lost").isPositive();
     }
 
     /** Lua numbers are doubles: a counter above 2^53 - 1 would round, so the script refuses it and takes nothing. */

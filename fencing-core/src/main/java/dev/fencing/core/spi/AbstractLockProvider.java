@@ -273,10 +273,11 @@ public abstract class AbstractLockProvider implements LockProvider {
             if (future.isDone()) {
                 return;
             }
-            Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
+            Optional<AbstractLease> lease = attempt(resource, options, clock.nanoTime(), deadline);
+            granted(lease, options);
             if (lease.isPresent()) {
                 if (!future.complete(lease.get())) {
-                    lease.get().close(); // cancelled meanwhile: a lease nobody will use is given back at once
+                    unclaimed(lease.get(), options.ttl()); // cancelled meanwhile: nobody will use this lease
                 }
                 return;
             }
@@ -320,6 +321,28 @@ public abstract class AbstractLockProvider implements LockProvider {
                 }
             }
         }
+    }
+
+    private void unclaimed(AbstractLease lease, Duration ttl) {
+        try {
+            giveBackUnclaimed(lease, ttl);
+        } catch (RuntimeException e) {
+            // the hook must not throw; if it does, the lock expires with its TTL
+        }
+    }
+
+    /**
+     * Gives back the lock of a lease that was granted but that nobody will ever hold: its
+     * {@link #acquireAsync} future was cancelled (or failed by {@link #close()}) while the grant
+     * was on its way. Called on a provider thread; must not throw. By default closes the lease —
+     * one release, and if that fails the lock stays until its TTL ends. A provider whose release
+     * can fail for a while (a connection that is down) overrides it to keep giving the lock back,
+     * as it does for an acquire whose reply was lost.
+     *
+     * @param ttl the TTL the lock was granted for: after it, the lock is gone anyway
+     */
+    protected void giveBackUnclaimed(AbstractLease lease, Duration ttl) {
+        lease.close();
     }
 
     private Lease waitFor(String resource, LeaseOptions options, BooleanSupplier abandoned)
