@@ -231,9 +231,21 @@ class FencedS3IT {
         requests.set(0);
         assertThat(content(fenced, bucket, key)).isEqualTo("c");
         assertThat(requests).as("read: GET (+ GET data)").hasValue(pointer ? 2 : 1);
+        requests.set(0);
+        writer(layout, counting).putObject(FencingToken.of(key, 4), put(key), RequestBody.fromString("d"));
+        assertThat(requests).as("replacing, cold: HEAD + PUT (+ PUT pointer + DELETE replaced data)")
+                .hasValue(pointer ? 4 : 2);
         if (pointer) {
             assertThat(dataObjects(key)).as("replaced data objects are deleted").hasSize(1);
         }
+
+        String fresh = key();
+        fenced.deleteObject(FencingToken.of(fresh, 1), bucket, fresh);
+        requests.set(0);
+        fenced.putObject(FencingToken.of(fresh, 2), put(fresh), RequestBody.fromString("e"));
+        assertThat(requests).as("new key, warm (this writer's own tombstone, no data to delete): PUT (+ PUT pointer)")
+                .hasValue(pointer ? 2 : 1);
+        assertThat(content(fenced, bucket, fresh)).isEqualTo("e");
     }
 
     /**
