@@ -259,10 +259,13 @@ public final class FencedDynamoDb {
     /**
      * A fenced {@code BatchWriteItem}: the same puts and deletes as ONE {@code TransactWriteItems},
      * each put with the token and its condition, each delete as a tombstone — all written, or
-     * none. At most 100 writes (the service's limit for a transaction), each item once. Needs a server with
-     * transactions (dynalite has none). The response has no unprocessed items.
+     * none. At most 100 writes (the service's limit for a transaction), each item once. One batch is
+     * one lock: every item must be bound to {@code token}'s resource or to none yet (a fresh item is
+     * bound by this write). Needs a server with transactions (dynalite has none). The response has
+     * no unprocessed items.
      *
      * @throws StaleTokenException if any item carries a token the policy refuses; nothing was written
+     * @throws dev.fencing.core.ForeignTokenException if any item is bound to another lock; nothing was written
      * @throws IllegalArgumentException for an empty or too large batch, an item written twice, a
      *     missing key attribute, or an item carrying the token attribute
      * @throws TransactionCanceledException if the transaction failed for another reason (a conflict

@@ -27,8 +27,9 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
  *   <li>{@link #deleteItem} — a fenced delete that leaves a tombstone (through
  *       {@link FencedDynamoDb}), which either path's later writes are fenced against. The
  *       table's own {@code deleteItem} erases the item and its mark: do not use it;</li>
- *   <li>{@link #query} and {@link #scan} — with a filter that drops tombstones on the server
- *       (the extension would otherwise map each to {@code null} in the page);</li>
+ *   <li>{@link #query} and {@link #scan} — with a filter that drops tombstones on the server,
+ *       before any projection (the extension would otherwise map each to {@code null} in the page,
+ *       or, under a projection without the tombstone attribute, let it through as a key-only bean);</li>
  *   <li>{@link #present} — for batch-get results, where a tombstone is a {@code null} element.</li>
  * </ul>
  *

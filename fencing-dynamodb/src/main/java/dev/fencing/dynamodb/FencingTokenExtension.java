@@ -44,9 +44,14 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  *   <li>a write whose bean has no token, a non-integral one, or a schema storing it under another
  *       name than this extension's (and so the wrapper's) fails with
  *       {@link IllegalArgumentException} before any request;</li>
- *   <li>every read through the enhanced client (get, query, scan, batch get, transact get, the
- *       old item of a put or delete) maps a tombstone to {@code null}, never to a bean; see
- *       {@link FencedTable} to drop them from Query/Scan on the server and from batch results.</li>
+ *   <li>every read through the enhanced client without a projection (get, query, scan, batch
+ *       get, transact get, the old item of a put or delete) maps a tombstone to {@code null}, never
+ *       to a bean. Not so a query or scan whose {@code attributesToProject} leaves out the
+ *       tombstone attribute: the extension sees the item only after the server projected it (the
+ *       SDK has no hook to widen a projection), so a tombstone comes back as a key-only bean. Use
+ *       {@link FencedTable#query} / {@link FencedTable#scan}, projected or not, which drop
+ *       tombstones on the server before the projection, and {@link FencedTable#present} for batch
+ *       results.</li>
  * </ul>
  *
  * <p>Not covered, because the SDK calls no extension for them: {@code deleteItem} and batch

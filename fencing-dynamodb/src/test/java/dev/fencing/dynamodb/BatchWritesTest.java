@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import java.util.ArrayList;
@@ -56,9 +57,13 @@ class BatchWritesTest {
             Put put = item.put();
             assertThat(put).as("every action is a conditional put").isNotNull();
             assertThat(put.conditionExpression()).isEqualTo("(attribute_not_exists(#fencing_resource) OR #fencing_resource = :fencing_resource) AND (attribute_not_exists(#fencing_token) OR #fencing_token <= :fencing_token)");
-            assertThat(put.expressionAttributeNames()).containsEntry("#fencing_token", "fencing_token");
-            assertThat(put.expressionAttributeValues()).containsEntry(":fencing_token", AttributeValue.fromN("6"));
-            assertThat(put.item()).containsEntry("fencing_token", AttributeValue.fromN("6"));
+            assertThat(put.expressionAttributeNames()).containsEntry("#fencing_token", "fencing_token")
+                    .containsEntry("#fencing_resource", "fencing_resource");
+            assertThat(put.expressionAttributeValues()).containsEntry(":fencing_token", AttributeValue.fromN("6"))
+                    .as("the condition binds the item to the batch's lock").containsEntry(":fencing_resource",
+                            AttributeValue.fromS("batch"));
+            assertThat(put.item()).containsEntry("fencing_token", AttributeValue.fromN("6"))
+                    .as("the item is bound to the batch's lock").containsEntry("fencing_resource", AttributeValue.fromS("batch"));
             assertThat(put.returnValuesOnConditionCheckFailureAsString()).isEqualTo("ALL_OLD");
         });
         assertThat(items.get(0).put().item()).containsEntry("v", AttributeValue.fromS("")).doesNotContainKey("fencing_deleted");
@@ -117,6 +122,25 @@ class BatchWritesTest {
         callersOwn.add(null);
         assertThat(BatchWrites.staleOr(withItem, token, callersOwn, fencer, (table, key) -> Map.of()))
                 .as("the caller's own action failing is the caller's condition").isSameAs(withItem);
+    }
+
+    @Test
+    void aCancelledTransactionIsForeignWhereAFencedActionMetAnItemOfAnotherLock() {
+        List<BatchWrites.Target> targets = List.of(new BatchWrites.Target("t", Map.of("pk", AttributeValue.fromS("a"))),
+                new BatchWrites.Target("t", Map.of("pk", AttributeValue.fromS("b"))));
+        TransactionCanceledException returned = cancelled(CancellationReason.builder().code("None").build(),
+                CancellationReason.builder().code("ConditionalCheckFailed").item(Map.of("fencing_token",
+                        AttributeValue.fromN("1"), "fencing_resource", AttributeValue.fromS("other-lock"))).build());
+        assertThat(BatchWrites.staleOr(returned, token, targets, fencer, (table, key) -> Map.of()))
+                .as("a lower token of another lock is not comparable: refused as foreign, not accepted")
+                .isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                    assertThat(e.boundResource()).isEqualTo("other-lock");
+                    assertThat(e.key()).isEqualTo("t{pk=b}");
+                });
+        TransactionCanceledException noItem = cancelled(CancellationReason.builder().code("ConditionalCheckFailed").build());
+        assertThat(BatchWrites.staleOr(noItem, token, targets, fencer, (table, key) -> Map.of("fencing_token",
+                AttributeValue.fromN("9"), "fencing_resource", AttributeValue.fromS("other-lock"))))
+                .as("the item read back (a server that returns none)").isInstanceOf(ForeignTokenException.class);
     }
 
     private static TransactionCanceledException cancelled(CancellationReason... reasons) {

@@ -5,7 +5,10 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 
-/** {@link DynamoDbFencedStore} on the testkit's DynamoDB-compatible server. */
+/**
+ * {@link DynamoDbFencedStore} on the testkit's DynamoDB-compatible server; each store with a client of
+ * its own (closed after the test), as another process would have.
+ */
 class DynamoDbFencedStoreIT extends FencedStoreContract {
 
     private static String table;
@@ -19,6 +22,6 @@ class DynamoDbFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return DynamoDbFencedStore.create(Dynamo.client(), table(), "pk", policy, FencingListener.NONE);
+        return DynamoDbFencedStore.create(closeAfterTest(Dynamo.newClient()), table(), "pk", policy, FencingListener.NONE);
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.dynamodb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.fencing.core.FencingToken;
 import java.util.List;
@@ -24,7 +25,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 
-/** Enhanced reads never hand a tombstone to the caller as a bean; {@link FencedTable} drops them from queries, scans and batch gets. */
+/**
+ * Enhanced reads never hand a tombstone to the caller as a bean — except a plain query or scan whose
+ * projection leaves out the tombstone marker; {@link FencedTable} drops them from queries, scans (projected
+ * or not) and batch gets.
+ */
 class EnhancedDynamoReadsIT {
 
     private final DynamoDbClient client = Dynamo.client();
@@ -89,6 +94,38 @@ class EnhancedDynamoReadsIT {
         assertThat(page).hasSize(3).filteredOn(Objects::isNull).as("the two tombstones").hasSize(2);
         assertThat(page.stream().filter(Objects::nonNull)).extracting(Account::getPk).containsExactly(live);
         assertThat(FencedTable.present(page)).extracting(Account::getPk).containsExactly(live);
+    }
+
+    /**
+     * Issue 18: the extension sees an item only after the server projected it, so a plain projected
+     * query or scan that leaves out {@code fencing_deleted} hands back a tombstone as a key-only bean.
+     * The fenced table's filter runs on the server before the projection and drops it; projecting
+     * {@code fencing_deleted} too lets the extension map it to null again.
+     */
+    @Test
+    void aProjectedPlainScanReturnsTombstonesAsKeyOnlyBeansAndTheFencedTableDropsThem() {
+        oneLiveTwoDeleted();
+        ScanEnhancedRequest projected = ScanEnhancedRequest.builder().attributesToProject("pk", "balance").build();
+        List<Account> plain = accounts.scan(projected).items().stream().toList();
+        assertThat(plain).as("no null: the extension cannot see the marker the projection left out").hasSize(3)
+                .doesNotContainNull();
+        assertThat(plain).filteredOn(account -> account.getBalance() == null).as("the two tombstones, as key-only beans")
+                .extracting(Account::getPk).containsExactlyInAnyOrder(deletedLowLevel, deletedEnhanced);
+
+        assertThat(fencedAccounts.scan(projected).items().stream().toList()).extracting(Account::getPk, Account::getBalance)
+                .containsExactly(tuple(live, 100L));
+        for (String id : List.of(live, deletedLowLevel, deletedEnhanced)) {
+            QueryEnhancedRequest query = QueryEnhancedRequest.builder().attributesToProject("pk", "balance")
+                    .queryConditional(QueryConditional.keyEqualTo(Key.builder().partitionValue(id).build())).build();
+            assertThat(accounts.query(query).items().stream().toList()).as("plain projected query of " + id).hasSize(1);
+            assertThat(fencedAccounts.query(query).items().stream().toList()).extracting(Account::getPk)
+                    .as("fenced projected query of " + id).containsExactlyElementsOf(id.equals(live) ? List.of(live) : List.of());
+        }
+
+        List<Account> withMarker = accounts.scan(ScanEnhancedRequest.builder()
+                .attributesToProject("pk", "balance", "fencing_deleted").build()).items().stream().toList();
+        assertThat(withMarker).as("projecting the marker too: tombstones are null again").hasSize(3)
+                .filteredOn(Objects::isNull).hasSize(2);
     }
 
     @Test

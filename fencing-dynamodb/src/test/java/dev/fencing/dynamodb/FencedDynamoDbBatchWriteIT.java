@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.testkit.containers.Containers;
 import dev.fencing.testkit.containers.RequiresDocker;
@@ -76,6 +77,7 @@ class FencedDynamoDbBatchWriteIT {
     void onTheTestkitServerWhenItHasTransactions() {
         Dynamo.assumeTransactions(client, table, "FencedDynamoDbBatchWriteIT.onTheTestkitServerWhenItHasTransactions");
         aZombieBatchIsRefusedWhole(client, table);
+        aBatchTouchingAKeyOfAnotherLockIsRefusedWhole(client, table);
     }
 
     @Test
@@ -84,7 +86,9 @@ class FencedDynamoDbBatchWriteIT {
         try (GenericContainer<?> localstack = Containers.localstack()) {
             localstack.start();
             DynamoDbClient onLocalStack = Dynamo.client(Containers.localstackEndpoint(localstack));
-            aZombieBatchIsRefusedWhole(onLocalStack, Dynamo.newTable(onLocalStack));
+            String onTable = Dynamo.newTable(onLocalStack);
+            aZombieBatchIsRefusedWhole(onLocalStack, onTable);
+            aBatchTouchingAKeyOfAnotherLockIsRefusedWhole(onLocalStack, onTable);
         }
     }
 
@@ -94,7 +98,8 @@ class FencedDynamoDbBatchWriteIT {
         String b = "b-" + UUID.randomUUID();
         String c = "c-" + UUID.randomUUID();
         String d = "d-" + UUID.randomUUID();
-        wrapper.putItem(FencingToken.of(a, 5), PutItemRequest.builder().tableName(onTable).item(Map.of(
+        // one batch = one lock: `a` is bound to the batch's lock by its first write
+        wrapper.putItem(FencingToken.of("batch", 5), PutItemRequest.builder().tableName(onTable).item(Map.of(
                 "pk", AttributeValue.fromS(a), "balance", AttributeValue.fromN("1"))).build());
         wrapper.batchWriteItem(FencingToken.of("batch", 6), batch(onTable, List.of(put(a, 10), delete(b), put(c, 30))));
         assertThat(wrapper.getItem(GetItemRequest.builder().tableName(onTable).key(key(a)).build()).item())
@@ -109,5 +114,26 @@ class FencedDynamoDbBatchWriteIT {
         assertThat(on.getItem(r -> r.tableName(onTable).key(key(d)).consistentRead(true)).hasItem())
                 .as("all or nothing: the fresh item of the refused batch was not written").isFalse();
         assertThat(wrapper.getItem(GetItemRequest.builder().tableName(onTable).key(key(b)).build()).hasItem()).isFalse();
+    }
+
+    /** One batch = one lock: a key bound to another lock refuses the whole batch, as the transaction it is. */
+    private void aBatchTouchingAKeyOfAnotherLockIsRefusedWhole(DynamoDbClient on, String onTable) {
+        FencedDynamoDb wrapper = FencedDynamoDb.create(on);
+        String theirs = "theirs-" + UUID.randomUUID();
+        String fresh = "fresh-" + UUID.randomUUID();
+        wrapper.putItem(FencingToken.of("other-lock", 1), PutItemRequest.builder().tableName(onTable).item(Map.of(
+                "pk", AttributeValue.fromS(theirs), "balance", AttributeValue.fromN("1"))).build());
+
+        assertThatThrownBy(() -> wrapper.batchWriteItem(FencingToken.of("batch", 100),
+                batch(onTable, List.of(put(fresh, 40), put(theirs, 20)))))
+                .isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                    assertThat(e.boundResource()).isEqualTo("other-lock");
+                    assertThat(e.key()).contains(theirs);
+                });
+        assertThat(on.getItem(r -> r.tableName(onTable).key(key(fresh)).consistentRead(true)).hasItem())
+                .as("all or nothing: the fresh item of the refused batch was not written").isFalse();
+        assertThat(on.getItem(r -> r.tableName(onTable).key(key(theirs)).consistentRead(true)).item())
+                .containsEntry("balance", AttributeValue.fromN("1")).containsEntry("fencing_resource", AttributeValue.fromS("other-lock"))
+                .containsEntry("fencing_token", AttributeValue.fromN("1"));
     }
 }

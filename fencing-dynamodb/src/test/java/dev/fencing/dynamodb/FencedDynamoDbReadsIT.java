@@ -11,6 +11,11 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
+import software.amazon.awssdk.enhanced.dynamodb.Document;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbEnhancedClient;
+import software.amazon.awssdk.enhanced.dynamodb.DynamoDbTable;
+import software.amazon.awssdk.enhanced.dynamodb.Key;
+import software.amazon.awssdk.enhanced.dynamodb.TableSchema;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
@@ -139,5 +144,16 @@ class FencedDynamoDbReadsIT {
                 .build()).responses();
         assertThat(responses.get(0).hasItem() && !responses.get(0).item().isEmpty()).as("the tombstone").isFalse();
         assertThat(responses.get(1).item()).isEqualTo(Map.of("balance", AttributeValue.fromN("100")));
+
+        // the enhanced client's transact get: the extension maps the tombstone's document to null
+        DynamoDbEnhancedClient enhanced = DynamoDbEnhancedClient.builder().dynamoDbClient(on)
+                .extensions(FencingTokenExtension.of(FencedDynamoDb.create(on)).withSdkDefaults()).build();
+        DynamoDbTable<Account> accounts = enhanced.table(onTable, TableSchema.fromBean(Account.class));
+        List<Document> documents = enhanced.transactGetItems(request -> request
+                .addGetItem(accounts, Key.builder().partitionValue(deleted).build())
+                .addGetItem(accounts, Key.builder().partitionValue(live).build()));
+        assertThat(documents.get(0).getItem(accounts)).as("the tombstone, enhanced").isNull();
+        assertThat(documents.get(1).getItem(accounts)).extracting(Account::getPk, Account::getBalance)
+                .containsExactly(live, 100L);
     }
 }

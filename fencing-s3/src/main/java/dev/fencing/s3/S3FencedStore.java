@@ -37,6 +37,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * between is never overwritten. Requests: a write is HEAD + PUT (PUT alone when this store wrote
  * the key last), an update GET + PUT.
  *
+ * <p>Other S3 readers (Athena, Spark, the console) see each object under the prefix as the header
+ * line followed by the value's bytes, and a deleted key as a small {@code fencing-tombstone/1} text
+ * object: a CSV or JSON-lines table over the prefix reads one malformed row per object. The store
+ * writes in place (no pointer, no data prefix), so there are no data objects to clean up.
+ *
  * <p>Lost replies: the conditional PUT is sent without the SDK's blind retries. When its reply is
  * lost, a HEAD decides: the object carries this write's id → written; otherwise
  * {@link WriteOutcomeUnknownException} (applied at most once; re-read before deciding) — never a

@@ -21,7 +21,12 @@ public enum S3Layout {
      *
      * <p>Read through {@link FencedS3#getObject}: a plain {@code GetObject} of {@code key} returns
      * the pointer, not the content, and tools that list the bucket see the data objects under the
-     * data prefix. Requests: a put is HEAD + PUT data + PUT pointer (+ DELETE of the replaced data
+     * data prefix. In practice a table (Athena, Spark) over the key prefix reads pointer text,
+     * never the content; one over the data prefix reads each key's current data object plus any
+     * left behind — a superseded one whose best-effort delete after the swap failed, one kept after
+     * a swap whose reply was lost, a crashed writer's orphan. Nothing sweeps these: the toolkit
+     * deletes only the data it replaces and the data of a refused write; delete one yourself only
+     * when no pointer names it and it is older than any write in flight. Requests: a put is HEAD + PUT data + PUT pointer (+ DELETE of the replaced data
      * object), 3 to 4 cold and 2 to 3 with this writer's cache warm; a read is two GETs.
      */
     POINTER,

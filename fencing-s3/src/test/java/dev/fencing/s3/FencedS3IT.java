@@ -3,25 +3,33 @@ package dev.fencing.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.Bucket;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -37,6 +45,9 @@ class FencedS3IT {
 
     private final S3Client plain = S3.client();
     private final String bucket = S3.newBucket(plain);
+
+    @TempDir
+    Path dir;
 
     private static String key() {
         return "invoice-" + UUID.randomUUID();
@@ -78,21 +89,24 @@ class FencedS3IT {
     }
 
     /**
-     * Issue 14, case 1 (warm cache): A wrote "same" with token 5 and remembers its ETag; B wrote the
-     * same bytes with token 6. Under POINTER the ETag A remembers is its own pointer's, which B's
-     * write replaced, so A's put is refused.
+     * Issue 14, case 1 (warm cache): A wrote {@code body} with token 5 and remembers its ETag; B wrote
+     * the same bytes with token 6. Under POINTER the ETag A remembers is its own pointer's, which B's
+     * write replaced, so A's put is refused — for the empty body too, whose data objects all share
+     * one ETag (the MD5 of nothing).
      */
-    @Test
-    void aNewerHolderWritingIdenticalBytesStillFencesAWarmZombie() {
+    @ParameterizedTest
+    @ValueSource(strings = {"same", ""})
+    void aNewerHolderWritingIdenticalBytesStillFencesAWarmZombie(String body) {
         FencedS3 a = writer(S3Layout.POINTER);
         FencedS3 b = writer(S3Layout.POINTER);
         String key = key();
-        a.putObject(FencingToken.of(key, 5), put(key), RequestBody.fromString("same"));
-        b.putObject(FencingToken.of(key, 6), put(key), RequestBody.fromString("same"));
+        a.putObject(FencingToken.of(key, 5), put(key), RequestBody.fromString(body));
+        b.putObject(FencingToken.of(key, 6), put(key), RequestBody.fromString(body));
 
         assertStale(() -> a.putObject(FencingToken.of(key, 5), put(key), RequestBody.fromString("ZOMBIE")), 6);
+        assertStale(() -> a.putObject(FencingToken.of(key, 5), put(key), RequestBody.fromString(body)), 6);
         assertThat(a.getObject(bucket, key)).hasValueSatisfying(o -> {
-            assertThat(o.contentAsUtf8()).isEqualTo("same");
+            assertThat(o.contentAsUtf8()).isEqualTo(body);
             assertThat(o.token()).isEqualTo(6);
         });
     }
@@ -217,9 +231,21 @@ class FencedS3IT {
         requests.set(0);
         assertThat(content(fenced, bucket, key)).isEqualTo("c");
         assertThat(requests).as("read: GET (+ GET data)").hasValue(pointer ? 2 : 1);
+        requests.set(0);
+        writer(layout, counting).putObject(FencingToken.of(key, 4), put(key), RequestBody.fromString("d"));
+        assertThat(requests).as("replacing, cold: HEAD + PUT (+ PUT pointer + DELETE replaced data)")
+                .hasValue(pointer ? 4 : 2);
         if (pointer) {
             assertThat(dataObjects(key)).as("replaced data objects are deleted").hasSize(1);
         }
+
+        String fresh = key();
+        fenced.deleteObject(FencingToken.of(fresh, 1), bucket, fresh);
+        requests.set(0);
+        fenced.putObject(FencingToken.of(fresh, 2), put(fresh), RequestBody.fromString("e"));
+        assertThat(requests).as("new key, warm (this writer's own tombstone, no data to delete): PUT (+ PUT pointer)")
+                .hasValue(pointer ? 2 : 1);
+        assertThat(content(fenced, bucket, fresh)).isEqualTo("e");
     }
 
     /**
@@ -344,6 +370,41 @@ class FencedS3IT {
                 .hasMessageContaining("dataPrefix");
         assertThat(fenced.getObject(bucket, key)).as("nothing written").isEmpty();
         assertThat(plain.listObjectsV2(r -> r.bucket(bucket)).contents()).isEmpty();
+    }
+
+    /**
+     * Issue 14: a missing bucket is the SDK's {@link NoSuchBucketException} naming it, on every write
+     * and read path (put and get are covered above), in both layouts, and nothing is written anywhere:
+     * no bucket appears and the real bucket is as it was.
+     */
+    @ParameterizedTest
+    @EnumSource(S3Layout.class)
+    void aMissingBucketIsNamedByDeleteMultipartAndTheStoreAndNothingIsWritten(S3Layout layout) throws IOException {
+        FencedS3 fenced = writer(layout);
+        String key = key();
+        String missing = "no-such-bucket-" + UUID.randomUUID().toString().substring(0, 8);
+        Path file = Files.writeString(dir.resolve("small.txt"), "one part");
+        List<S3Object> before = plain.listObjectsV2(r -> r.bucket(bucket)).contents();
+        FencedStore store = S3FencedStore.create(S3.client(), missing);
+
+        for (ThrowingCallable call : List.<ThrowingCallable>of(
+                () -> fenced.deleteObject(FencingToken.of(key, 1), missing, key),
+                () -> fenced.putObjectMultipart(FencingToken.of(key, 1), PutObjectRequest.builder().bucket(missing).key(key)
+                        .build(), file, 5L * 1024 * 1024),
+                () -> store.write(FencingToken.of(key, 1), key, "v"),
+                () -> store.update(FencingToken.of(key, 1), key, v -> "v"),
+                () -> store.delete(FencingToken.of(key, 1), key),
+                () -> store.read(key))) {
+            assertThatThrownBy(call).isInstanceOf(NoSuchBucketException.class)
+                    .hasMessageContaining("bucket '" + missing + "' does not exist");
+        }
+        assertThat(bucketNames()).as("the missing bucket was not created").doesNotContain(missing);
+        assertThat(plain.listObjectsV2(r -> r.bucket(bucket)).contents()).as("the real bucket is unchanged")
+                .isEqualTo(before).isEmpty();
+    }
+
+    private List<String> bucketNames() {
+        return plain.listBuckets().buckets().stream().map(Bucket::name).sorted().toList();
     }
 
     private List<S3Object> dataObjects(String key) {

@@ -18,8 +18,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * {@link S3FencedStore} against the testkit's S3 server. Each store gets its own client (and its
- * own ETag cache), as separate processes would. The contract's races (zombie ×25 rounds, 8×20
+ * {@link S3FencedStore} against the testkit's S3 server. Each store gets its own client (closed after
+ * the test) and its own ETag cache, as separate processes would. The contract's races (zombie ×25 rounds, 8×20
  * concurrent increments) need an atomic arbiter of conditional puts: the tests go through
  * {@link S3#client}, i.e. the testkit's serializing proxy in front of S3Mock, or an atomic server
  * given by {@code FENCING_S3_ENDPOINT}.
@@ -37,7 +37,7 @@ class S3FencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return S3FencedStore.create(S3.client(), bucket(), "store/", policy, FencingListener.NONE);
+        return S3FencedStore.create(closeAfterTest(S3.client()), bucket(), "store/", policy, FencingListener.NONE);
     }
 
     /**
@@ -61,7 +61,7 @@ class S3FencedStoreIT extends FencedStoreContract {
                 return context.httpResponse();
             }
         };
-        S3Client lossy = S3.client(loseFirstConditionalPutAnswer);
+        S3Client lossy = closeAfterTest(S3.client(loseFirstConditionalPutAnswer));
         FencedStore updater = S3FencedStore.create(lossy, bucket(), "store/", policy, FencingListener.NONE);
 
         StoredValue written = updater.update(token(2), key, v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));

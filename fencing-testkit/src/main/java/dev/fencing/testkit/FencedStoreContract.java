@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
@@ -57,14 +58,50 @@ public abstract class FencedStoreContract {
     /** The {@link Policy#MONOTONIC} store under test, built before each test. */
     protected FencedStore store;
     private String prefix;
+    private final List<AutoCloseable> perTest = new ArrayList<>();
 
     /**
      * A store against the real server applying {@code policy}. Called more than once per test:
      * each call must return an instance with its own client, connections and caches where the
      * store has any, as a second process writing to the same backend would have — the tests of
-     * two holders rely on it.
+     * two holders rely on it. Register what it opens with {@link #closeAfterTest}.
      */
     protected abstract FencedStore createStore(Policy policy);
+
+    /**
+     * Registers a client, connection or pool that {@link #createStore} opened for one store, to be
+     * closed after the current test, last opened first. Returns {@code resource}.
+     */
+    protected final <T extends AutoCloseable> T closeAfterTest(T resource) {
+        synchronized (perTest) {
+            perTest.add(Objects.requireNonNull(resource, "resource"));
+        }
+        return resource;
+    }
+
+    @AfterEach
+    void closePerTestResources() {
+        List<AutoCloseable> toClose;
+        synchronized (perTest) {
+            toClose = new ArrayList<>(perTest);
+            perTest.clear();
+        }
+        IllegalStateException failed = null;
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            try {
+                toClose.get(i).close();
+            } catch (Exception e) {
+                if (failed == null) {
+                    failed = new IllegalStateException("closing a store's client after the test failed: " + toClose.get(i), e);
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+    }
 
     @BeforeEach
     void createStoreUnderTest(TestInfo info) {

@@ -14,6 +14,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+/**
+ * {@link RedisFencedStore} on the testkit's Redis; each store with a connection of its own (closed
+ * after the test), as another process would have. The shared connection only inspects the keys.
+ */
 class RedisFencedStoreIT extends FencedStoreContract {
 
     private static RedisClient client;
@@ -33,7 +37,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return RedisFencedStore.create(connection, "store:", policy, FencingListener.NONE);
+        return RedisFencedStore.create(closeAfterTest(client.connect()), "store:", policy, FencingListener.NONE);
     }
 
     @Test
