@@ -344,17 +344,19 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
                     // timeout alone would wait for a server that never reads the cancel request)
                     int previousNetworkTimeout = connection.getNetworkTimeout();
                     connection.setNetworkTimeout(Runnable::run, (int) Math.max(1, ttl.dividedBy(3).toMillis()));
-                    boolean held;
                     try (PreparedStatement statement = connection.prepareStatement(CounterSql.RENEW)) {
                         statement.setString(1, Long.toString(ttl.toMillis()));
                         statement.setLong(2, CounterSql.high(key));
                         statement.setLong(3, CounterSql.low(key));
                         try (ResultSet row = statement.executeQuery()) {
-                            held = row.next() && row.getBoolean(2);
+                            return row.next() && row.getBoolean(2);
+                        }
+                    } finally {
+                        // the connection goes back to the pool at release: never with the renewal's bound
+                        if (!connection.isClosed()) {
+                            connection.setNetworkTimeout(Runnable::run, previousNetworkTimeout);
                         }
                     }
-                    connection.setNetworkTimeout(Runnable::run, previousNetworkTimeout);
-                    return held;
                 } catch (SQLException e) {
                     // the session is gone (terminated backend, dropped connection, idle timeout, a server
                     // silent past the renewal's deadline): so is the lock
