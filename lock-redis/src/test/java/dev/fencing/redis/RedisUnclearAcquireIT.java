@@ -129,26 +129,38 @@ class RedisUnclearAcquireIT {
         List<LaggingProxy> proxies = nodes.stream().map(node -> LaggingProxy.start(node.host(), node.port())).toList();
         try (RedlockProvider locks = RedlockProvider.builder(proxies.stream().map(LaggingProxy::redisUri).toList())
                 .nodeTimeout(Duration.ofSeconds(5)).build()) {
-            locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
             String resource = resource();
-            proxies.forEach(each -> each.lagReplies(Duration.ofSeconds(2)));
-            CompletableFuture<Lease> pending = locks.acquireAsync(resource,
-                    longLease.withWaitTimeout(Duration.ofSeconds(30)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
-                    .allMatch(node -> "1".equals(node.command("EXISTS", locks.lockKey(resource)))));
-
-            pending.cancel(true);
+            cancelWhileTheGrantIsOnItsWay(locks, resource, nodes, proxies);
             proxies.forEach(LaggingProxy::dropConnections);
             proxies.forEach(each -> each.lagReplies(Duration.ZERO));
 
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-                for (RedisTestServer node : nodes) {
-                    assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
-                }
-            });
+            awaitNoLockKey(locks, resource, nodes);
         } finally {
             proxies.forEach(LaggingProxy::close);
         }
+    }
+
+    /**
+     * Warms the provider up, delays every node's replies by 2 s, starts an {@code acquireAsync},
+     * waits until every node took the lock, and cancels the attempt: its grant is on its way.
+     */
+    private void cancelWhileTheGrantIsOnItsWay(RedlockProvider locks, String resource, List<RedisTestServer> nodes,
+            List<LaggingProxy> proxies) {
+        locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
+        proxies.forEach(each -> each.lagReplies(Duration.ofSeconds(2)));
+        CompletableFuture<Lease> pending = locks.acquireAsync(resource, longLease.withWaitTimeout(Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
+                .allMatch(node -> "1".equals(node.command("EXISTS", locks.lockKey(resource)))));
+        pending.cancel(true);
+    }
+
+    /** Waits, well within the attempt's 60 s TTL, until no node holds the lock key. */
+    private static void awaitNoLockKey(RedlockProvider locks, String resource, List<RedisTestServer> nodes) {
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            for (RedisTestServer node : nodes) {
+                assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
+            }
+        });
     }
 
     /**
@@ -195,26 +207,15 @@ class RedisUnclearAcquireIT {
         try (RedlockProvider locks = RedlockProvider.builder(proxies.stream()
                 .map(each -> "redis://" + user + ":pw@127.0.0.1:" + each.port()).toList())
                 .nodeTimeout(Duration.ofSeconds(5)).build()) {
-            locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
             String resource = resource();
-            proxies.forEach(each -> each.lagReplies(Duration.ofSeconds(2)));
-            CompletableFuture<Lease> pending = locks.acquireAsync(resource,
-                    longLease.withWaitTimeout(Duration.ofSeconds(30)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> nodes.stream()
-                    .allMatch(node -> "1".equals(node.command("EXISTS", locks.lockKey(resource)))));
-
-            pending.cancel(true);
+            cancelWhileTheGrantIsOnItsWay(locks, resource, nodes, proxies);
             nodes.forEach(node -> node.command("ACL", "SETUSER", user, "-evalsha", "-eval"));
             await().atMost(Duration.ofSeconds(10)).until(() -> nodes.stream()
                     .allMatch(node -> String.valueOf(node.command("ACL", "LOG")).contains(user)));
             nodes.forEach(node -> node.command("ACL", "SETUSER", user, "+evalsha", "+eval"));
             proxies.forEach(each -> each.lagReplies(Duration.ZERO));
 
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
-                for (RedisTestServer node : nodes) {
-                    assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
-                }
-            });
+            awaitNoLockKey(locks, resource, nodes);
         } finally {
             proxies.forEach(LaggingProxy::close);
             nodes.forEach(node -> node.command("ACL", "DELUSER", user));
