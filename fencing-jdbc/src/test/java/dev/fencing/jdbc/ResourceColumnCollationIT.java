@@ -77,4 +77,46 @@ class ResourceColumnCollationIT {
                 .hasMessageContaining("does not compare keys byte for byte");
         assertThat(boundResource(db, table, key)).as("nothing was written").isNull();
     }
+
+    /**
+     * An install from before issue 17 (MariaDB/MySQL key columns in {@code utf8mb4_bin}, a PAD SPACE
+     * collation: {@code "k"} and {@code "k "} are one key) is refused on first use, naming the
+     * column and the migration, before anything is written — for the key-value store's
+     * {@code item_key} and for a fence table's {@code resource}.
+     */
+    @org.junit.jupiter.api.Test
+    void keyColumnsOfAnInstallBeforeTheExactCollationAreRefusedBeforeAnyWrite() throws SQLException {
+        DataSource db = Databases.migrated(Databases.mariaDb());
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String store = "legacy_store_" + suffix;
+        String fence = "legacy_fence_" + suffix;
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("CREATE TABLE " + store + " (item_key VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+                    + " NOT NULL PRIMARY KEY, item_value TEXT NULL, token BIGINT NOT NULL, version BIGINT NOT NULL,"
+                    + " fence_resource VARBINARY(1024) NULL, updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6))");
+            statement.execute("CREATE TABLE " + fence + " (resource VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin"
+                    + " NOT NULL PRIMARY KEY, token BIGINT NOT NULL, updated_at DATETIME(6) NOT NULL"
+                    + " DEFAULT CURRENT_TIMESTAMP(6))");
+        }
+        FencedStore legacyStore = JdbcFencedStore.create(db, store, Policy.MONOTONIC, FencingListener.NONE);
+        assertThatThrownBy(() -> legacyStore.write(FencingToken.of("orders", 5), "k", "v"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("column 'item_key'")
+                .hasMessageContaining("does not compare keys byte for byte")
+                .hasMessageContaining("FencingMigrations.migrate");
+        JdbcFence legacyFence = JdbcFence.create(db, fence, Policy.MONOTONIC);
+        assertThatThrownBy(() -> legacyFence.inTransaction(FencingToken.of("orders", 5), connection -> 1))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("column 'resource'")
+                .hasMessageContaining("does not compare keys byte for byte");
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            try (ResultSet rows = statement.executeQuery("SELECT (SELECT COUNT(*) FROM " + store + ") + (SELECT COUNT(*) FROM "
+                    + fence + ")")) {
+                rows.next();
+                assertThat(rows.getLong(1)).as("rows written").isZero();
+            }
+            statement.execute("DROP TABLE " + store);
+            statement.execute("DROP TABLE " + fence);
+        }
+    }
 }
