@@ -296,6 +296,7 @@ public final class FencedDynamoDb {
      * nothing. Needs a server with {@code TransactWriteItems}.
      *
      * @throws StaleTokenException if the fence item carries a token the policy refuses; nothing was written
+     * @throws dev.fencing.core.ForeignTokenException if the fence item is bound to another lock than the token's; nothing was written
      * @throws TransactionCanceledException if one of your own conditions failed
      */
     public TransactWriteItemsResponse transactWriteItems(FencingToken token, FenceItem fence,

@@ -82,7 +82,13 @@ public final class FencingTokenExtension implements DynamoDbEnhancedClientExtens
         this.reads = new TombstoneReads(tombstoneAttribute);
     }
 
-    /** With {@link FencedDynamoDb}'s defaults: {@code fencing_token}, {@code fencing_deleted}, {@link Policy#MONOTONIC}. */
+    /**
+     * With {@link FencedDynamoDb}'s defaults: {@code fencing_token}, {@code fencing_deleted}, {@link Policy#MONOTONIC}.
+     *
+     * <p>Install it with {@code .extensions(FencingTokenExtension.create().withSdkDefaults())}: on
+     * its own, {@code .extensions(...)} replaces the SDK's default extensions, which silently
+     * switches {@code @DynamoDbVersionAttribute} checks and atomic counters off.
+     */
     public static FencingTokenExtension create() {
         return create(Policy.MONOTONIC);
     }
