@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * tolerance on either side, racing with short TTLs that expire (never released), one node
  * answering late, counters set by hand, a node restored from an older counter.
  */
-class RedlockSeedAttackIT {
+class RedlockSeedAdversarialIT {
 
     private static final long TOLERANCE_MICROS = 25_000;
 
@@ -106,7 +106,7 @@ class RedlockSeedAttackIT {
             assertThat(threads.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
         }
         List<Grant> all = List.copyOf(grants);
-        System.out.println("RedlockSeedAttackIT race: " + all.size() + " grants, write-backs per process "
+        System.out.println("RedlockSeedAdversarialIT race: " + all.size() + " grants, write-backs per process "
                 + processes.stream().map(RedlockProvider::tokenWriteBacks).toList());
         assertThat(all.size()).as("grants in 8 s").isGreaterThan(10);
         List<String> violations = new ArrayList<>();

@@ -22,14 +22,13 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * Adversarial checks of the renewal deadline (SessionLease.doRenew): a pool of one connection,
  * a renewal that fails with a statement error that is not a timeout, and a reply that comes after
  * the renewal's deadline.
  */
-class PostgresRenewalAttackIT {
+class PostgresRenewalAdversarialIT {
 
     private static String resource() {
         return "renew-attack-" + UUID.randomUUID();
@@ -72,8 +71,9 @@ class PostgresRenewalAttackIT {
      * administrator revoked EXECUTE on pg_backend_pid() in this database; any statement error — a cancel,
      * a permission, a full disk — takes the same path). The session is alive and still holds the
      * lock. The lease is reported lost, the caller releases it (try-with-resources), and the
-     * connection goes back to the pool of one (Spring's SingleConnectionDataSource: HikariCP
-     * would reset the network timeout itself and hide this). It must go back as it came: no renewal network
+     * connection goes back to the pool of one ({@link OneConnection}, which like many simple pools
+     * hands the same connection out again as it was left: HikariCP would reset the network timeout
+     * itself and hide this). It must go back as it came: no renewal network
      * timeout. It comes back with the renewal's ttl/3 (1 s) and the next user's 1.5 s query is cut
      * off by the socket timeout and its connection broken.
      */
@@ -84,8 +84,8 @@ class PostgresRenewalAttackIT {
         admin.setURL(plain.getURL());
         admin.setUser(superuser());
         int defaultNetworkTimeout;
-        SingleConnectionDataSource single = new SingleConnectionDataSource(plain.getConnection(), true);
-        try (PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(single)) {
+        OneConnection single = new OneConnection(plain.getConnection());
+        try (PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(single.dataSource())) {
             try (Connection connection = single.getConnection(); Statement statement = connection.createStatement();
                     ResultSet row = statement.executeQuery("SELECT current_user, rolsuper FROM pg_roles"
                             + " WHERE rolname = current_user")) {
@@ -125,7 +125,7 @@ class PostgresRenewalAttackIT {
                 }
             }
         } finally {
-            single.destroy();
+            single.closeConnection();
         }
     }
 
@@ -181,6 +181,53 @@ class PostgresRenewalAttackIT {
                 // the pool of one still serves the provider
                 locks.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow().release();
             }
+        }
+    }
+
+    /**
+     * A pool of one connection that hands it out as the last user left it: {@code close()} on what
+     * it hands out returns it, nothing is reset.
+     */
+    private static final class OneConnection {
+        private final Connection connection;
+        private final DataSource pool;
+
+        OneConnection(Connection connection) {
+            this.connection = connection;
+            Connection handedOut = (Connection) java.lang.reflect.Proxy.newProxyInstance(Connection.class.getClassLoader(),
+                    new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            return null; // back to the pool, as it is
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            this.pool = (DataSource) java.lang.reflect.Proxy.newProxyInstance(DataSource.class.getClassLoader(),
+                    new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("getConnection") && (args == null || args.length == 0)) {
+                            return handedOut;
+                        }
+                        throw new UnsupportedOperationException(method.getName());
+                    });
+        }
+
+        DataSource dataSource() {
+            return pool;
+        }
+
+        Connection getConnection() {
+            try {
+                return pool.getConnection();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        void closeConnection() throws java.sql.SQLException {
+            connection.close();
         }
     }
 }
