@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.RetryNTimes;
+import org.apache.curator.retry.RetryUntilElapsed;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -103,14 +103,16 @@ import org.jspecify.annotations.Nullable;
  * lives, a lapse aside, which counts as expired). All znodes are ephemeral, so whatever is left
  * over goes with the session at the latest.
  *
- * <p>When an attempt gives up: a server that keeps the connection open but stops answering is
- * noticed only through the client's read timeout (two thirds of the session timeout); the client
- * then cannot reconnect, and Curator's retries of the create, each waiting out a connection attempt,
- * end in a connection loss about four session timeouts after the request (measured: 12 s with a
- * 3 s session, 39 s with 10 s, whatever the connection timeout) — an acquire's wait timeout can be
- * overrun by that much. Such an attempt fails with {@link LockUnavailableException}; by then Curator
- * has given up the session it could not reach for a session timeout, and the server ends it and
- * deletes the znode the create may have made, if Curator's clean-up did not come first.
+ * <p>When an attempt gives up: an attempt made while the client has no connection waits at most
+ * the connection timeout for one and then fails. A server that keeps the connection open but stops
+ * answering is noticed only through the client's read timeout (two thirds of the session timeout);
+ * Curator retries a request only while the connection timeout has not passed since it was sent, so
+ * such an attempt fails about then — measured 6.9 s with the 10 s session and 5 s connection
+ * timeouts, and the next attempt, disconnected, 5 s (before, Curator's four tries gave 38 s and
+ * 45 s) — and an acquire's wait timeout can be overrun by that much. Such an attempt fails with
+ * {@link LockUnavailableException}; Curator deletes in the background the znode the create may
+ * have made, and the server ends the session it could not reach, and its znodes with it, a session
+ * timeout later at the latest.
  *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
  * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
@@ -125,6 +127,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private final String root;
     private final String target;
     private final Duration operationTimeout;
+    private final Duration connectionTimeout;
     private final ScheduledThreadPoolExecutor timers;
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
@@ -136,6 +139,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         this.root = builder.root;
         this.target = builder.connectString;
         this.operationTimeout = builder.connectionTimeout.multipliedBy(2);
+        this.connectionTimeout = builder.connectionTimeout;
         this.timers = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "fencing-zookeeper-timer");
             thread.setDaemon(true);
@@ -168,6 +172,18 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        try {
+            // a client that lost its connection would queue the requests for a server it cannot reach
+            // and give up only when its own connection attempts fail: ask nothing until connected
+            if (!client.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw LockUnavailableException.unreachable(resource, "not connected to ZooKeeper at " + target
+                        + ": no server answered within the connection timeout (" + connectionTimeout.toMillis() + " ms)",
+                        null);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
         String ownerId = OwnerIds.random();
         WaitQueue queue = queues.get(resource);
         return queue != null ? claim(queue, resource, ownerId, options, requestedAtNanos)
@@ -512,10 +528,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
 
         /**
-         * How long to wait for a connection: when building, and for each request while
-         * disconnected (Curator tries a request up to 4 times); from 100 ms to 5 min, default 5 s.
-         * It does not bound a request to a server that accepts connections but does not answer
-         * (see "Unclear replies" on {@link ZooKeeperLockProvider}).
+         * How long to wait for a connection: when building, before each attempt while
+         * disconnected, and how long after a request Curator may still retry it; from 100 ms to
+         * 5 min, default 5 s. A request to a server that accepts connections but does not answer
+         * fails after the client's read timeout, two thirds of the session timeout (see "Unclear
+         * replies" on {@link ZooKeeperLockProvider}).
          */
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,
@@ -532,7 +549,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
                     .sessionTimeoutMs((int) sessionTimeout.toMillis())
                     .connectionTimeoutMs((int) connectionTimeout.toMillis())
-                    .retryPolicy(new RetryNTimes(3, 100))
+                    .retryPolicy(new RetryUntilElapsed((int) connectionTimeout.toMillis(), 100))
                     .build();
             client.start();
             boolean connected;
