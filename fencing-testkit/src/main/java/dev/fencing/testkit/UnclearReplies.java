@@ -23,4 +23,29 @@ public interface UnclearReplies extends AutoCloseable {
     /** Closes the provider and the fault. */
     @Override
     void close();
+
+    /** The fault of {@code provider}, held and passed by {@code hold} and {@code pass}, closed by {@code close}. */
+    static UnclearReplies of(LockProvider provider, Runnable hold, Runnable pass, Runnable close) {
+        return new UnclearReplies() {
+            @Override
+            public LockProvider provider() {
+                return provider;
+            }
+
+            @Override
+            public void holdReplies() {
+                hold.run();
+            }
+
+            @Override
+            public void passReplies() {
+                pass.run();
+            }
+
+            @Override
+            public void close() {
+                close.run();
+            }
+        };
+    }
 }

@@ -25,27 +25,9 @@ class InMemoryLockProviderTest extends LockProviderContract {
     @Override
     protected java.util.Optional<UnclearReplies> unclearReplies() {
         InMemoryLockProvider own = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
-        return java.util.Optional.of(new UnclearReplies() {
-            @Override
-            public LockProvider provider() {
-                return own;
-            }
-
-            @Override
-            public void holdReplies() {
-                server.loseAcquireReplies();
-            }
-
-            @Override
-            public void passReplies() {
-                server.answerAgain();
-            }
-
-            @Override
-            public void close() {
-                server.answerAgain();
-                own.close();
-            }
-        });
+        return java.util.Optional.of(UnclearReplies.of(own, server::loseAcquireReplies, server::answerAgain, () -> {
+            server.answerAgain();
+            own.close();
+        }));
     }
 }

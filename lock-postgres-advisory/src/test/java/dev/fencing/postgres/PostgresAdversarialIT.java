@@ -10,8 +10,6 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.testkit.servers.LaggingProxy;
-import dev.fencing.testkit.servers.PostgresTestServer;
-import dev.fencing.testkit.servers.TestServers;
 import java.sql.Connection;
 import java.sql.Savepoint;
 import java.time.Duration;
@@ -42,18 +40,10 @@ class PostgresAdversarialIT {
      */
     @Test
     void aSlowServerHoldsTryAcquireFarPastItsWaitTimeout() throws Exception {
-        PostgresAdvisoryLockProviderIT.pool();
-        PostgresTestServer server = TestServers.postgres();
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
-                .matcher(server.jdbcUrl());
-        assertThat(url.matches()).isTrue();
         DataSource direct = PostgresAdvisoryLockProviderIT.pool();
         PGSimpleDataSource database = (PGSimpleDataSource) ((HikariDataSource) direct).getDataSource();
-        try (LaggingProxy proxy = LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)))) {
-            PGSimpleDataSource viaProxy = new PGSimpleDataSource();
-            viaProxy.setURL(database.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
-            viaProxy.setUser(database.getUser());
-            viaProxy.setPassword(database.getPassword());
+        try (LaggingProxy proxy = ProxiedPostgres.proxyTo(database)) {
+            PGSimpleDataSource viaProxy = ProxiedPostgres.through(proxy, database);
             HikariConfig config = new HikariConfig();
             config.setDataSource(viaProxy);
             config.setMaximumPoolSize(2);

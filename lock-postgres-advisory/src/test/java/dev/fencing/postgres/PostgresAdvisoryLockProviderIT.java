@@ -14,7 +14,6 @@ import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.LockProviderContract;
 import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.LaggingProxy;
-import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
@@ -84,57 +83,24 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
         config.setPoolName("advisory-it-unclear");
         HikariDataSource proxied = new HikariDataSource(config);
         PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(proxied);
-        return java.util.Optional.of(new UnclearReplies() {
-            @Override
-            public LockProvider provider() {
-                return locks;
+        return java.util.Optional.of(UnclearReplies.of(locks, proxy::holdReplies, proxy::passReplies, () -> {
+            try {
+                locks.close();
+                proxied.close();
+            } finally {
+                proxy.close();
             }
-
-            @Override
-            public void holdReplies() {
-                proxy.holdReplies();
-            }
-
-            @Override
-            public void passReplies() {
-                proxy.passReplies();
-            }
-
-            @Override
-            public void close() {
-                try {
-                    locks.close();
-                    proxied.close();
-                } finally {
-                    proxy.close();
-                }
-            }
-        });
+        }));
     }
 
     private static LaggingProxy proxyToTheServer() {
         pool();
-        PostgresTestServer server = TestServers.postgres();
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
-                .matcher(server.jdbcUrl());
-        if (!url.matches()) {
-            throw new IllegalStateException("cannot find host and port in " + server.describe());
-        }
-        return LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)));
+        return ProxiedPostgres.proxyTo(database);
     }
 
     /** The test database reached through {@code proxy}. */
     private static DataSource throughProxy(LaggingProxy proxy) {
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
-                .matcher(database.getURL());
-        if (!url.matches()) {
-            throw new IllegalStateException("cannot find host and port in " + database.getURL());
-        }
-        PGSimpleDataSource viaProxy = new PGSimpleDataSource();
-        viaProxy.setURL(database.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
-        viaProxy.setUser(database.getUser());
-        viaProxy.setPassword(database.getPassword());
-        return viaProxy;
+        return ProxiedPostgres.through(proxy, database);
     }
 
     /**

@@ -138,12 +138,8 @@ class PostgresRenewalAdversarialIT {
     void aLateRenewalReplyLeavesAUsablePoolOfOneAndTheLockToAnother() throws Exception {
         PGSimpleDataSource db = (PGSimpleDataSource) TestServers.postgres().freshDatabase();
         FencingMigrations.migrate(db);
-        java.util.regex.Matcher url = java.util.regex.Pattern.compile("jdbc:postgresql://([^:/]+):(\\d+)/.*")
-                .matcher(db.getURL());
-        assertThat(url.matches()).as(db.getURL()).isTrue();
-        try (LaggingProxy proxy = LaggingProxy.start(url.group(1), Integer.parseInt(url.group(2)))) {
-            PGSimpleDataSource viaProxy = new PGSimpleDataSource();
-            viaProxy.setURL(db.getURL().replace(url.group(1) + ":" + url.group(2), "127.0.0.1:" + proxy.port()));
+        try (LaggingProxy proxy = ProxiedPostgres.proxyTo(db)) {
+            PGSimpleDataSource viaProxy = ProxiedPostgres.through(proxy, db);
             viaProxy.setUser(superuser());
             try (HikariDataSource single = poolOfOne(viaProxy, "renew-attack-late");
                     PostgresAdvisoryLockProvider locks = PostgresAdvisoryLockProvider.create(single);
