@@ -31,7 +31,8 @@ import org.jspecify.annotations.Nullable;
  *       seen (read, or named by a refusal) before the read started;
  *   <li>a read returns a value some write wrote with exactly that token and that was not replaced
  *       (written over, deleted) by an accepted write that returned before the read started; an
- *       accepted write's value does not vanish without a delete at least as new;
+ *       accepted write's value does not vanish without a delete at least as new that had not
+ *       returned before the write started (so a re-create after a delete of the same token stays);
  *   <li>on a key only incremented through {@code update}, accepted increments return distinct
  *       values and a read after the last one sees between the accepted count and the accepted
  *       plus unclear count — nothing lost, nothing applied twice.
@@ -256,7 +257,10 @@ public final class HistoryChecker {
 
     /**
      * Among some operations, the one with the highest value that returned before a given time:
-     * sorted by completion, with a running maximum, so each question is a binary search.
+     * sorted by completion, with a running maximum, so each question is a binary search. Among equal
+     * values the one invoked last wins: it is the hardest to explain away (a delete of the same token
+     * that returned before it was invoked cannot have removed it), so a store that drops a re-create
+     * after its own delete of the same token is reported.
      */
     private static final class Latest {
         private final long[] completed;
@@ -270,7 +274,8 @@ public final class HistoryChecker {
             Operation max = null;
             for (int i = 0; i < sorted.size(); i++) {
                 Operation op = sorted.get(i);
-                if (max == null || value.applyAsLong(op) > value.applyAsLong(max)) {
+                if (max == null || value.applyAsLong(op) > value.applyAsLong(max)
+                        || (value.applyAsLong(op) == value.applyAsLong(max) && op.invokedNanos() > max.invokedNanos())) {
                     max = op;
                 }
                 completed[i] = op.completedNanos();

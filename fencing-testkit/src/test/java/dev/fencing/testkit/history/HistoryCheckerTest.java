@@ -153,6 +153,45 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aReCreateAfterADeleteOfTheSameTokenMustNotVanish() {
+        write(10, "a").delete(10).write(10, "b").read(null, 0);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.ACCEPTED_WRITE_VANISHED);
+
+        ops.clear();
+        write(10, "a").delete(10).write(10, "b").read("b", 10);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        write(10, "a").delete(10).write(10, "b").delete(10).read(null, 0);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void aReCreateAfterADeleteOfAnOlderTokenMustNotVanish() {
+        write(10, "a").delete(11).write(12, "b").read(null, 0);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.ACCEPTED_WRITE_VANISHED);
+
+        ops.clear();
+        write(10, "a").delete(11).write(12, "b").read("b", 12);
+        assertThat(rules(Policy.STRICT)).isEmpty();
+    }
+
+    @Test
+    void aDeleteOverlappingTheReCreateMayExplainAnEmptyRead() {
+        write(10, "a");
+        long deleteInvoked = clock += 10;
+        long writeInvoked = clock += 10;
+        long writeCompleted = clock += 10;
+        long deleteCompleted = clock += 10;
+        ops.add(new Operation(0, 0, "k", Kind.DELETE, 10, null, Outcome.OK, null, 0, deleteInvoked,
+                deleteCompleted, null));
+        ops.add(new Operation(0, 0, "k", Kind.WRITE, 10, "b", Outcome.OK, null, 0, writeInvoked, writeCompleted,
+                null));
+        read(null, 0);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
     void aWriteWhoseReplyWasLostMayExplainALaterRead() {
         op(Kind.WRITE, 5, "a", Outcome.UNKNOWN, null, 0).read("a", 5).mark(5);
         assertThat(rules(Policy.MONOTONIC)).isEmpty();
