@@ -564,6 +564,39 @@ public abstract class FencedStoreContract {
         assertThat(store.highWaterMark(base)).hasValue(100);
     }
 
+    /**
+     * Keys shaped like a store's own syntax are ordinary keys: braces (a Redis Cluster hash tag ends
+     * at the first {@code '}'}, so a key that starts with one has an empty tag), percent signs,
+     * colons, a store's own suffixes, quotes and path segments. Each is written, updated, refused,
+     * deleted and re-created only by a newer token like any other key, and no two share a mark.
+     */
+    @Test
+    void keysShapedLikeAStoresOwnSyntaxAreOrdinaryKeys() {
+        String id = prefix;
+        List<String> keys = List.of("}" + id, "}}" + id + "{", "{}" + id, "{" + id + "}", id + "}", id + "{",
+                "%7D" + id, "}" + id + "}:item", id + "}:item", id + ":item", id + "/../x", "'" + id + "\"\"",
+                id + "%");
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i);
+            long base = 1000L * (i + 1);
+            store.write(token(base), key, "value of [" + key + "]");
+            assertThat(store.read(key)).as("[%s]", key).contains(new StoredValue(key, "value of [" + key + "]", base));
+            assertStale(() -> store.write(token(base - 1), key, "zombie"), base);
+            StoredValue updated = store.update(token(base + 1), key, v -> v.orElseThrow() + "+1");
+            assertThat(updated).isEqualTo(new StoredValue(key, "value of [" + key + "]+1", base + 1));
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i);
+            long base = 1000L * (i + 1);
+            assertThat(store.read(key)).as("[%s] after every other key was written", key)
+                    .contains(new StoredValue(key, "value of [" + key + "]+1", base + 1));
+            store.delete(token(base + 2), key);
+            assertThat(store.read(key)).as("[%s] after its delete", key).isEmpty();
+            assertStale(() -> store.write(token(base + 1), key, "zombie re-create"), base + 2);
+            assertThat(store.highWaterMark(key)).as("[%s]", key).hasValue(base + 2);
+        }
+    }
+
     // ---- A key is fenced by one lock: token values of different locks are not comparable ----
 
     @Test

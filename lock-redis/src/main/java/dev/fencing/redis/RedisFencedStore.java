@@ -15,6 +15,7 @@ import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.security.SecureRandom;
@@ -36,7 +37,9 @@ import org.jspecify.annotations.Nullable;
  * {@code long} compares exactly — a double would call 2<sup>53</sup> and 2<sup>53</sup> + 1 equal.
  *
  * <p>Lost replies: every write carries a random 128-bit write id and leaves a marker key
- * {@code <prefix>{key}:done:<writeId>} (same hash slot, expiring after 10 minutes). A script that
+ * {@code <prefix>{key}:done:<writeId>} (same hash slot, expiring after 10 minutes; for a key that
+ * starts with {@code '}'}, whose item key has an empty hash tag and so is hashed whole, the marker
+ * is named with a tag of the item's slot instead, so every key works on Cluster). A script that
  * Lettuce re-sends after a reconnect finds the marker of its first run and answers "written"
  * without writing again, so a change is never applied twice and a landed write is never reported
  * as refused. When the reply is lost for good (a timeout, a connection error), the store checks the
@@ -161,6 +164,14 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     private String markerKey(String key) {
         byte[] id = new byte[16];
         WRITE_IDS.nextBytes(id);
-        return prefix + "{" + key + "}:done:" + HexFormat.of().formatHex(id);
+        String writeId = HexFormat.of().formatHex(id);
+        if (key.charAt(0) == '}') {
+            // The item's hash tag ends at the key's first '}': it is empty, so Cluster hashes the whole
+            // item key. The marker must share the item's slot (one script touches both), so it is
+            // named with a tag of that slot. Item keys keep their names: renaming them would hide
+            // marks that older versions wrote.
+            return prefix + "{" + SlotTags.forSlot(SlotHash.getSlot(itemKey(key))) + "}:done:" + writeId;
+        }
+        return prefix + "{" + key + "}:done:" + writeId;
     }
 }
