@@ -15,11 +15,13 @@ record ObjectState(boolean exists, @Nullable String etag, OptionalLong token, @N
 
     static final ObjectState ABSENT = new ObjectState(false, null, OptionalLong.empty(), null, false, false, null);
 
+    /** The state of an object from its ETag and its metadata as a response carried it (names in any case). */
     static ObjectState of(String etag, Map<String, String> metadata) {
-        String token = metadata.get(Metadata.TOKEN);
+        String token = Metadata.get(metadata, Metadata.TOKEN);
         return new ObjectState(true, etag, token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token)),
-                Metadata.decodeResource(metadata.get(Metadata.RESOURCE)), "true".equals(metadata.get(Metadata.DELETED)), Metadata.POINTER.equals(metadata.get(Metadata.LAYOUT)),
-                metadata.get(Metadata.WRITE));
+                Metadata.decodeResource(Metadata.get(metadata, Metadata.RESOURCE)),
+                "true".equals(Metadata.get(metadata, Metadata.DELETED)),
+                Metadata.POINTER.equals(Metadata.get(metadata, Metadata.LAYOUT)), Metadata.get(metadata, Metadata.WRITE));
     }
 
     /** Whether this object was made by the write with {@code writeId}. */

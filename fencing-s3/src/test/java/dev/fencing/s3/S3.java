@@ -35,13 +35,14 @@ final class S3 {
                 .build();
     }
 
-    static S3AsyncClient asyncClient() {
+    static S3AsyncClient asyncClient(ExecutionInterceptor... interceptors) {
         return S3AsyncClient.builder()
                 .endpointOverride(URI.create(TestServers.s3().atomicEndpoint()))
                 .forcePathStyle(true)
                 .region(Region.of(S3TestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(NettyNioAsyncHttpClient.create())
+                .overrideConfiguration(c -> c.executionInterceptors(List.of(interceptors)))
                 .build();
     }
 
