@@ -14,6 +14,7 @@ import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
 import dev.fencing.s3.S3FencedStore;
+import dev.fencing.s3.S3ServerCheck;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -87,6 +88,7 @@ final class Backend implements AutoCloseable {
     private final boolean readOnly;
     private String lockNotSetUp;
     private String storeNotSetUp;
+    private S3Client s3;
 
     private Backend(boolean readOnly) {
         this.readOnly = readOnly;
@@ -492,6 +494,7 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             throw unreachable("S3 at " + endpoint, "--s3-endpoint or FENCING_S3_ENDPOINT", e);
         }
+        s3 = client;
         stores = policy -> S3FencedStore.create(client, S3_BUCKET, "fenced/", policy, FencingListener.NONE);
         plainStore = new PlainStore() {
             @Override
@@ -549,6 +552,14 @@ final class Backend implements AutoCloseable {
     }
 
     /** Read-only: what the store needs and this server lacks (a table or bucket), or null. */
+    /**
+     * For an S3 store whose bucket exists, the start-up check of the server's conditional writes and
+     * metadata ({@link S3ServerCheck}, which writes and deletes one scratch object); empty otherwise.
+     */
+    Optional<S3ServerCheck> checkS3Server() {
+        return s3 == null ? Optional.empty() : Optional.of(S3ServerCheck.run(s3, S3_BUCKET));
+    }
+
     String storeNotSetUp() {
         return storeNotSetUp;
     }

@@ -11,6 +11,8 @@ final class ExitCode {
     static final int USAGE = 2;
     /** A server could not be reached; the message says which and how to point at another. */
     static final int UNREACHABLE = 3;
+    /** A server answered but does not keep a promise the fence rests on ({@code inspect --store s3}'s check). */
+    static final int UNSAFE_SERVER = 5;
 
     private ExitCode() {}
 }

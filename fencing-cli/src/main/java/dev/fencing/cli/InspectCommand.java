@@ -4,6 +4,7 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.LockState;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
+import dev.fencing.s3.S3ServerCheck;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,13 +20,18 @@ import picocli.CommandLine.Option;
  * {@code --lock}, the lock's holder, remaining TTL and last token: the first thing to run when a
  * write was refused. A diagnostic: it writes nothing (no migration, no table or bucket, SQL
  * sessions read-only); where the toolkit's table or bucket is missing it says so, as the state
- * {@code not-set-up} and the list {@code missing}, and exits 0 like any other answer.
+ * {@code not-set-up} and the list {@code missing}, and exits 0 like any other answer. With
+ * {@code --store s3} it also runs {@link dev.fencing.s3.S3ServerCheck} on the bucket (one scratch
+ * object under {@code .fencing-check/}, written and deleted) and reports whether the server honours
+ * the conditions and metadata the fence rests on; a server that does not makes the exit code 5.
  */
 @Command(name = "inspect", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"What the store holds for a resource and, with --lock, who holds the lock.",
                 "Value, token high-water mark, tombstone; the lock's holder, remaining TTL and last issued token.",
                 "Read-only: creates and migrates nothing; a missing table or bucket of the toolkit is reported"
-                        + " (state not-set-up, exit 0)."})
+                        + " (state not-set-up, exit 0).",
+                "With --store s3 it also checks the server's conditional writes and metadata on one scratch object"
+                        + " under .fencing-check/ (deleted after); a server that fails exits 5."})
 final class InspectCommand extends FencingCommand {
 
     @Option(names = "--store", paramLabel = "S", defaultValue = "redis", converter = Kinds.Store.class,
@@ -72,6 +78,14 @@ final class InspectCommand extends FencingCommand {
                 }
             }
             report.put("missing", missing);
+            Optional<S3ServerCheck> serverCheck = storeReady ? backend.checkS3Server() : Optional.empty();
+            serverCheck.ifPresent(check -> {
+                Map<String, Object> checked = new LinkedHashMap<>();
+                checked.put("passed", check.passed());
+                checked.put("problems", check.problems());
+                report.put("serverCheck", checked);
+            });
+            int exit = serverCheck.map(S3ServerCheck::passed).orElse(true) ? ExitCode.OK : ExitCode.UNSAFE_SERVER;
             if (backend.embeddedStore()) {
                 err().println("note: this inspected a fresh embedded server, which holds nothing yet;"
                         + " point at your own with " + connections.unspecified(store).orElse("the store's option"));
@@ -79,7 +93,7 @@ final class InspectCommand extends FencingCommand {
             }
             if (json) {
                 Json.print(out, report);
-                return ExitCode.OK;
+                return exit;
             }
             out.println("resource '" + resource + "' in the " + backend.storeDescription());
             out.println("  store: " + switch ((String) report.get("state")) {
@@ -95,8 +109,11 @@ final class InspectCommand extends FencingCommand {
                         + "; inspect created nothing" : lockState.map(InspectCommand::describe)
                                 .orElse("this provider cannot tell")));
             }
+            serverCheck.ifPresent(check -> out.println("  server: " + (check.passed()
+                    ? "honours If-Match, If-None-Match: * and the toolkit's metadata (checked on a scratch object)"
+                    : "NOT SAFE for fenced writes — " + String.join("; ", check.problems()))));
             out.flush();
-            return ExitCode.OK;
+            return exit;
         }
     }
 

@@ -36,6 +36,9 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
 /**
  * Every command in process: the demo and a worker for every lock × store pair built into this
@@ -247,6 +250,37 @@ class CliIT {
                 "redis");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         assertThat(run.out()).contains("absent: no value and no mark").contains("lock:  free; no token issued yet");
+    }
+
+    /**
+     * {@code inspect --store s3} checks the server's conditions and metadata: through the testkit's
+     * atomic endpoint it passes (exit 0); through a gateway that drops {@code If-Match} /
+     * {@code If-None-Match} it names what the server got wrong (exit 5). Both leave no scratch object.
+     */
+    @Test
+    void inspectOfAnS3StoreChecksTheServersConditions() {
+        String atomic = TestServers.s3().atomicEndpoint();
+        try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(atomic)).forcePathStyle(true)
+                .region(Region.of("us-east-1"))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build()) {
+            try {
+                s3.createBucket(r -> r.bucket("fencing-cli"));
+            } catch (BucketAlreadyOwnedByYouException | BucketAlreadyExistsException exists) {
+                // another test made it
+            }
+            CliRun safe = CliRun.of("inspect", "--store", "s3", "--s3-endpoint", atomic, "--resource", resource(),
+                    "--json");
+            assertThat(safe.exitCode()).as(safe.toString()).isZero();
+            assertThat(safe.json().get("serverCheck").get("passed").asBoolean()).isTrue();
+
+            CliRun unsafe = CliRun.of("inspect", "--store", "s3", "--s3-endpoint",
+                    TestServers.s3().conditionIgnoringEndpoint(), "--resource", resource());
+            assertThat(unsafe.exitCode()).as(unsafe.toString()).isEqualTo(5);
+            assertThat(unsafe.out()).contains("NOT SAFE for fenced writes").contains("ignores If-None-Match: *")
+                    .contains("ignores If-Match");
+            assertThat(s3.listObjectsV2(r -> r.bucket("fencing-cli").prefix(".fencing-check/")).contents()).isEmpty();
+        }
     }
 
     /**

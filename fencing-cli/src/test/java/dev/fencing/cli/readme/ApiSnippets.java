@@ -15,6 +15,7 @@ import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.s3.FencedObject;
 import dev.fencing.s3.FencedS3;
 import dev.fencing.s3.S3Layout;
+import dev.fencing.s3.S3ServerCheck;
 import dev.fencing.testkit.history.History;
 import dev.fencing.testkit.history.HistoryChecker;
 import dev.fencing.testkit.history.HistoryRun;
@@ -107,6 +108,10 @@ final class ApiSnippets {
 
     static void s3InPlace(S3Client s3) {
         FencedS3 readable = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).build();  // only if bodies are unique per write
+    }
+
+    static void s3ServerCheck(S3Client s3) {
+        S3ServerCheck.run(s3, "reports").requirePassed();   // IllegalStateException naming each failed promise
     }
 
     static void migrations(DataSource dataSource) {

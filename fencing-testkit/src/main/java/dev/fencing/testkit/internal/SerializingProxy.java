@@ -29,6 +29,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * separately, so a concurrent GET could return the new bytes with the old metadata (seen: a
  * tombstone's body read as a value with the previous token). Requests on different paths pass
  * through concurrently.
+ *
+ * <p>{@link #startIgnoringConditions} starts one that also drops {@code If-Match} and
+ * {@code If-None-Match} from every request: a server that ignores conditional writes, as some
+ * S3-compatible servers and gateways do (S3Proxy 2.6, older MinIO).
  */
 public final class SerializingProxy implements AutoCloseable {
 
@@ -46,9 +50,11 @@ public final class SerializingProxy implements AutoCloseable {
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
     private final AtomicLong serialized = new AtomicLong();
     private final String target;
+    private final Set<String> dropped;
 
-    private SerializingProxy(String target) throws IOException {
+    private SerializingProxy(String target, Set<String> dropped) throws IOException {
         this.target = target;
+        this.dropped = dropped;
         this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         server.createContext("/", this::forward);
         server.setExecutor(executor);
@@ -57,8 +63,17 @@ public final class SerializingProxy implements AutoCloseable {
 
     /** Starts a proxy in front of {@code target} ({@code http://host:port}). */
     public static SerializingProxy start(String target) {
+        return start(target, Set.of());
+    }
+
+    /** Starts a proxy in front of {@code target} that drops every request's conditions. */
+    public static SerializingProxy startIgnoringConditions(String target) {
+        return start(target, Set.of("if-match", "if-none-match"));
+    }
+
+    private static SerializingProxy start(String target, Set<String> dropped) {
         try {
-            return new SerializingProxy(target);
+            return new SerializingProxy(target, dropped);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the serializing proxy", e);
         }
@@ -88,7 +103,7 @@ public final class SerializingProxy implements AutoCloseable {
             for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
                 String name = header.getKey().toLowerCase(Locale.ROOT);
                 conditional |= name.equals("if-match") || name.equals("if-none-match");
-                if (!NOT_FORWARDED.contains(name)) {
+                if (!NOT_FORWARDED.contains(name) && !dropped.contains(name)) {
                     header.getValue().forEach(value -> request.header(header.getKey(), value));
                 }
             }

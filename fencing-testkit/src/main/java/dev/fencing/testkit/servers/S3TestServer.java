@@ -31,6 +31,7 @@ public final class S3TestServer implements TestServer {
     private final String endpoint;
     private final @Nullable ChildProcess process;
     private @Nullable SerializingProxy atomic;
+    private @Nullable SerializingProxy ignoringConditions;
 
     private S3TestServer(String endpoint, @Nullable ChildProcess process) {
         this.endpoint = endpoint;
@@ -50,6 +51,19 @@ public final class S3TestServer implements TestServer {
             atomic = SerializingProxy.start(endpoint);
         }
         return atomic.endpoint();
+    }
+
+    /**
+     * An endpoint that ignores conditional writes: a proxy in front of this server that drops
+     * {@code If-Match} and {@code If-None-Match} from every request, as some S3-compatible servers
+     * and gateways do (S3Proxy 2.6, older MinIO). On it the fence does nothing, and a server check
+     * must say so. Started on first use.
+     */
+    public synchronized String conditionIgnoringEndpoint() {
+        if (ignoringConditions == null) {
+            ignoringConditions = SerializingProxy.startIgnoringConditions(endpoint);
+        }
+        return ignoringConditions.endpoint();
     }
 
     /** Starts S3Mock on a free port. */
