@@ -14,13 +14,17 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every {@code ```java} block of the README appears, line for line (indentation aside), in one of
- * this package's sources — which the build compiles. A snippet edited in the README without its
+ * this package's sources, or of the Spring Boot module's {@code dev.fencing.spring.readme} test
+ * package for snippets that need Spring — which the build compiles. A snippet edited in the README without its
  * compiled copy, or an API change that breaks a snippet, fails the build.
  */
 class ReadmeSnippetsTest {
 
     private static final Path README = Path.of("..", "README.md");
     private static final Path SOURCES = Path.of("src", "test", "java", "dev", "fencing", "cli", "readme");
+    /** Snippets that need Spring, which the CLI does not have: compiled by the starter's module. */
+    private static final Path SPRING_SOURCES = Path.of("..", "fencing-spring-boot-autoconfigure", "src", "test", "java",
+            "dev", "fencing", "spring", "readme");
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
 
     @Test
@@ -32,9 +36,11 @@ class ReadmeSnippetsTest {
         }
         assertThat(blocks).as("java blocks in the README").hasSizeGreaterThan(10);
         List<List<String>> sources = new ArrayList<>();
-        try (Stream<Path> files = Files.list(SOURCES)) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
-                sources.add(lines(Files.readString(file)));
+        for (Path folder : List.of(SOURCES, SPRING_SOURCES)) {
+            try (Stream<Path> files = Files.list(folder)) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                    sources.add(lines(Files.readString(file)));
+                }
             }
         }
         List<String> missing = new ArrayList<>();
@@ -44,7 +50,8 @@ class ReadmeSnippetsTest {
                 missing.add(block);
             }
         }
-        assertThat(missing).as("README java blocks with no compiled copy in " + SOURCES).isEmpty();
+        assertThat(missing).as("README java blocks with no compiled copy in " + SOURCES + " or " + SPRING_SOURCES)
+                .isEmpty();
     }
 
     private static List<String> lines(String text) {

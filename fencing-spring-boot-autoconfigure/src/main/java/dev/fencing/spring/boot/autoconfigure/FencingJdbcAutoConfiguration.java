@@ -3,6 +3,7 @@ package dev.fencing.spring.boot.autoconfigure;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.jdbc.JdbiFence;
+import dev.fencing.spring.jdbc.TransactionalFence;
 import java.util.Arrays;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
@@ -14,9 +15,13 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
 
 /**
- * A {@link JdbcFence} bean on the application's {@link DataSource} and a {@link JdbiFence} bean
+ * A {@link JdbcFence} bean on the application's {@link DataSource} (whose {@code inTransaction}
+ * refuses to run inside a Spring-managed transaction on that DataSource, where it would commit apart
+ * from the transaction's writes), a {@link TransactionalFence} bean for {@code @Transactional} code,
+ * and a {@link JdbiFence} bean
  * on its {@link Jdbi}, each unless the application defines its own, on {@code fencing.jdbc.fence-table}
  * under {@code fencing.jdbc.policy}. Neither touches the database when created; the fence table
  * comes from the toolkit's migrations (see {@link FencingFlywayAutoConfiguration}).
@@ -25,6 +30,11 @@ import org.springframework.context.annotation.Configuration;
 @ConditionalOnClass(JdbcFence.class)
 @EnableConfigurationProperties(FencingProperties.class)
 public final class FencingJdbcAutoConfiguration {
+
+    private static final boolean SPRING_TRANSACTIONS = ClassUtils.isPresent(
+            "org.springframework.jdbc.datasource.DelegatingDataSource", FencingJdbcAutoConfiguration.class.getClassLoader())
+            && ClassUtils.isPresent("org.springframework.transaction.support.TransactionSynchronizationManager",
+                    FencingJdbcAutoConfiguration.class.getClassLoader());
 
     /** The JDBC fence. */
     @Configuration(proxyBeanMethods = false)
@@ -37,12 +47,23 @@ public final class FencingJdbcAutoConfiguration {
         JdbcFence jdbcFence(DataSource dataSource, FencingProperties properties) {
             FencingProperties.Jdbc jdbc = properties.getJdbc();
             Policy policy = policy(jdbc.getPolicy());
+            // inside a Spring-managed transaction, inTransaction would commit apart from the
+            // transaction's writes: the fence's own connections are refused there
+            DataSource connections = SPRING_TRANSACTIONS ? new RefusingInsideSpringTransactions(dataSource) : dataSource;
             try {
-                return JdbcFence.create(dataSource, jdbc.getFenceTable(), policy);
+                return JdbcFence.create(connections, jdbc.getFenceTable(), policy);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
                         + "' is not allowed: " + e.getMessage(), e);
             }
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        @ConditionalOnClass(name = {"org.springframework.jdbc.datasource.DataSourceUtils",
+                "org.springframework.transaction.support.TransactionSynchronizationManager"})
+        TransactionalFence transactionalFence(DataSource dataSource, JdbcFence jdbcFence) {
+            return TransactionalFence.create(dataSource, jdbcFence);
         }
     }
 

@@ -1,0 +1,86 @@
+package dev.fencing.spring.jdbc;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.jdbc.JdbcFence;
+import java.sql.Connection;
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Raises a lock's fence row inside the current Spring-managed transaction, on that transaction's
+ * own connection: the writes your {@code @Transactional} code makes with {@code JdbcTemplate},
+ * Spring Data JDBC or JPA/Hibernate then commit together with the fence, or roll back with it.
+ *
+ * <pre>{@code
+ * @Transactional
+ * public void debit(Lease lease, long account, long amount) {
+ *     fence.advance(lease.token());          // first: refuses a stale token before anything is written
+ *     jdbcTemplate.update("UPDATE accounts SET balance = balance - ? WHERE id = ?", amount, account);
+ * }
+ * }</pre>
+ *
+ * <p>The guarantee is {@link JdbcFence#advance}'s: the fence row stays locked until the transaction
+ * ends, so a newer holder's fence waits for this transaction and then advances past it, and a
+ * zombie's fence after a newer one throws {@link StaleTokenException} (a runtime exception: Spring
+ * rolls the whole transaction back, writes made before the call included). Call it before the
+ * writes: a stale holder then stops before it does any work.
+ *
+ * <p>With JPA the fence is one SQL statement on the transaction's JDBC connection
+ * ({@code DataSourceUtils}, which {@code JpaTransactionManager} binds): nothing is flushed before
+ * it. The auto-configured bean uses the application's {@link DataSource} and {@link JdbcFence};
+ * both must be the ones the transaction manager uses. Thread-safe.
+ */
+public final class TransactionalFence {
+
+    private final DataSource dataSource;
+    private final JdbcFence fence;
+
+    private TransactionalFence(DataSource dataSource, JdbcFence fence) {
+        this.dataSource = dataSource;
+        this.fence = fence;
+    }
+
+    /** A fence that raises {@code fence}'s rows on the transactions Spring runs on {@code dataSource}. */
+    public static TransactionalFence create(DataSource dataSource, JdbcFence fence) {
+        if (dataSource == null || fence == null) {
+            throw new IllegalArgumentException("dataSource and fence must not be null");
+        }
+        return new TransactionalFence(dataSource, fence);
+    }
+
+    /**
+     * Advances the fence row of {@code token}'s lock to {@code token} in the current transaction.
+     *
+     * @throws StaleTokenException if a newer token already passed the fence; let it propagate so
+     *     the transaction rolls back
+     * @throws IllegalStateException if no Spring-managed transaction is active, or it is read-only:
+     *     a fence outside a transaction would commit apart from the writes it guards
+     * @throws org.springframework.dao.DataAccessException if the database failed the statement
+     */
+    public void advance(FencingToken token) {
+        if (token == null) {
+            throw new IllegalArgumentException("token must not be null");
+        }
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs a Spring-managed"
+                    + " transaction, and no Spring-managed transaction is active: call it from @Transactional code"
+                    + " or a TransactionTemplate (or use JdbcFence.inTransaction outside Spring's transactions)");
+        }
+        if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+            throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs a read-write transaction:"
+                    + " the current Spring transaction is read-only");
+        }
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            fence.advance(connection, token);
+        } catch (SQLException e) {
+            throw new SQLExceptionSubclassTranslator().translate("advancing the fence of " + token, null, e);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+}
