@@ -498,9 +498,9 @@ final class BenchCommand extends FencingCommand {
     private static void fenceByHand(DataSource pool, long token, long i) throws Exception {
         try (Connection tx = pool.getConnection()) {
             tx.setAutoCommit(false);
-            try (PreparedStatement fence = tx.prepareStatement("INSERT INTO fencing_fence (resource, token, updated_at)"
-                    + " VALUES (?, ?, CURRENT_TIMESTAMP) ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token,"
-                    + " updated_at = CURRENT_TIMESTAMP WHERE fencing_fence.token <= EXCLUDED.token")) {
+            try (PreparedStatement fence = tx.prepareStatement("INSERT INTO fencing_fence (kind, resource, token,"
+                    + " updated_at) VALUES ('lock', ?, ?, CURRENT_TIMESTAMP) ON CONFLICT (kind, resource) DO UPDATE SET"
+                    + " token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP WHERE fencing_fence.token <= EXCLUDED.token")) {
                 fence.setString(1, "bench-fence-by-hand");
                 fence.setLong(2, token);
                 if (fence.executeUpdate() != 1) {

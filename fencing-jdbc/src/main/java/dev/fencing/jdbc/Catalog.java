@@ -28,11 +28,12 @@ final class Catalog {
     }
 
     /**
-     * One column: its type, nullability, (for text) collation, and how much it holds: at most
-     * {@code maxChars} characters and {@code maxBytes} bytes, -1 where the catalog sets no limit.
+     * One column: its type, nullability, (for text) collation, how much it holds (at most
+     * {@code maxChars} characters and {@code maxBytes} bytes, -1 where the catalog sets no limit), and
+     * whether it has a default.
      */
     record Column(String name, String type, boolean notNull, @Nullable String charset, @Nullable String collation,
-            boolean deterministic, long maxChars, long maxBytes) {}
+            boolean deterministic, long maxChars, long maxBytes, boolean hasDefault) {}
 
     private static final Pattern COLLATION_NAME = Pattern.compile("[A-Za-z0-9_]{1,64}");
 
@@ -189,7 +190,7 @@ final class Catalog {
     private static @Nullable Table postgres(Connection connection, String table) throws SQLException {
         // typmod of varchar(n)/char(n) is n + 4; -1 (text, varchar without n) holds any length
         String sql = "SELECT n.nspname, c.relname, a.attname, b.typname, a.attnotnull, co.collname, co.collisdeterministic,"
-                + " CASE WHEN a.atttypmod < 0 AND t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END"
+                + " CASE WHEN a.atttypmod < 0 AND t.typtype = 'd' THEN t.typtypmod ELSE a.atttypmod END, a.atthasdef"
                 + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
                 + " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped"
                 + " LEFT JOIN pg_catalog.pg_type t ON t.oid = a.atttypid"
@@ -208,7 +209,7 @@ final class Catalog {
                     int typmod = rows.getInt(8);
                     long maxChars = (type.equals("varchar") || type.equals("bpchar")) && typmod > 4 ? typmod - 4 : -1;
                     found.columns().put(rows.getString(3), new Column(rows.getString(3), type, rows.getBoolean(5), null,
-                            rows.getString(6), rows.getString(6) == null || rows.getBoolean(7), maxChars, -1));
+                            rows.getString(6), rows.getString(6) == null || rows.getBoolean(7), maxChars, -1, rows.getBoolean(9)));
                 }
             }
             return found;
@@ -243,7 +244,7 @@ final class Catalog {
         }
         Table found = new Table(match[0], match[1], new LinkedHashMap<>());
         try (PreparedStatement statement = Sql.prepare(connection, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,"
-                + " CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
+                + " CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, COLUMN_DEFAULT IS NOT NULL FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
                 + " AND BINARY TABLE_NAME = BINARY ? ORDER BY ORDINAL_POSITION", List.of(match[0], match[1]));
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
@@ -253,7 +254,7 @@ final class Catalog {
                 long maxChars = rows.getObject(7) == null ? -1 : rows.getLong(7);
                 long maxBytes = rows.getObject(8) == null ? -1 : rows.getLong(8);
                 found.columns().put(column, new Column(rows.getString(1), type, "NO".equals(rows.getString(4)),
-                        rows.getString(5), rows.getString(6), true, maxChars, maxBytes));
+                        rows.getString(5), rows.getString(6), true, maxChars, maxBytes, rows.getBoolean(9)));
             }
         }
         return found;

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One fence table under one policy, for {@link JdbcFence} and {@link JdbiFence}: on first use it
  * resolves the table (through that connection's search_path or current database), checks that it
- * compares resources byte for byte, and remembers the database's dialect and the table's qualified
+ * compares resources byte for byte and keeps the lock and row guard namespaces apart, and remembers the database's dialect and the table's qualified
  * name (a fence serves one database, and one fence table in it, whatever later connections' search
  * paths find).
  */
@@ -29,10 +29,11 @@ final class Fence {
     }
 
     /**
-     * Advances the fence row of {@code token}'s resource inside the connection's transaction.
+     * Advances the fence row of {@code token}'s resource (the lock namespace) inside the connection's transaction.
      *
      * @throws StaleTokenException if a newer token already passed the fence
-     * @throws IllegalStateException if the fence table is missing or does not compare resources exactly
+     * @throws IllegalStateException if the fence table is missing, does not compare resources exactly, or is from an
+     *     install without the namespaces
      */
     void advance(Connection connection, FencingToken token) throws SQLException {
         SqlDialect dialect = checked;
@@ -41,12 +42,13 @@ final class Fence {
             dialect = SqlDialect.of(connection);
             Catalog.Table found = Catalog.requireExactKey(connection, dialect, table, "resource");
             name = dialect.quote(found.schema()) + "." + dialect.quote(found.name());
+            FenceRows.requireNamespaces(found);
             resolved = name;
             checked = dialect;
         }
         // resolved is written before checked, so a set checked means a set resolved
         FenceRows.advance(connection, dialect, Objects.requireNonNull(name, "resolved is set before checked"),
-                token.resource(), token, policy);
+                FenceRows.Kind.LOCK, token.resource(), token, policy);
     }
 
     Policy policy() {

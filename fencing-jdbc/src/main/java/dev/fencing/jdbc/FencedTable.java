@@ -65,9 +65,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * in a transaction (its own on an auto-commit connection), and row guard writes under one lock
  * serialize on its fence row.
  *
+ * <p>A lock may have any name, the name of a row's fence entry included ({@code public.accounts:42},
+ * the natural name of one lock per row): locks' fence rows and rows' entries are two namespaces of
+ * the fence table (its {@code kind} column, {@code 'lock'} or {@code 'row'}, part of its key). Such a
+ * lock still has a fence row of its own, raised by every operation and checked by {@link JdbcFence},
+ * and the row's mark ({@link #highWaterMark}, what writers of the row under other locks meet) stays
+ * the row's own.
+ *
  * <h2>The fence entry, and which key columns can have one</h2>
- * The row's fence entry is a row of the fence table ({@code fencing_fence}) named
- * {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
+ * The row's fence entry is a row of the fence table ({@code fencing_fence}) in the row namespace
+ * (kind {@code 'row'}), named {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
  * {@code accounts}, {@code public.accounts} and {@code ACCOUNTS} on PostgreSQL name one entry) and
  * each key value as the database compares it, with {@code ','} and {@code '\'} inside a value
  * escaped. On first use in a database the table is described: key columns must be integers (bound
@@ -95,8 +102,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code fencing_fence}) is looked up in the data table's own schema (PostgreSQL) or database
  * (MySQL/MariaDB), never through a connection's {@code search_path} or current database, so every
  * client of one table keeps its marks in one place; if that schema has none, the table is refused
- * with {@link IllegalStateException} naming it. {@link #withFenceTable} with a qualified name puts
- * them elsewhere.
+ * with {@link IllegalStateException} naming it, as is a fence table from an install before the two
+ * namespaces (naming the migration that converts it, before anything is written). {@link #withFenceTable}
+ * with a qualified name puts them elsewhere.
  *
  * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
  * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
@@ -344,7 +352,7 @@ public final class FencedTable {
             RowKey row = shape.rowKey(key, keys);
             // locking reads: a plain read inside REPEATABLE READ would answer from the snapshot, older
             // than the mark a refusal in the same transaction has just named
-            return max(rowToken(connection, shape, row), FenceRows.mark(connection, shape.fenceTable(), row.resource()));
+            return max(rowToken(connection, shape, row), FenceRows.mark(connection, shape.fenceTable(), FenceRows.Kind.ROW, row.resource()));
         }));
     }
 
@@ -358,15 +366,13 @@ public final class FencedTable {
      */
     private void advanceLockEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key,
             RowKey row) throws SQLException {
-        if (token.resource().startsWith(shape.canonicalName() + ":") && token.resource().equals(row.resource())) {
-            return; // a lock named like the row's own entry: that entry is advanced under the table's policy
-        }
-        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), token.resource(),
-                token.value(), Policy.MONOTONIC);
+        // the lock namespace: a lock named like this row's entry still has a fence row of its own
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(),
+                FenceRows.Kind.LOCK, token.resource(), token.value(), Policy.MONOTONIC);
         if (refusedBy.isPresent()) {
             // name the row's own mark if it is newer (written under another lock)
             OptionalLong rowMark = max(rowToken(connection, shape, row),
-                    FenceRows.mark(connection, shape.fenceTable(), row.resource()));
+                    FenceRows.mark(connection, shape.fenceTable(), FenceRows.Kind.ROW, row.resource()));
             throw stale(key, token, max(refusedBy, rowMark).getAsLong());
         }
     }
@@ -374,8 +380,8 @@ public final class FencedTable {
     /** Advances the row's fence entry; a refusal names the row's real mark (its token may be newer than the entry). */
     private void advanceEntry(Connection connection, TableShape shape, FencingToken token, Map<String, ?> key, RowKey row)
             throws SQLException {
-        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), row.resource(),
-                token.value(), policy);
+        OptionalLong refusedBy = FenceRows.tryAdvance(connection, shape.dialect(), shape.fenceTable(), FenceRows.Kind.ROW,
+                row.resource(), token.value(), policy);
         if (refusedBy.isPresent()) {
             throw stale(key, token, max(refusedBy, rowToken(connection, shape, row)).getAsLong());
         }
@@ -401,7 +407,7 @@ public final class FencedTable {
             return true;
         }
         OptionalLong mark = entryAdvanced ? rowToken
-                : max(rowToken, FenceRows.mark(connection, shape.fenceTable(), row.resource()));
+                : max(rowToken, FenceRows.mark(connection, shape.fenceTable(), FenceRows.Kind.ROW, row.resource()));
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
             throw stale(key, token, mark.getAsLong());
         }

@@ -9,7 +9,8 @@ import javax.sql.DataSource;
 
 /**
  * Runs existing JDBC code in one transaction behind a fence row: the transaction first advances
- * {@code fencing_fence} for the token's resource with a conditional upsert, then runs the code;
+ * the token's resource's row of {@code fencing_fence} (kind {@code 'lock'}) with a conditional
+ * upsert, then runs the code;
  * a stale token throws {@link StaleTokenException} before the code runs and nothing is written.
  * The code itself needs no token: every write it makes commits only together with the fence.
  *
@@ -33,8 +34,10 @@ import javax.sql.DataSource;
  * {@link #advance} in your own transaction the 40001 surfaces: roll back and retry.
  *
  * <p>Needs the {@code fencing_fence} table from the {@code migrations} module; on first use the
- * fence checks that it compares resources byte for byte (an install from before that conversion
- * is refused, naming the migration). A fence serves one database. Only writes made inside the
+ * fence checks that it compares resources byte for byte and keeps locks' fence rows apart from
+ * the row guard's entries (an install from before either conversion is refused, naming the
+ * migration). Any lock name is fine, one spelled like a row guard entry included: its fence row is
+ * the lock's own (see {@link FencedTable}). A fence serves one database. Only writes made inside the
  * callback are fenced. The cost is one statement, so one round trip, more than the same
  * transaction without the fence. Thread-safe.
  */

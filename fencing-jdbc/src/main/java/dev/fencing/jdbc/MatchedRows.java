@@ -16,14 +16,14 @@ final class MatchedRows {
     private MatchedRows() {}
 
     /**
-     * Checks that {@code connection} counts matched rows, by making the fence entry {@code resource}
+     * Checks that {@code connection} counts matched rows, by making the row guard entry {@code resource}
      * exist (token 0, below every real token) and upserting it unchanged: a matched-rows connection
      * counts 1, an affected-rows one 0.
      *
      * @throws IllegalStateException if the connection counts changed rows
      */
     static void verify(Connection connection, String fenceTable, String resource) throws SQLException {
-        String ensure = Objects.requireNonNull(SqlDialect.MYSQL.ensureFence(fenceTable), "MySQL ensures a fence row");
+        String ensure = Objects.requireNonNull(SqlDialect.MYSQL.ensureFence(fenceTable, FenceRows.Kind.ROW), "MySQL ensures a fence row");
         Sql.update(connection, ensure, List.of(resource));
         requireMatched(Sql.update(connection, ensure, List.of(resource)));
     }

@@ -14,16 +14,16 @@ public enum SqlDialect {
     /** PostgreSQL 12 or newer. */
     POSTGRESQL {
         @Override
-        String advanceFence(String table, String operator) {
+        String advanceFence(String table, FenceRows.Kind kind, String operator) {
             // one statement: insert, or update only while the stored token passes the policy;
             // under READ COMMITTED a waiter on the row lock re-checks the WHERE on the newest row
-            return "INSERT INTO " + table + " (resource, token, updated_at) VALUES (?, ?, CURRENT_TIMESTAMP)"
-                    + " ON CONFLICT (resource) DO UPDATE SET token = EXCLUDED.token, updated_at = CURRENT_TIMESTAMP"
-                    + " WHERE " + table + ".token " + operator + " EXCLUDED.token";
+            return "INSERT INTO " + table + " (kind, resource, token, updated_at) VALUES (" + kind.literal()
+                    + ", ?, ?, CURRENT_TIMESTAMP) ON CONFLICT (kind, resource) DO UPDATE SET token = EXCLUDED.token,"
+                    + " updated_at = CURRENT_TIMESTAMP WHERE " + table + ".token " + operator + " EXCLUDED.token";
         }
 
         @Override
-        @Nullable String ensureFence(String table) {
+        @Nullable String ensureFence(String table, FenceRows.Kind kind) {
             return null;
         }
 
@@ -41,17 +41,18 @@ public enum SqlDialect {
     /** MySQL 8 or MariaDB 10.6 or newer. */
     MYSQL {
         @Override
-        String advanceFence(String table, String operator) {
+        String advanceFence(String table, FenceRows.Kind kind, String operator) {
             // after ensureFence: a conditional update counted by matched rows
-            return "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE resource = ? AND token "
-                    + operator + " ?";
+            return "UPDATE " + table + " SET token = ?, updated_at = CURRENT_TIMESTAMP(6) WHERE kind = " + kind.literal()
+                    + " AND resource = ? AND token " + operator + " ?";
         }
 
         @Override
-        String ensureFence(String table) {
+        String ensureFence(String table, FenceRows.Kind kind) {
             // ON DUPLICATE KEY UPDATE's affected-row count cannot tell "kept" from "changed" on every
             // driver setting, so the row is created first (token 0, below every real token)
-            return "INSERT INTO " + table + " (resource, token) VALUES (?, 0) ON DUPLICATE KEY UPDATE resource = resource";
+            return "INSERT INTO " + table + " (kind, resource, token) VALUES (" + kind.literal() + ", ?, 0)"
+                    + " ON DUPLICATE KEY UPDATE resource = resource";
         }
 
         @Override
@@ -90,13 +91,16 @@ public enum SqlDialect {
     }
 
     /**
-     * The statement that advances the fence row. PostgreSQL: parameters resource, token; MySQL:
-     * token, resource, token. One row counted means the token was accepted.
+     * The statement that advances the fence row of {@code kind}. PostgreSQL: parameters resource,
+     * token; MySQL: token, resource, token. One row counted means the token was accepted.
      */
-    abstract String advanceFence(String table, String operator);
+    abstract String advanceFence(String table, FenceRows.Kind kind, String operator);
 
-    /** A statement run before {@link #advanceFence} to create a missing fence row (parameter: resource), or null. */
-    abstract @Nullable String ensureFence(String table);
+    /**
+     * A statement run before {@link #advanceFence} to create a missing fence row of {@code kind}
+     * (parameter: resource), or null.
+     */
+    abstract @Nullable String ensureFence(String table, FenceRows.Kind kind);
 
     abstract boolean isUndefinedTable(SQLException e);
 

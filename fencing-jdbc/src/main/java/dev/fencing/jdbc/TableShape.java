@@ -70,7 +70,7 @@ final class TableShape {
      *
      * @throws IllegalStateException if the table, a key or the token column is missing, a key column
      *     does not compare exactly, the token column is not {@code BIGINT NOT NULL}, or the fence table
-     *     is missing or does not compare exactly; each message names the fix
+     *     is missing, does not compare exactly or lacks the namespaces; each message names the fix
      */
     static TableShape describe(Connection connection, SqlDialect dialect, String table, List<String> keyColumns,
             String tokenColumn, String fenceTable) throws SQLException {
@@ -99,6 +99,7 @@ final class TableShape {
         Catalog.Table fence = fenceTable.indexOf('.') >= 0
                 ? Catalog.requireExactKey(connection, dialect, fenceTable, "resource")
                 : Catalog.requireExactKeyIn(connection, dialect, found.schema(), fenceTable, "resource");
+        FenceRows.requireNamespaces(fence);
         return new TableShape(dialect, found, List.copyOf(keys), fence);
     }
 

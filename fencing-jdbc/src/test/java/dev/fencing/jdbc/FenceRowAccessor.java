@@ -35,7 +35,7 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
     public Optional<Snapshot<Long>> load(String key) {
         try (Connection connection = dataSource.getConnection();
                 PreparedStatement statement = connection.prepareStatement("SELECT f.token, p.v, p.version FROM"
-                        + " fencing_fence f LEFT JOIN plain_kv p ON p.k = f.resource WHERE f.resource = ?")) {
+                        + " fencing_fence f LEFT JOIN plain_kv p ON p.k = f.resource WHERE f.kind = 'lock' AND f.resource = ?")) {
             statement.setString(1, key);
             try (ResultSet row = statement.executeQuery()) {
                 if (!row.next()) {

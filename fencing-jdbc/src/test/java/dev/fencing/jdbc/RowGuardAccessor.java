@@ -25,10 +25,12 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
 
     private final DataSource dataSource;
     private final FencedTable table;
+    private final String schema;
 
     RowGuardAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
         this.table = FencedTable.of("guarded_kv", "k").withPolicy(policy);
+        this.schema = CrossPathAccessor.schemaOf(dataSource);
     }
 
     @Override
@@ -51,7 +53,7 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
 
     @Override
     public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
-        FencingToken fencing = FencingToken.of(key, token.value()); // the row's own fence: no lock name kept
+        FencingToken fencing = lockNamedLikeTheRow(key, token);
         return guarded(connection -> {
             if (value == null) {
                 table.delete(connection, fencing, Map.of("k", key));
@@ -70,7 +72,7 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
     @Override
     public WriteOutcome writeIfUnchanged(String key, Snapshot<Long> expected, String value, FencingToken token,
             Policy policy) {
-        FencingToken fencing = FencingToken.of(key, token.value()); // the row's own fence: no lock name kept
+        FencingToken fencing = lockNamedLikeTheRow(key, token);
         return guarded(connection -> {
             if (expected == null || expected.version() == TOMBSTONE_VERSION) {
                 return table.insert(connection, fencing, Map.of("k", key), Map.of("v", value, "version", 1))
@@ -81,6 +83,14 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
                     + Sql.operator(policy) + " :fencing_token", value, key, expected.version());
             return updated == 1 ? WriteOutcome.written() : WriteOutcome.conflict();
         });
+    }
+
+    /**
+     * The row's own lock (the row guard keeps no lock name), named exactly like the row's fence entry:
+     * the lock's fence row and the row's entry must stay two marks, whatever the policy.
+     */
+    private FencingToken lockNamedLikeTheRow(String key, FencingToken token) {
+        return FencingToken.of(CrossPathAccessor.entryName(schema, key), token.value());
     }
 
     private WriteOutcome guarded(SqlFunction<WriteOutcome> work) {

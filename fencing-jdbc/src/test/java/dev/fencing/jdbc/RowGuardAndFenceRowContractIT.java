@@ -13,13 +13,18 @@ import org.junit.jupiter.api.Nested;
 /**
  * The FencedStoreContract through the two native JDBC paths — the row guard ({@link FencedTable}
  * on a table with a token column) and the fence row ({@link JdbcFence} around plain DAO
- * statements) — on PostgreSQL and MariaDB, each at its default isolation (PostgreSQL READ
- * COMMITTED, MariaDB REPEATABLE READ) and at the other one.
+ * statements) — and through both at once on one table ({@link CrossPathAccessor}: even tokens
+ * through the row guard, odd ones through the fence row), on PostgreSQL and MariaDB, each at its
+ * default isolation (PostgreSQL READ COMMITTED, MariaDB REPEATABLE READ) and at the other one. The
+ * row guard and cross-path stores guard each key with a lock named exactly like the row's fence
+ * entry, so every contract case also checks that a lock's fence row and a row's entry stay apart.
  */
 class RowGuardAndFenceRowContractIT {
 
     private static final String ROW_GUARD = "the row guard compares a token with the row's own token column and"
             + " guard entry, which hold no lock name (README: what the row guard can and cannot check)";
+    private static final String CROSS_PATH = "both paths, with one lock per key named like the row's fence entry;"
+            + " the row guard keeps no lock name";
     private static final String FENCE_ROW = "a fence row is the lock's own row, keyed by the lock's name: a token"
             + " of another lock advances another row";
 
@@ -124,6 +129,62 @@ class RowGuardAndFenceRowContractIT {
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
+        }
+    }
+
+    @Nested
+    class CrossPathOnPostgres extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return CROSS_PATH;
+        }
+
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new CrossPathAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+        }
+    }
+
+    @Nested
+    class CrossPathOnMariaDb extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return CROSS_PATH;
+        }
+
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new CrossPathAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+        }
+    }
+
+    @Nested
+    class CrossPathOnPostgresRepeatableRead extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return CROSS_PATH;
+        }
+
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new CrossPathAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+        }
+    }
+
+    @Nested
+    class CrossPathOnMariaDbReadCommitted extends FencedStoreContract {
+
+        @Override
+        protected String whyKeysAreNotBoundToLocks() {
+            return CROSS_PATH;
+        }
+
+        @Override
+        protected FencedStore createStore(Policy policy) {
+            return store(new CrossPathAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
         }
     }
 

@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * with the application's Flyway history. The scripts are repeatable migrations
  * ({@code R__fencing_tables.sql}) made of idempotent DDL: applying them again changes nothing, and a
  * changed script converts the tables of earlier installs (key columns that compare exactly, times
- * past 2038). They can equally be added to an application's own Flyway run by adding
+ * past 2038, and {@code fencing_fence}'s two namespaces: locks' fence rows and the row guard's
+ * entries, each existing row kept in every namespace it could belong to, with its token). They can equally be added to an application's own Flyway run by adding
  * {@link Vendor#location()} to its locations (a repeatable migration has no version, so it cannot
  * clash with the application's versions); then there is one history and no order to keep.
  *

@@ -112,7 +112,7 @@ class MigrationOrderIT {
     private static void assertAppliedBoth(DataSource db) throws SQLException {
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO accounts (id, balance) VALUES (1, 100)");
-            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('r', 1)");
+            statement.execute("INSERT INTO fencing_fence (kind, resource, token) VALUES ('lock', 'r', 1)");
             try (ResultSet row = statement.executeQuery("SELECT fencing_token FROM accounts WHERE id = 1")) {
                 assertThat(row.next()).isTrue();
                 assertThat(row.getLong(1)).isZero();

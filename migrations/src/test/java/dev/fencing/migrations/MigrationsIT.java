@@ -59,6 +59,7 @@ class MigrationsIT {
                 .locations(vendor.location().replace("db/fencing", "db/fencing-legacy")).load().migrate();
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('kept ', 41)");
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('app.accounts:7', 8)");
             statement.execute("INSERT INTO fencing_store (item_key, item_value, token, version) VALUES ('k', 'v', 7, 2)");
             if (vendor == Vendor.MYSQL) {
                 assertThatThrownBy(() -> statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('kept', 1)"))
@@ -71,6 +72,8 @@ class MigrationsIT {
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
             assertThat(count(statement, "SELECT token FROM fencing_fence WHERE resource = 'kept '")).isEqualTo(41);
             assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence WHERE resource = 'kept'")).isZero();
+            assertThat(count(statement, "SELECT COUNT(*) FROM fencing_fence WHERE resource = 'app.accounts:7' AND"
+                    + " token = 8 AND kind IN ('lock', 'row')")).as("a row entry's name: kept in both namespaces").isEqualTo(2);
             assertThat(count(statement, "SELECT version FROM fencing_store WHERE item_key = 'k'")).isEqualTo(2);
             assertThat(count(statement, "SELECT COUNT(*) FROM fencing_store WHERE item_key = 'k' AND fence_resource IS NULL"))
                     .as("the added lock-name column, empty in the rows written before it").isEqualTo(1);
@@ -85,12 +88,100 @@ class MigrationsIT {
         assertThat(FencingMigrations.migrate(db).migrationsExecuted).isZero();
     }
 
+    /**
+     * An install from before fencing_fence kept lock fence rows and row guard entries in two
+     * namespaces: every row is kept as a lock's fence row, and one named like a row entry
+     * ({@code <schema>.<table>:<key>}) also as that row's entry, with its token — the old row was both
+     * marks at once, so neither goes back. A build from before the namespaces can no longer write
+     * (its insert names no kind), and applying the script again copies nothing: a lock named like a
+     * row entry after the conversion stays a lock's fence row only.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("servers")
+    void anInstallBeforeTheNamespacesKeepsEveryMarkInEachNamespaceItCouldBelongTo(SqlTestServer server)
+            throws SQLException {
+        DataSource db = server.freshDatabase();
+        Vendor vendor = FencingMigrations.vendorOf(db);
+        beforeNamespaces(db, vendor);
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('account-7', 41),"
+                    + " ('public.accounts:42', 10), ('billing.orders:a,b', 5)");
+        }
+
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).as("the changed script runs again").isEqualTo(1);
+
+        assertThat(marks(db)).containsExactly("lock account-7=41", "lock billing.orders:a,b=5",
+                "lock public.accounts:42=10", "row billing.orders:a,b=5", "row public.accounts:42=10");
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            assertThatThrownBy(() -> statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('account-8', 1)"))
+                    .as("a build from before the namespaces fails instead of writing where this one does not look")
+                    .isInstanceOf(SQLException.class);
+            statement.execute("INSERT INTO fencing_fence (kind, resource, token) VALUES ('lock', 'public.accounts:77', 99)");
+        }
+        Flyway.configure().dataSource(db).table("another_history").locations(vendor.location()).baselineOnMigrate(true)
+                .baselineVersion("0").load().migrate(); // the same script applied again, as a second Flyway run would
+        assertThat(marks(db)).as("nothing copied by the second application").contains("lock public.accounts:77=99")
+                .doesNotContain("row public.accounts:77=99").hasSize(6);
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isZero();
+    }
+
+    /**
+     * MySQL/MariaDB commit each DDL statement on its own: a conversion cut short after adding the
+     * kind column (rows of kind {@code ''}, its default) and after copying some rows is finished by
+     * the next run, a repeated copy keeps the greater token, and the default goes last.
+     */
+    @org.junit.jupiter.api.Test
+    void aMySqlConversionCutShortIsFinishedByTheNextRun() throws SQLException {
+        DataSource db = TestServers.mariaDb().freshDatabase();
+        beforeNamespaces(db, Vendor.MYSQL);
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('account-7', 41), ('app.accounts:42', 10)");
+            // the first steps of the script, then the run stops
+            statement.execute("ALTER TABLE fencing_fence ADD COLUMN kind VARCHAR(4) CHARACTER SET ascii COLLATE ascii_bin"
+                    + " NOT NULL DEFAULT '' FIRST, DROP PRIMARY KEY, ADD PRIMARY KEY (kind, resource)");
+            statement.execute("INSERT INTO fencing_fence (kind, resource, token) SELECT 'row', resource, token FROM"
+                    + " (SELECT resource, token FROM fencing_fence WHERE kind = '' AND resource LIKE '%.%:%') AS legacy");
+            statement.execute("UPDATE fencing_fence SET token = 12 WHERE kind = 'row'"); // a newer mark since
+        }
+        assertThat(marks(db)).containsExactly(" account-7=41", " app.accounts:42=10", "row app.accounts:42=12");
+
+        assertThat(FencingMigrations.migrate(db).migrationsExecuted).isEqualTo(1);
+
+        assertThat(marks(db)).containsExactly("lock account-7=41", "lock app.accounts:42=10", "row app.accounts:42=12");
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
+            assertThat(count(statement, "SELECT COUNT(*) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE()"
+                    + " AND TABLE_NAME = 'fencing_fence' AND COLUMN_NAME = 'kind' AND COLUMN_DEFAULT IS NULL"))
+                    .as("the default, removed last").isEqualTo(1);
+            assertThatThrownBy(() -> statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('account-8', 1)"))
+                    .as("an earlier build's insert").isInstanceOf(SQLException.class);
+        }
+    }
+
+    private static void beforeNamespaces(DataSource db, Vendor vendor) {
+        Flyway.configure().dataSource(db).table(FencingMigrations.HISTORY_TABLE)
+                .locations(vendor.location().replace("db/fencing", "db/fencing-before-namespaces")).load().migrate();
+    }
+
+    /** Every row of fencing_fence as {@code "<kind> <resource>=<token>"}, sorted. */
+    private static List<String> marks(DataSource db) throws SQLException {
+        List<String> marks = new java.util.ArrayList<>();
+        try (Connection connection = db.getConnection(); Statement statement = connection.createStatement();
+                ResultSet rows = statement.executeQuery("SELECT kind, resource, token FROM fencing_fence")) {
+            while (rows.next()) {
+                marks.add(rows.getString(1) + " " + rows.getString(2) + "=" + rows.getLong(3));
+            }
+        }
+        marks.sort(null);
+        return marks;
+    }
+
     private static void assertKeysCompareExactly(DataSource db) throws SQLException {
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
             for (String table : List.of("fencing_fence", "fencing_token_counter")) {
                 for (String key : List.of("a", "A", "a ", "\u00e9", "e\u0301")) {
-                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table
-                            + " (resource, token) VALUES (?, 1)")) {
+                    String kind = table.equals("fencing_fence") ? "kind, " : "";
+                    try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + table + " (" + kind
+                            + "resource, token) VALUES (" + (kind.isEmpty() ? "" : "'lock', ") + "?, 1)")) {
                         insert.setString(1, key);
                         insert.executeUpdate();
                     }
