@@ -109,10 +109,7 @@ public final class PartitionProxy implements AutoCloseable {
     private void connect(Socket client) {
         long[] seen = {-1};
         try {
-            if (!awaitPassing(seen)) { // accepted during a cut: hang up once it heals, as a timed-out connect would
-                closeQuietly(client);
-                return;
-            }
+            awaitPassing(seen); // accepted during a cut: it hangs, and heal() closes it
             Socket server = new Socket(targetHost, targetPort);
             server.setTcpNoDelay(true);
             sockets.add(server);
