@@ -9,10 +9,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /** The few ZooKeeper operations of the recipe, on one Curator client; every method may throw what Curator throws. */
@@ -112,9 +114,39 @@ final class Znodes {
         return client.checkExists().usingWatcher(watcher).forPath(path) != null;
     }
 
-    /** The stat of {@code path}, if it exists. */
-    Optional<Stat> stat(String path) throws Exception {
-        return Optional.ofNullable(client.checkExists().forPath(path));
+    /**
+     * The stat of {@code path} as the leader has it, if it exists: a {@code sync} and an
+     * {@code exists}, sent one after the other on the client's connection without waiting. The
+     * server runs a session's requests in order, and answers a sync only once it has applied
+     * everything the leader had committed when the sync reached the leader; so the exists sees no
+     * older state than the leader's at a moment after it was sent — not a follower's own copy,
+     * which lags, and goes on answering from before a partition until the follower notices it
+     * ({@code syncLimit × tickTime}). A follower cut off from its leader therefore answers neither.
+     * The cost is one round trip from the server to the leader; a sync writes nothing to the log.
+     *
+     * @return the answer: empty if the znode is gone; failed with a {@link KeeperException} if
+     *     either request failed (a connection loss, an expired session); cancelling it only stops
+     *     the wait
+     */
+    CompletableFuture<Optional<Stat>> statFromLeader(String path) throws Exception {
+        CompletableFuture<Optional<Stat>> answer = new CompletableFuture<>();
+        ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+        AtomicInteger synced = new AtomicInteger(KeeperException.Code.OK.intValue());
+        zooKeeper.sync(path, (code, p, context) -> synced.set(code), null);
+        // the callbacks run in request order: the sync's has run when the exists' runs
+        zooKeeper.exists(path, false, (code, p, context, stat) -> {
+            int sync = synced.get();
+            if (sync != KeeperException.Code.OK.intValue() && sync != KeeperException.Code.NONODE.intValue()) {
+                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(sync), path));
+            } else if (code == KeeperException.Code.OK.intValue()) {
+                answer.complete(Optional.of(stat));
+            } else if (code == KeeperException.Code.NONODE.intValue()) {
+                answer.complete(Optional.empty());
+            } else {
+                answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(code), path));
+            }
+        }, null);
+        return answer;
     }
 
     /** The data and stat of {@code path}, if it exists. */

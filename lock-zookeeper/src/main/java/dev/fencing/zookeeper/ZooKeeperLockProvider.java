@@ -15,10 +15,14 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
@@ -74,17 +78,33 @@ import org.jspecify.annotations.Nullable;
  *   <li>The lease's TTL is kept by the holder's process: a lease not renewed for a TTL is counted
  *       invalid from then on, and its znode is deleted {@value #LAPSE_MARGIN_MILLIS} ms later (so no
  *       takeover is possible while it still counts itself valid).
- *   <li>A renewal confirms that the lease's znode still exists — which proves its session is alive,
- *       since ZooKeeper deletes a session's ephemeral znodes when it ends — and extends the TTL.
+ *   <li>A renewal confirms through the leader that the lease's znode still exists — which proves
+ *       its session is alive, since ZooKeeper deletes a session's ephemeral znodes when it ends —
+ *       and extends the TTL from the start of its request. It sends a {@code sync} and the existence
+ *       check together (one round trip from the server to the leader, no log write): a follower
+ *       answers reads from its own copy, and one cut off from its leader goes on answering from it
+ *       until it notices ({@code syncLimit × tickTime}), while the leader may have ended the
+ *       session and granted the lock again. A renewal not confirmed within the operation timeout
+ *       (twice the connection timeout) extends nothing. It holds no lock of the lease while its
+ *       request is in flight: a suspension, a loss or a release never waits for it, and a renewal
+ *       answered after one of them extends nothing.
  *   <li>A process that dies, pauses or is cut off sends no heartbeats: ZooKeeper ends its session
  *       after the negotiated session timeout and deletes its znodes. So the lock is free at most
  *       {@code max(TTL, session timeout)} after the holder's last sign of life.
  *   <li>A {@code SUSPENDED} connection (the client lost the server) makes a lease invalid — reported
  *       lost — once the session could have ended on the server: at the latest one session timeout
- *       after the start of the lease's last request ZooKeeper answered (its acquire or its last
+ *       after the start of the lease's last request the leader confirmed (its acquire or its last
  *       renewal), earlier if its TTL runs out first. Reconnecting within the same session in time
  *       keeps it. To ride out short disconnections, renew more often than the session timeout
  *       (auto-renewal with a TTL no longer than the session timeout does).
+ *   <li>A client of a follower cut off from its leader is not suspended until the follower notices,
+ *       but the leader ends the session one session timeout after the last heartbeat it heard of
+ *       (a follower passes its clients' heartbeats on every half tick). The lease then ends first —
+ *       at its TTL after its last confirmed renewal — if the TTL, plus the longest gap between the
+ *       client's requests (the renewal interval, a third of the TTL with auto-renewal, or the
+ *       client's own heartbeat, a third of the session timeout), plus half a tick, is no longer than
+ *       the session timeout: with auto-renewal, a TTL of at most 3/4 of (session timeout − tickTime/2).
+ *       A longer TTL can outlive its session there, by up to {@code syncLimit × tickTime}.
  *   <li>A session that ended ({@code LOST}, an expired session) loses every lease of it: the
  *       listener is told, and the next contender's token is larger.
  *   <li>{@link #close()} ends the provider's session: ZooKeeper deletes its znodes at once, so its
@@ -350,6 +370,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
         private @Nullable ScheduledFuture<?> lapse; // guarded by this
         private @Nullable ScheduledFuture<?> suspension; // guarded by this
+        private long suspendedSessionNanos; // guarded by this: the session timeout when the connection was suspended
+        private @Nullable CompletableFuture<Optional<Stat>> confirming; // guarded by this: a renewal's request in flight
 
         ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode) {
             super(token, ownerId, requestedAt, ttl, clock(), listener());
@@ -395,10 +417,17 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             if (gone || suspension != null) {
                 return;
             }
-            long lostAt = Math.min(serverDeadline, confirmedAt + sessionTimeout.toNanos());
+            suspendedSessionNanos = sessionTimeout.toNanos();
+            scheduleSuspension();
+        }
+
+        /** Schedules the loss a session timeout after the last confirmed request; called holding this. */
+        private void scheduleSuspension() {
+            long sessionMillis = TimeUnit.NANOSECONDS.toMillis(suspendedSessionNanos);
+            long lostAt = Math.min(serverDeadline, confirmedAt + suspendedSessionNanos);
             try {
                 suspension = timers.schedule(() -> lose("the connection to ZooKeeper was suspended for longer than"
-                        + " the session could live (" + sessionTimeout.toMillis() + " ms after the lease's last"
+                        + " the session could live (" + sessionMillis + " ms after the lease's last"
                         + " confirmed request)"), Math.max(0, lostAt - clock().nanoTime()), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 lose("the connection to ZooKeeper was suspended while the provider closed");
@@ -430,6 +459,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             releaseSignals().signal(resource());
         }
 
+        /** Cancels the timers, and ends the wait of a renewal in flight; called holding this. */
         private void cancelTimers() {
             if (lapse != null) {
                 lapse.cancel(false);
@@ -437,34 +467,88 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             if (suspension != null) {
                 suspension.cancel(false);
             }
+            if (confirming != null) {
+                confirming.cancel(false);
+            }
         }
 
+        /**
+         * Confirms through the leader that the znode still exists in the lease's session, and
+         * extends the TTL from the start of that request. The lease's lock is held only to read its
+         * state before the request and to apply the answer after it, never across the network call:
+         * a suspension, a loss or the lapse timer never waits for a renewal. If the lease was lost,
+         * released or lapsed while the request was in flight, the answer is dropped and the wait
+         * ends at once. A request not answered within the operation timeout extends nothing.
+         */
         @Override
-        protected synchronized boolean doRenew(Duration ttl) {
+        protected boolean doRenew(Duration ttl) {
             long start = clock().nanoTime();
-            if (gone) {
-                return false;
+            synchronized (this) {
+                if (gone) {
+                    return false;
+                }
+                if (start - serverDeadline >= 0) {
+                    dropZnode(); // expired: as a server-side TTL would, refuse to bring it back
+                    return false;
+                }
             }
-            if (start - serverDeadline >= 0) {
-                dropZnode(); // expired: as a server-side TTL would, refuse to bring it back
-                return false;
-            }
-            Optional<Stat> stat;
+            CompletableFuture<Optional<Stat>> answer;
             try {
-                stat = znodes.stat(path);
+                answer = znodes.statFromLeader(path);
             } catch (Exception e) {
                 throw unreachable(resource(), "the renewal's check of the lease's znode", e);
             }
-            if (stat.isEmpty() || stat.get().getEphemeralOwner() != sessionId) {
-                gone = true;
-                cancelTimers();
-                held.remove(this);
-                return false;
+            synchronized (this) {
+                if (gone) {
+                    return false;
+                }
+                confirming = answer;
             }
-            confirmedAt = start;
-            serverDeadline = start + ttl.toNanos();
-            scheduleLapse();
-            return true;
+            Optional<Stat> stat;
+            try {
+                stat = answer.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (CancellationException e) {
+                return false; // lost, released or lapsed while the request was in flight
+            } catch (TimeoutException e) {
+                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader within "
+                        + operationTimeout.toMillis() + " ms", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw unreachable(resource(), "the renewal's check of the lease's znode before an interrupt", e);
+            } catch (ExecutionException e) {
+                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader",
+                        e.getCause() instanceof Exception cause ? cause : e);
+            } finally {
+                answer.cancel(false);
+                synchronized (this) {
+                    if (confirming == answer) {
+                        confirming = null;
+                    }
+                }
+            }
+            synchronized (this) {
+                if (gone) {
+                    return false;
+                }
+                if (stat.isEmpty() || stat.get().getEphemeralOwner() != sessionId) {
+                    gone = true;
+                    cancelTimers();
+                    held.remove(this);
+                    return false;
+                }
+                if (clock().nanoTime() - serverDeadline >= 0) {
+                    dropZnode(); // expired while the request was in flight: not brought back either
+                    return false;
+                }
+                confirmedAt = start;
+                serverDeadline = start + ttl.toNanos();
+                scheduleLapse();
+                if (suspension != null) { // answered after the suspension began: the session lived until then
+                    suspension.cancel(false);
+                    scheduleSuspension();
+                }
+                return true;
+            }
         }
 
         @Override

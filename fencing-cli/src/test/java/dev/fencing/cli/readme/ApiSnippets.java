@@ -89,7 +89,7 @@ final class ApiSnippets {
         FencedStore invoices = JdbcFencedStore.create(dataSource);   // or any fenced store
         try (ZooKeeperLockProvider locks = ZooKeeperLockProvider.builder("zk1:2181,zk2:2181,zk3:2181")
                 .sessionTimeout(Duration.ofSeconds(10)).build()) {
-            LeaseOptions options = LeaseOptions.builder().ttl(Duration.ofSeconds(10)).autoRenew(true).build();
+            LeaseOptions options = LeaseOptions.builder().ttl(Duration.ofSeconds(6)).autoRenew(true).build(); // see "under a partition"
             try (Lease lease = locks.acquire("invoice-7", options)) {     // token = the holder znode's czxid
                 invoices.update(lease.token(), "invoice-7", invoice -> invoice.orElse("") + "paid;");
             }

@@ -7,6 +7,10 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -15,13 +19,22 @@ import org.apache.curator.test.TestingCluster;
  * A ZooKeeper ensemble for fault tests: curator-test's in-JVM {@link TestingCluster} of
  * {@code n} servers on free loopback ports, each with a temporary data directory. Always
  * launched by the testkit (a fault test kills its members), one per test class; close it after.
+ *
+ * <p>{@link #launchPartitionable} routes every member's link to every other member's quorum port
+ * through a {@link PartitionProxy} of its own, so that a test can {@link #cut} one follower off
+ * from its leader while the follower's clients stay connected to it: each member's {@code zoo.cfg}
+ * names the others at its own proxies (curator-test applies a member's custom properties after the
+ * {@code server.N} lines it writes). Leader election talks directly.
  */
 public final class ZooKeeperClusterTestServer implements AutoCloseable {
 
     private final TestingCluster cluster;
+    /** The proxy member {@code from} reaches member {@code to}'s quorum port through, keyed "from>to" by server id. */
+    private final Map<String, PartitionProxy> links;
 
-    private ZooKeeperClusterTestServer(TestingCluster cluster) {
+    private ZooKeeperClusterTestServer(TestingCluster cluster, Map<String, PartitionProxy> links) {
         this.cluster = cluster;
+        this.links = links;
     }
 
     /** Starts an ensemble of {@code servers} (3 or 5) and returns once it has a quorum to start with. */
@@ -30,13 +43,112 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
             throw new IllegalArgumentException("servers must be 3 or 5 (an odd ensemble that survives a loss), got "
                     + servers);
         }
-        TestingCluster cluster = new TestingCluster(servers);
+        return start(new TestingCluster(servers), Map.of());
+    }
+
+    /**
+     * Starts an ensemble of 3 whose quorum links pass through proxies that {@link #cut} can
+     * partition. A follower notices a silent leader after {@code syncLimit × tickTime}; the
+     * servers accept session timeouts from one tick to 20 ticks.
+     *
+     * @param tickTimeMillis ZooKeeper's {@code tickTime}, from 100 to 2000 ms
+     * @param syncLimit ZooKeeper's {@code syncLimit} in ticks, from 2 to 100
+     */
+    public static ZooKeeperClusterTestServer launchPartitionable(int tickTimeMillis, int syncLimit) {
+        if (tickTimeMillis < 100 || tickTimeMillis > 2000 || syncLimit < 2 || syncLimit > 100) {
+            throw new IllegalArgumentException("tickTimeMillis must be 100 to 2000 and syncLimit 2 to 100, got "
+                    + tickTimeMillis + " and " + syncLimit);
+        }
+        List<InstanceSpec> plain = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            plain.add(InstanceSpec.newInstanceSpec());
+        }
+        Map<String, PartitionProxy> links = new HashMap<>();
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (InstanceSpec member : plain) {
+            Map<String, Object> properties = new HashMap<>();
+            properties.put("syncLimit", Integer.toString(syncLimit));
+            for (InstanceSpec other : plain) {
+                if (other != member) {
+                    PartitionProxy link = PartitionProxy.start("127.0.0.1", other.getQuorumPort());
+                    links.put(member.getServerId() + ">" + other.getServerId(), link);
+                    properties.put("server." + other.getServerId(), String.format("127.0.0.1:%d:%d;127.0.0.1:%d",
+                            link.port(), other.getElectionPort(), other.getPort()));
+                }
+            }
+            specs.add(new InstanceSpec(member.getDataDirectory(), member.getPort(), member.getElectionPort(),
+                    member.getQuorumPort(), true, member.getServerId(), tickTimeMillis, -1, properties, "127.0.0.1"));
+        }
+        return start(new TestingCluster(specs), links);
+    }
+
+    private static ZooKeeperClusterTestServer start(TestingCluster cluster, Map<String, PartitionProxy> links) {
         try {
             cluster.start();
         } catch (Exception e) {
-            throw new IllegalStateException("cannot start curator-test's ZooKeeper TestingCluster of " + servers, e);
+            links.values().forEach(PartitionProxy::close);
+            throw new IllegalStateException("cannot start curator-test's ZooKeeper TestingCluster of "
+                    + cluster.getInstances().size(), e);
         }
-        return new ZooKeeperClusterTestServer(cluster);
+        return new ZooKeeperClusterTestServer(cluster, links);
+    }
+
+    /** {@code host:port} of one member alone: a client that must stay on that member. */
+    public String connectString(InstanceSpec member) {
+        return "127.0.0.1:" + member.getPort();
+    }
+
+    /** Every member. */
+    public List<InstanceSpec> members() {
+        return List.copyOf(cluster.getInstances());
+    }
+
+    /**
+     * Cuts {@code follower}'s quorum link to {@code leader} (of a {@link #launchPartitionable}
+     * ensemble): no byte passes either way, and the connection stays open, so the follower keeps
+     * serving its clients from its own copy until it notices, {@code syncLimit × tickTime} later,
+     * and the leader stops hearing of the follower's sessions at once.
+     *
+     * @throws IllegalStateException if the ensemble was not launched partitionable
+     */
+    public void cut(InstanceSpec follower, InstanceSpec leader) {
+        link(follower, leader).cut();
+    }
+
+    /** Lets every cut link pass again (connections open during a cut are closed, and made again). */
+    public void heal() {
+        links.values().forEach(PartitionProxy::heal);
+    }
+
+    private PartitionProxy link(InstanceSpec from, InstanceSpec to) {
+        PartitionProxy link = links.get(from.getServerId() + ">" + to.getServerId());
+        if (link == null) {
+            throw new IllegalStateException("no proxied link from member " + from.getServerId() + " to member "
+                    + to.getServerId() + ": launch the ensemble with launchPartitionable");
+        }
+        return link;
+    }
+
+    /** The member {@code client} is connected to now, if any. */
+    public Optional<InstanceSpec> connectedTo(org.apache.zookeeper.ZooKeeper client) {
+        try {
+            return Optional.ofNullable(cluster.findConnectionInstance(client));
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * What {@code member} says it is now ({@code leader}, {@code follower}), or empty while it
+     * serves no clients (electing, or cut off from its leader and noticed).
+     */
+    public Optional<String> mode(InstanceSpec member) {
+        for (String line : srvr(member).split("\n")) {
+            if (line.startsWith("Mode: ")) {
+                return Optional.of(line.substring("Mode: ".length()).trim());
+            }
+        }
+        return Optional.empty();
     }
 
     /** {@code host:port,host:port,...} of every member. */
@@ -92,6 +204,7 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
     @Override
     public void close() {
         try {
+            links.values().forEach(PartitionProxy::close);
             cluster.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
