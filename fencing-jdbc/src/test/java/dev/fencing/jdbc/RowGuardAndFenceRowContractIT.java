@@ -22,6 +22,10 @@ class RowGuardAndFenceRowContractIT {
             + " guard entry, which hold no lock name (README: what the row guard can and cannot check)";
     private static final String FENCE_ROW = "a fence row is the lock's own row, keyed by the lock's name: a token"
             + " of another lock advances another row";
+    private static final String IN_THE_CALLERS_CONNECTION = "the row guard and the fence row run in the caller's own"
+            + " connection and transaction and throw the driver's SQLException, so a lost reply (to a statement or to"
+            + " the COMMIT) is the caller's, as for any statement of its transaction; JdbcFencedStoreIT runs the"
+            + " lost-reply cases for the store that hides its connections";
 
     @Nested
     class RowGuardOnPostgres extends FencedStoreContract {
@@ -30,6 +34,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -43,6 +53,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -56,6 +72,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -69,6 +91,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -82,6 +110,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -95,6 +129,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
@@ -108,6 +148,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -121,6 +167,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
