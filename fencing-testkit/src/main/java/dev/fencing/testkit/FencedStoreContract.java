@@ -702,7 +702,8 @@ public abstract class FencedStoreContract {
 
     /**
      * The randomized history of {@link #aRandomHistoryOfHoldersAndZombiesBreaksNoRule} with one
-     * of the three stores losing a write reply at its first write and every 40 ms after: a lost reply is a write that may or
+     * of the three stores losing a write reply at its first write and then one at a time, 100 ms
+     * apart at the least: a lost reply is a write that may or
      * may not have taken effect, and no increment is lost or doubled.
      */
     @Test
@@ -713,10 +714,19 @@ public abstract class FencedStoreContract {
         stores.get(0).write(token(1), key("warm-up"), "x");
         long seed = Long.getLong("fencing.history.seed", ThreadLocalRandom.current().nextLong());
         ScheduledExecutorService dropper = Executors.newSingleThreadScheduledExecutor();
+        AtomicInteger armed = new AtomicInteger(1);
         History history;
         try {
             faults.loseNextWriteReply(() -> { }); // at least one, however fast the history runs
-            dropper.scheduleAtFixedRate(() -> faults.loseNextWriteReply(() -> { }), 40, 40, TimeUnit.MILLISECONDS);
+            // the next loss only once the last one happened, and not within 100 ms of it: a client that
+            // re-sends after reconnecting (Lettuce) would otherwise lose the re-sent reply as well, again
+            // and again, and back off for longer each time
+            dropper.scheduleWithFixedDelay(() -> {
+                if (faults.lost() == armed.get()) {
+                    armed.incrementAndGet();
+                    faults.loseNextWriteReply(() -> { });
+                }
+            }, 100, 100, TimeUnit.MILLISECONDS);
             history = HistoryRun.builder().keyPrefix(key("history")).seed(seed).writers(4)
                     .operationsPerWriter(60).timeLimit(Duration.ofSeconds(3)).build().run(stores);
         } finally {
