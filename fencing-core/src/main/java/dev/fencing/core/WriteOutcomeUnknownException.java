@@ -10,7 +10,9 @@ package dev.fencing.core;
  * <p>When the toolkit <em>can</em> prove its own write landed (each fenced write carries a random
  * write id the store keeps with the item, or a marker the store script leaves), the caller is told
  * "written" instead; when the store certainly refused it, a {@link StaleTokenException} or
- * {@link ConcurrentUpdateException} as usual. This exception covers only the remaining case.
+ * {@link ConcurrentUpdateException} as usual. This exception covers only the remaining case — and
+ * every lost reply of a store that keeps no such proof (JDBC's {@code JdbcFencedStore}). Its cause
+ * is the error that lost the reply (the SDK's, the driver's).
  *
  * <p>What to do: re-read the item and decide from what it holds (the lease and its token are
  * still good unless a {@link StaleTokenException} says otherwise). Do not simply repeat a
@@ -33,8 +35,8 @@ public final class WriteOutcomeUnknownException extends FencingException {
      */
     public static WriteOutcomeUnknownException of(String key, Throwable cause) {
         return new WriteOutcomeUnknownException(key, "The fenced write of '" + key + "' may or may not have been"
-                + " applied: its reply was lost (" + describe(cause) + ") and the store does not show this write's"
-                + " id. It was applied at most once and was not retried. Re-read '" + key + "' before deciding"
+                + " applied: its reply was lost (" + describe(cause) + ") and the store does not show that this"
+                + " write landed. It was applied at most once and was not retried. Re-read '" + key + "' before deciding"
                 + " whether to write again.", cause);
     }
 

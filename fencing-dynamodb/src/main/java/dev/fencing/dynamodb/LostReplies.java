@@ -1,10 +1,11 @@
 package dev.fencing.dynamodb;
 
-import java.net.ConnectException;
+import dev.fencing.core.spi.FailedWrite;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkPlugin;
@@ -21,7 +22,9 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * passes it and applies the change a second time. So a fenced write is sent with a retry strategy
  * that retries only what provably did not reach the server or was refused before acting (a refused
  * connection, a throttle), and carries a random write id in {@link #ATTRIBUTE}; after an unclear
- * failure a consistent read tells "landed" (the item carries the id) from "unknown".
+ * failure a consistent read tells "landed" (the item carries the id) from "unknown". Which failures
+ * are unclear and which may be sent again is core's {@link FailedWrite}, the rule S3 and JDBC
+ * follow too; only the mapping of the SDK's exceptions onto it ({@link #verdict}) is here.
  */
 final class LostReplies {
 
@@ -56,15 +59,12 @@ final class LostReplies {
     }
 
     /**
-     * Whether {@code failure} of a fenced write leaves its effect unclear: a client-side failure
-     * (timeout, dropped connection, unreadable reply) other than a refused connection, or a 5xx
-     * answer. A 4xx answer (a failed condition, a throttle, bad input) is a definite "not applied".
+     * Whether {@code failure} of a fenced write leaves its effect unclear: core's
+     * {@link FailedWrite} rule on what the SDK saw of the reply ({@link #verdict}).
      */
     static boolean unclear(Throwable failure) {
-        if (failure instanceof SdkClientException) {
-            return !refusedConnection(failure);
-        }
-        return failure instanceof SdkServiceException service && service.statusCode() >= 500;
+        FailedWrite verdict = verdict(failure);
+        return verdict != null && verdict.mayHaveBeenApplied();
     }
 
     /** Whether {@code item} was last written by the fenced write {@code writeId}. */
@@ -73,19 +73,24 @@ final class LostReplies {
         return stored != null && writeId.equals(stored.s());
     }
 
-    private static boolean provablyNotApplied(Throwable failure) {
-        if (failure instanceof AwsServiceException service) {
-            return service.isThrottlingException() && service.statusCode() < 500;
-        }
-        return refusedConnection(failure);
+    static boolean provablyNotApplied(Throwable failure) {
+        FailedWrite verdict = verdict(failure);
+        return (verdict != null ? verdict : FailedWrite.withoutReply(failure)).safeToSendAgain();
     }
 
-    private static boolean refusedConnection(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof ConnectException) {
-                return true;
-            }
+    /**
+     * The SDK's failure in core's terms: a service exception is an answer with its status (and the
+     * SDK's throttling verdict), a client exception is no reply; null for anything else (the
+     * caller's own code failed), which is neither unclear nor sent again unless its connection was
+     * refused.
+     */
+    static @Nullable FailedWrite verdict(Throwable failure) {
+        if (failure instanceof AwsServiceException service) {
+            return FailedWrite.answered(service.statusCode(), service.isThrottlingException());
         }
-        return false;
+        if (failure instanceof SdkServiceException service) {
+            return FailedWrite.answered(service.statusCode(), false);
+        }
+        return failure instanceof SdkClientException ? FailedWrite.withoutReply(failure) : null;
     }
 }

@@ -4,10 +4,13 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.LostReplies;
+import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.servers.TestServers;
 
 /**
  * {@link DynamoDbFencedStore} on the testkit's DynamoDB-compatible server; each store with a client of
- * its own (closed after the test), as another process would have.
+ * its own (closed after the test), as another process would have; lost replies through the testkit's proxy.
  */
 class DynamoDbFencedStoreIT extends FencedStoreContract {
 
@@ -23,5 +26,17 @@ class DynamoDbFencedStoreIT extends FencedStoreContract {
     @Override
     protected FencedStore createStore(Policy policy) {
         return DynamoDbFencedStore.create(closeAfterTest(Dynamo.newClient()), table(), "pk", policy, FencingListener.NONE);
+    }
+
+    /**
+     * Stores whose clients pass through a proxy that drops the reply to an {@code UpdateItem} (every
+     * write of the store, deletes too). Each fenced write carries a write id, so the store proves its
+     * own landed write.
+     */
+    @Override
+    protected LostReplies lostReplies() {
+        ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.dynamoDb().endpoint());
+        return LostReplies.through(proxy, "DynamoDB_20120810.UpdateItem", true, policy -> DynamoDbFencedStore.create(
+                closeAfterTest(Dynamo.client(proxy.httpEndpoint())), table(), "pk", policy, FencingListener.NONE));
     }
 }

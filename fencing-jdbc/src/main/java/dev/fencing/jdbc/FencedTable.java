@@ -508,7 +508,7 @@ public final class FencedTable {
         try {
             return work.run();
         } catch (SQLException e) {
-            throw SchemaProblems.check(SqlDialect.of(connection), e, table, tokenColumn, fenceTable);
+            throw SchemaProblems.check(SqlDialect.askedAfter(e, connection), e, table, tokenColumn, fenceTable);
         }
     }
 

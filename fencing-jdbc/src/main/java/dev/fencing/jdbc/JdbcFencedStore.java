@@ -4,6 +4,7 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
@@ -39,8 +40,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>delete: a write of {@code item_value = NULL}, a tombstone that keeps the token.
  * </ul>
  * A refused write reads the row's token and resource to report the mark or the lock that fences the key. Only a unique-key violation of the
- * key (PostgreSQL 23505, MySQL/MariaDB 1062) counts as "inserted first"; every other error
- * surfaces unchanged, as the cause of an {@link UncheckedSqlException}. A statement refused with a
+ * key (PostgreSQL 23505, MySQL/MariaDB 1062) counts as "inserted first". A connection lost during
+ * a write (SQLState class 08: the statement may have been committed and its reply lost) is
+ * {@link WriteOutcomeUnknownException} with the driver's error as the cause, never re-sent: the
+ * row keeps no write id that could prove it landed. Every other error surfaces unchanged, as the
+ * cause of an {@link UncheckedSqlException}. A statement refused with a
  * serialization failure (REPEATABLE READ on PostgreSQL, when the row changed while it waited) is
  * run again. Every write also bumps the version, so it always changes its row and a
  * changed-rows count ({@code useAffectedRows=true}) reads like a matched-rows one.
@@ -94,7 +98,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
 
     @Override
     public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
-        return withConnection("writing '" + key + "'", connection -> {
+        return withConnection("writing '" + key + "'", key, connection -> {
             for (int round = 0; round < WRITE_ROUNDS; round++) {
                 int updated;
                 try {
@@ -128,7 +132,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     @Override
     public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, String value, FencingToken token,
             Policy policy) {
-        return withConnection("writing '" + key + "'", connection -> {
+        return withConnection("writing '" + key + "'", key, connection -> {
             boolean written;
             try {
                 written = expected == null
@@ -177,7 +181,9 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
                     + " VALUES (?, ?, ?, 1, ?)", Arrays.asList(key, value, token.value(), token.resource()));
             return true;
         } catch (SQLException e) {
-            if (SqlDialect.of(connection).isDuplicateKey(e) && mark(connection, key).isPresent()) {
+            // the dialect was checked before any write; a dead connection cannot be asked for it
+            if (Objects.requireNonNull(checked, "checked before any write").isDuplicateKey(e)
+                    && mark(connection, key).isPresent()) {
                 return false; // someone inserted the key first
             }
             throw e; // a CHECK, NOT NULL or another unique constraint of a table of your own: not "exists"
@@ -202,25 +208,50 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     private <T> T withConnection(String what, SqlFunction<T> work) {
+        return withConnection(what, null, work);
+    }
+
+    /**
+     * Runs {@code work} on a connection of its own. When {@code writing} names a key, a connection
+     * lost while the work ran (its reply lost after the database may have committed the statement)
+     * is {@link WriteOutcomeUnknownException} with the driver's error as the cause: the database
+     * keeps nothing that would tell this write from another writer's with the same token.
+     */
+    private <T> T withConnection(String what, @Nullable String writing, SqlFunction<T> work) {
         try (Connection connection = dataSource.getConnection()) {
+            SqlDialect dialect;
             try {
-                if (!connection.getAutoCommit()) {
-                    connection.setAutoCommit(true);
-                }
-                if (checked == null) {
-                    SqlDialect dialect = SqlDialect.of(connection);
-                    Catalog.requireExactKey(connection, dialect, table, "item_key");
-                    // the lock name is compared in the same SQL condition: a collation that folds case or
-                    // pads spaces would let lock 'orders' write (and re-bind) a key of lock 'Orders'
-                    Catalog.requireExactKey(connection, dialect, table, "fence_resource");
-                    checked = dialect;
-                }
+                dialect = prepare(connection);
+            } catch (SQLException e) {
+                throw SchemaProblems.check(SqlDialect.askedAfter(e, connection), e, table, null);
+            }
+            try {
                 return work.apply(connection);
             } catch (SQLException e) {
-                throw SchemaProblems.check(SqlDialect.of(connection), e, table, null);
+                if (writing != null && SqlDialect.lostConnection(e)) {
+                    throw WriteOutcomeUnknownException.of(writing, e);
+                }
+                throw SchemaProblems.check(dialect, e, table, null);
             }
         } catch (SQLException e) {
             throw new UncheckedSqlException(what + " in " + table, e);
         }
+    }
+
+    /** Auto-commit on, and on first use the key and resource columns checked; the database's dialect. */
+    private SqlDialect prepare(Connection connection) throws SQLException {
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+        SqlDialect dialect = checked;
+        if (dialect == null) {
+            dialect = SqlDialect.of(connection);
+            Catalog.requireExactKey(connection, dialect, table, "item_key");
+            // the lock name is compared in the same SQL condition: a collation that folds case or
+            // pads spaces would let lock 'orders' write (and re-bind) a key of lock 'Orders'
+            Catalog.requireExactKey(connection, dialect, table, "fence_resource");
+            checked = dialect;
+        }
+        return dialect;
     }
 }

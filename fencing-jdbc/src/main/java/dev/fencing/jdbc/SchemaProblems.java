@@ -16,7 +16,8 @@ final class SchemaProblems {
      * both {@code table} and the toolkit's {@code fenceTable}: the error names whichever the
      * database complained about.
      */
-    static SQLException check(SqlDialect dialect, SQLException e, String table, String tokenColumn, String fenceTable) {
+    static SQLException check(@Nullable SqlDialect dialect, SQLException e, String table, String tokenColumn,
+            String fenceTable) {
         String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
         String fenceName = fenceTable.substring(fenceTable.indexOf('.') + 1).toLowerCase(java.util.Locale.ROOT);
         if (message.contains(fenceName)) {
@@ -31,8 +32,14 @@ final class SchemaProblems {
                 + remedy(table, tokenColumn));
     }
 
-    /** Throws the clear error if {@code e} is a missing table or column; returns {@code e} otherwise. */
-    static SQLException check(SqlDialect dialect, SQLException e, String table, @Nullable String tokenColumn) {
+    /**
+     * Throws the clear error if {@code e} is a missing table or column; returns {@code e} otherwise,
+     * and when the dialect is unknown (the connection could not be asked).
+     */
+    static SQLException check(@Nullable SqlDialect dialect, SQLException e, String table, @Nullable String tokenColumn) {
+        if (dialect == null) {
+            return e;
+        }
         if (dialect.isUndefinedTable(e)) {
             throw new IllegalStateException("table '" + table + "' does not exist. " + remedy(table, tokenColumn)
                     + " (database said: " + e.getMessage() + ")", e);

@@ -1,7 +1,11 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.core.spi.FailedWrite;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
@@ -82,6 +86,32 @@ public enum SqlDialect {
         }
         throw new IllegalArgumentException("unsupported database '" + product + "'; fencing-jdbc supports PostgreSQL and"
                 + " MySQL/MariaDB");
+    }
+
+    /**
+     * The dialect of {@code connection}, asked after {@code failure}; null if the connection cannot
+     * answer (the failure may have closed it), with that error added to {@code failure} as
+     * suppressed — so the caller reports the failure itself, not "connection closed".
+     */
+    static @Nullable SqlDialect askedAfter(SQLException failure, Connection connection) {
+        try {
+            return of(connection);
+        } catch (SQLException | RuntimeException cannotAsk) {
+            failure.addSuppressed(cannotAsk);
+            return null;
+        }
+    }
+
+    /**
+     * Whether {@code e} is the driver losing its connection while a statement ran (SQLState class
+     * 08, or the JDBC connection-exception types): the database may have carried the statement out
+     * and its reply been lost. A connection refused before anything was sent is not.
+     */
+    static boolean lostConnection(SQLException e) {
+        String state = e.getSQLState();
+        boolean connection = (state != null && state.startsWith("08")) || e instanceof SQLNonTransientConnectionException
+                || e instanceof SQLTransientConnectionException || e instanceof SQLRecoverableException;
+        return connection && FailedWrite.withoutReply(e).mayHaveBeenApplied();
     }
 
     /** {@code identifier} quoted as this database quotes names. */

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.sql.Connection;
@@ -8,8 +9,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.mariadb.jdbc.MariaDbDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * One fresh database per server per test JVM, with the toolkit's migrations applied and the
@@ -22,6 +26,7 @@ import org.mariadb.jdbc.MariaDbDataSource;
 final class Databases {
 
     private static final Map<String, DataSource> MIGRATED = new HashMap<>();
+    private static final Pattern HOST_AND_PORT = Pattern.compile("(jdbc:[a-z]+://)([^:/]+):(\\d+)(/.*)");
 
     private Databases() {}
 
@@ -48,6 +53,49 @@ final class Databases {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the test database on " + mariaDb(), e);
         }
+    }
+
+    /** A proxy in front of the server of {@code database} (a data source of this class). */
+    static ReplyDroppingProxy proxyTo(DataSource database) {
+        Matcher url = hostAndPort(urlOf(database));
+        return ReplyDroppingProxy.start(url.group(2), Integer.parseInt(url.group(3)));
+    }
+
+    /** {@code database}, credentials and all, reached through {@code proxy}. */
+    static DataSource through(ReplyDroppingProxy proxy, DataSource database) {
+        Matcher url = hostAndPort(urlOf(database));
+        String viaProxy = url.group(1) + "127.0.0.1:" + proxy.port() + url.group(4);
+        if (database instanceof PGSimpleDataSource direct) {
+            PGSimpleDataSource postgres = new PGSimpleDataSource();
+            postgres.setURL(viaProxy);
+            postgres.setUser(direct.getUser());
+            postgres.setPassword(direct.getPassword());
+            return postgres;
+        }
+        try {
+            return new MariaDbDataSource(viaProxy);
+        } catch (SQLException e) {
+            throw new IllegalStateException("not a MariaDB URL: " + viaProxy, e);
+        }
+    }
+
+    private static String urlOf(DataSource database) {
+        if (database instanceof PGSimpleDataSource postgres) {
+            return postgres.getURL();
+        }
+        if (database instanceof MariaDbDataSource mariaDb) {
+            return mariaDb.getUrl();
+        }
+        throw new IllegalArgumentException("not a data source of the test servers: " + database);
+    }
+
+    private static Matcher hostAndPort(String jdbcUrl) {
+        Matcher url = HOST_AND_PORT.matcher(jdbcUrl);
+        if (!url.matches()) {
+            throw new IllegalStateException("cannot find host and port in " + jdbcUrl.replaceAll("password=[^&]*",
+                    "password=***"));
+        }
+        return url;
     }
 
     static synchronized DataSource migrated(SqlTestServer server) {

@@ -4,6 +4,8 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.LostReplies;
+import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import java.sql.Connection;
 import javax.sql.DataSource;
@@ -12,20 +14,37 @@ import org.junit.jupiter.api.Nested;
 /**
  * {@link JdbcFencedStore} on the migrations' {@code fencing_store} table, on both databases, at
  * each database's default isolation (PostgreSQL READ COMMITTED, MariaDB REPEATABLE READ) and at
- * the other one.
+ * the other one. Their lost replies are the contract's, through a proxy that drops the reply to the
+ * store's {@code UPDATE}.
  */
 class JdbcFencedStoreIT {
 
     abstract static class OnDatabase extends FencedStoreContract {
         abstract SqlTestServer server();
 
-        DataSource dataSource() {
-            return Databases.migrated(server());
+        /** The database's connections as the store gets them (at an isolation level of the test's). */
+        DataSource isolated(DataSource database) {
+            return database;
         }
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return JdbcFencedStore.create(dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE);
+            return JdbcFencedStore.create(isolated(Databases.migrated(server())), JdbcFencedStore.DEFAULT_TABLE, policy,
+                    FencingListener.NONE);
+        }
+
+        /**
+         * Stores whose connections pass through a proxy; the lost reply is the one to the store's
+         * conditional {@code UPDATE} (writes, updates and deletes of an existing row), not to a
+         * connection's handshake.
+         */
+        @Override
+        protected LostReplies lostReplies() {
+            DataSource database = Databases.migrated(server());
+            ReplyDroppingProxy proxy = Databases.proxyTo(database);
+            DataSource viaProxy = isolated(Databases.through(proxy, database));
+            return LostReplies.through(proxy, "UPDATE " + JdbcFencedStore.DEFAULT_TABLE + " SET", false,
+                    policy -> JdbcFencedStore.create(viaProxy, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE));
         }
     }
 
@@ -53,8 +72,8 @@ class JdbcFencedStoreIT {
         }
 
         @Override
-        DataSource dataSource() {
-            return Databases.migrated(server(), Connection.TRANSACTION_REPEATABLE_READ);
+        DataSource isolated(DataSource database) {
+            return new IsolatedDataSource(database, Connection.TRANSACTION_REPEATABLE_READ);
         }
     }
 
@@ -66,8 +85,8 @@ class JdbcFencedStoreIT {
         }
 
         @Override
-        DataSource dataSource() {
-            return Databases.migrated(server(), Connection.TRANSACTION_READ_COMMITTED);
+        DataSource isolated(DataSource database) {
+            return new IsolatedDataSource(database, Connection.TRANSACTION_READ_COMMITTED);
         }
     }
 }

@@ -27,6 +27,10 @@ class RowGuardAndFenceRowContractIT {
             + " the row guard keeps no lock name";
     private static final String FENCE_ROW = "a fence row is the lock's own row, keyed by the lock's name: a token"
             + " of another lock advances another row";
+    private static final String IN_THE_CALLERS_CONNECTION = "the row guard and the fence row run in the caller's own"
+            + " connection and transaction and throw the driver's SQLException, so a lost reply (to a statement or to"
+            + " the COMMIT) is the caller's, as for any statement of its transaction; JdbcFencedStoreIT runs the"
+            + " lost-reply cases for the store that hides its connections";
 
     @Nested
     class RowGuardOnPostgres extends FencedStoreContract {
@@ -35,6 +39,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -48,6 +58,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -61,6 +77,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres()), policy), policy);
@@ -74,6 +96,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
@@ -87,6 +115,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -100,6 +134,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return ROW_GUARD;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
@@ -113,6 +153,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
@@ -126,6 +172,12 @@ class RowGuardAndFenceRowContractIT {
         protected String whyKeysAreNotBoundToLocks() {
             return FENCE_ROW;
         }
+
+        @Override
+        protected String whyNoLostReplies() {
+            return IN_THE_CALLERS_CONNECTION;
+        }
+
         @Override
         protected FencedStore createStore(Policy policy) {
             return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);

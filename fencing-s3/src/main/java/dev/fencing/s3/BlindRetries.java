@@ -1,7 +1,8 @@
 package dev.fencing.s3;
 
-import java.net.ConnectException;
+import dev.fencing.core.spi.FailedWrite;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkPlugin;
@@ -17,7 +18,9 @@ import software.amazon.awssdk.retries.api.RetryStrategy;
  * apply its change again. So only what provably did not reach the server (a refused connection) or
  * was refused before acting (a 4xx throttle) is retried; anything else unclear surfaces to
  * {@link FencedWrites}, which looks for its write id and otherwise reports
- * {@link dev.fencing.core.WriteOutcomeUnknownException}.
+ * {@link dev.fencing.core.WriteOutcomeUnknownException}. Which failures are unclear and which may be
+ * sent again is core's {@link FailedWrite}, the rule DynamoDB and JDBC follow too; only the mapping
+ * of the SDK's exceptions onto it ({@link #verdict}) is here.
  */
 final class BlindRetries {
 
@@ -40,30 +43,32 @@ final class BlindRetries {
     }
 
     /**
-     * Whether {@code failure} leaves a write's effect unclear: a client-side failure (timeout, dropped
-     * connection, unreadable reply) other than a refused connection, or a 5xx answer.
+     * Whether {@code failure} leaves a write's effect unclear: core's {@link FailedWrite} rule on
+     * what the SDK saw of the reply ({@link #verdict}), a {@code CompletionException} unwrapped.
      */
     static boolean unclear(Throwable failure) {
-        Throwable cause = S3Errors.unwrap(failure);
-        if (cause instanceof SdkClientException) {
-            return !refusedConnection(cause);
-        }
-        return cause instanceof SdkServiceException service && service.statusCode() >= 500;
+        FailedWrite verdict = verdict(S3Errors.unwrap(failure));
+        return verdict != null && verdict.mayHaveBeenApplied();
     }
 
-    private static boolean provablyNotApplied(Throwable failure) {
+    static boolean provablyNotApplied(Throwable failure) {
+        FailedWrite verdict = verdict(failure);
+        return (verdict != null ? verdict : FailedWrite.withoutReply(failure)).safeToSendAgain();
+    }
+
+    /**
+     * The SDK's failure in core's terms: a service exception is an answer with its status (and the
+     * SDK's throttling verdict), a client exception is no reply; null for anything else (the
+     * caller's own code failed), which is neither unclear nor sent again unless its connection was
+     * refused.
+     */
+    static @Nullable FailedWrite verdict(Throwable failure) {
         if (failure instanceof AwsServiceException service) {
-            return service.isThrottlingException() && service.statusCode() < 500;
+            return FailedWrite.answered(service.statusCode(), service.isThrottlingException());
         }
-        return refusedConnection(failure);
-    }
-
-    private static boolean refusedConnection(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof ConnectException) {
-                return true;
-            }
+        if (failure instanceof SdkServiceException service) {
+            return FailedWrite.answered(service.statusCode(), false);
         }
-        return false;
+        return failure instanceof SdkClientException ? FailedWrite.withoutReply(failure) : null;
     }
 }

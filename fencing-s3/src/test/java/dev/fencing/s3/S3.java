@@ -25,8 +25,13 @@ final class S3 {
     private S3() {}
 
     static S3Client client(ExecutionInterceptor... interceptors) {
+        return client(TestServers.s3().atomicEndpoint(), interceptors);
+    }
+
+    /** A client of the server at {@code endpoint} (a proxy in front of the atomic endpoint). */
+    static S3Client client(String endpoint, ExecutionInterceptor... interceptors) {
         return S3Client.builder()
-                .endpointOverride(URI.create(TestServers.s3().atomicEndpoint()))
+                .endpointOverride(URI.create(endpoint))
                 .forcePathStyle(true)
                 .region(Region.of(S3TestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))

@@ -7,6 +7,9 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.LostReplies;
+import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.servers.TestServers;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -38,6 +41,18 @@ class S3FencedStoreIT extends FencedStoreContract {
     @Override
     protected FencedStore createStore(Policy policy) {
         return S3FencedStore.create(closeAfterTest(S3.client()), bucket(), "store/", policy, FencingListener.NONE);
+    }
+
+    /**
+     * Stores whose clients pass through a proxy in front of the atomic endpoint that drops the reply
+     * to a {@code PUT} (every write of the in-place layout, a delete's tombstone too). Each fenced
+     * PUT carries a write id, so the store proves its own landed write.
+     */
+    @Override
+    protected LostReplies lostReplies() {
+        ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.s3().atomicEndpoint());
+        return LostReplies.through(proxy, "PUT /", true, policy -> S3FencedStore.create(
+                closeAfterTest(S3.client(proxy.httpEndpoint())), bucket(), "store/", policy, FencingListener.NONE));
     }
 
     /**

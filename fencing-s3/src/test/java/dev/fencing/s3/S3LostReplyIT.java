@@ -3,20 +3,14 @@ package dev.fencing.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
-import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.S3TestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.net.URI;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,6 +36,9 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  * unreadable). The guarantee now: the conditional PUT is not retried blindly; after a lost reply the
  * writer answers "written" if the object carries its write id, else {@link WriteOutcomeUnknownException}
  * — applied at most once, never twice.
+ *
+ * <p>{@link S3FencedStore}'s lost replies are the contract's ({@link S3FencedStoreIT}); these are
+ * FencedS3's POINTER layout beyond it, sync and async.
  */
 class S3LostReplyIT {
 
@@ -77,95 +74,6 @@ class S3LostReplyIT {
                 hookFailure.set(t);
             }
         };
-    }
-
-    private static String increment(Optional<String> value) {
-        return Integer.toString(Integer.parseInt(value.orElse("0")) + 1);
-    }
-
-    /** Before the fix: two increments by one holder's two workers ended at 3. Now: 2, and A is told "unknown". */
-    @Test
-    void aLostReplyThenASameTokenWriterIsUnknownToS3FencedStoreNeverDoubled() {
-        FencedStore workerA = S3FencedStore.create(viaProxy, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
-        FencedStore workerB = S3FencedStore.create(direct, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
-        String key = "counter-" + UUID.randomUUID();
-        FencingToken token = FencingToken.of(key, 5);
-        workerA.write(token, key, "0");
-
-        AtomicBoolean first = new AtomicBoolean(true);
-        assertThatThrownBy(() -> workerA.update(token, key, value -> {
-            if (first.getAndSet(false)) {
-                // A's PUT lands, its reply is lost; B increments in the window
-                proxy.dropNextReply(capturing(() -> workerB.update(token, key, S3LostReplyIT::increment)));
-            }
-            return increment(value);
-        })).isInstanceOf(WriteOutcomeUnknownException.class);
-
-        assertThat(hookFailure.get()).as("worker B's update").isNull();
-        assertThat(proxy.dropped()).as("the proxy dropped the PUT's reply").isEqualTo(1);
-        assertThat(workerB.read(key)).map(StoredValue::value)
-                .as("two updates of one increment each, A's reply lost")
-                .contains("2");
-    }
-
-    /** A lost reply with nobody in the window: the update landed once and A is told so. */
-    @Test
-    void aLostReplyToAnS3FencedStoreUpdateAppliesOnceAndSaysWritten() {
-        FencedStore holder = S3FencedStore.create(viaProxy, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
-        FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
-        String key = "counter-" + UUID.randomUUID();
-        FencingToken token = FencingToken.of(key, 5);
-        holder.write(token, key, "0");
-
-        AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(token, key, value -> {
-            if (first.getAndSet(false)) {
-                proxy.dropNextReply();
-            }
-            return increment(value);
-        });
-
-        assertThat(proxy.dropped()).isEqualTo(1);
-        assertThat(result.value()).isEqualTo("1");
-        assertThat(observer.read(key)).map(StoredValue::value).contains("1");
-    }
-
-    /** STRICT: the holder's own landed update whose reply was lost is reported written, not stale. */
-    @Test
-    void aLostReplyUnderStrictReportsTheHoldersOwnLandedUpdateAsWritten() {
-        FencedStore holder = S3FencedStore.create(viaProxy, bucket, "", Policy.STRICT, FencingListener.NONE);
-        FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.STRICT, FencingListener.NONE);
-        String key = "strict-" + UUID.randomUUID();
-        observer.write(FencingToken.of(key, 5), key, "0");
-
-        AtomicBoolean first = new AtomicBoolean(true);
-        StoredValue result = holder.update(FencingToken.of(key, 6), key, value -> {
-            if (first.getAndSet(false)) {
-                proxy.dropNextReply();
-            }
-            return increment(value);
-        });
-
-        assertThat(proxy.dropped()).isEqualTo(1);
-        assertThat(result.value()).isEqualTo("1");
-        assertThat(observer.read(key)).map(StoredValue::value).contains("1");
-        assertThat(observer.highWaterMark(key)).hasValue(6);
-    }
-
-    /** STRICT, a plain write through FencedS3 (in place) whose reply is lost: written, not stale. */
-    @Test
-    void aLostReplyToAStrictStoreWriteSaysWritten() {
-        FencedStore holder = S3FencedStore.create(viaProxy, bucket, "", Policy.STRICT, FencingListener.NONE);
-        FencedStore observer = S3FencedStore.create(direct, bucket, "", Policy.STRICT, FencingListener.NONE);
-        String key = "strict-write-" + UUID.randomUUID();
-        observer.write(FencingToken.of(key, 5), key, "0");
-        holder.read(key);
-
-        proxy.dropNextReply();
-        holder.write(FencingToken.of(key, 6), key, "new");
-
-        assertThat(proxy.dropped()).isEqualTo(1);
-        assertThat(observer.read(key)).map(StoredValue::value).contains("new");
     }
 
     /**

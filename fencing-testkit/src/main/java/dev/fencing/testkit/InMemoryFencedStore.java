@@ -4,11 +4,13 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
+import java.net.SocketException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -28,6 +30,8 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
 
     private final Map<String, Snapshot<Long>> items = new HashMap<>();
     private long versions;
+    private @Nullable Runnable loseNextReply;
+    private int lostReplies;
 
     private InMemoryFencedStore() {}
 
@@ -61,8 +65,64 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
         return Optional.ofNullable(items.get(key));
     }
 
+    /**
+     * Simulates a reply lost after the store acted, for the contract's lost-reply cases: the next
+     * write to this memory is carried out, then {@code inTheWindow} runs (another writer), then the
+     * writer is told {@link WriteOutcomeUnknownException} — what a store that cannot prove its own
+     * write must say.
+     */
+    public synchronized void loseNextWriteReply(Runnable inTheWindow) {
+        loseNextReply = Checks.requireNonNull("inTheWindow", inTheWindow);
+    }
+
+    /** How many replies {@link #loseNextWriteReply} lost so far. */
+    public synchronized int lostReplies() {
+        return lostReplies;
+    }
+
     @Override
-    public synchronized WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
+    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
+        Runnable lost;
+        WriteOutcome outcome;
+        synchronized (this) {
+            outcome = carryOutWrite(key, value, token, policy);
+            lost = takeLostReply();
+        }
+        return reply(key, outcome, lost);
+    }
+
+    @Override
+    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
+            FencingToken token, Policy policy) {
+        Runnable lost;
+        WriteOutcome outcome;
+        synchronized (this) {
+            outcome = carryOutWriteIfUnchanged(key, expected, value, token, policy);
+            lost = takeLostReply();
+        }
+        return reply(key, outcome, lost);
+    }
+
+    private @Nullable Runnable takeLostReply() {
+        Runnable lost = loseNextReply;
+        if (lost != null) {
+            loseNextReply = null;
+            lostReplies++;
+        }
+        return lost;
+    }
+
+    /** The outcome, or — the reply lost — the window run outside the monitor and the unknown outcome. */
+    private static WriteOutcome reply(String key, WriteOutcome outcome, @Nullable Runnable lost) {
+        if (lost == null) {
+            return outcome;
+        }
+        lost.run();
+        throw WriteOutcomeUnknownException.of(key, new SocketException(
+                "Connection reset (a lost reply, simulated by InMemoryFencedStore)"));
+    }
+
+    private WriteOutcome carryOutWrite(String key, @Nullable String value, FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
         if (current != null && current.fencedByAnotherLockThan(token)) {
             return WriteOutcome.foreign(Objects.requireNonNull(current.resource(),
@@ -75,8 +135,7 @@ public final class InMemoryFencedStore implements StorageAccessor<Long> {
         return WriteOutcome.written();
     }
 
-    @Override
-    public synchronized WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
+    private WriteOutcome carryOutWriteIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
             FencingToken token, Policy policy) {
         Snapshot<Long> current = items.get(key);
         if (current != null && current.fencedByAnotherLockThan(token)) {

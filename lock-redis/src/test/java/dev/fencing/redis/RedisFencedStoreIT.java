@@ -7,6 +7,9 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.LostReplies;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -17,6 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link RedisFencedStore} on the testkit's Redis; each store with a connection of its own (closed
  * after the test), as another process would have. The shared connection only inspects the keys.
+ * Lost replies through the testkit's proxy: Lettuce re-sends the script after it reconnects, and the
+ * re-sent script finds its first run's marker.
  */
 class RedisFencedStoreIT extends FencedStoreContract {
 
@@ -38,6 +43,23 @@ class RedisFencedStoreIT extends FencedStoreContract {
     @Override
     protected FencedStore createStore(Policy policy) {
         return RedisFencedStore.create(closeAfterTest(client.connect()), "store:", policy, FencingListener.NONE);
+    }
+
+    /**
+     * Stores whose connections pass through a proxy that drops the reply to the store script's
+     * {@code EVALSHA}. The script leaves a marker, so the store proves its own landed write.
+     */
+    @Override
+    protected LostReplies lostReplies() {
+        RedisTestServer redis = TestServers.redis();
+        ReplyDroppingProxy proxy = ReplyDroppingProxy.start(redis.host(), redis.port());
+        RedisClient viaProxy = RedisClient.create(proxy.redisUri());
+        return LostReplies.of(policy -> RedisFencedStore.create(closeAfterTest(viaProxy.connect()), "store:", policy,
+                FencingListener.NONE), inTheWindow -> proxy.dropReplyTo("EVALSHA", inTheWindow), proxy::dropped, true,
+                () -> {
+                    viaProxy.shutdown();
+                    proxy.close();
+                });
     }
 
     @Test
