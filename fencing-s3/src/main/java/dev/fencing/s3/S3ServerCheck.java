@@ -43,6 +43,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * S3ServerCheck.run(s3, "reports").requirePassed();   // at start-up: refuses to go on if unsafe
  * }</pre>
  *
+ * <p>What it cannot prove: that the conditions are atomic when writers race. Adobe S3Mock, for
+ * one, passes this check (it honours each condition one request at a time) yet lets two racing
+ * {@code If-None-Match: *} creates both win; only a race test against your server shows that.
+ *
  * <p>It writes only under {@code .fencing-check/} (one object with a random name, about eight
  * requests) and deletes what it wrote; it needs {@code s3:PutObject}, {@code s3:GetObject} and
  * {@code s3:DeleteObject} there. A missing bucket is the SDK's {@code NoSuchBucketException} naming
