@@ -31,12 +31,14 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * <ol>
  *   <li>a put with {@code If-None-Match: *} creates a new key, and a second one on that key is
  *       refused;
- *   <li>the object comes back from {@code HeadObject} with the toolkit's metadata intact (a token
- *       above 2<sup>53</sup>, a percent-encoded resource; names in any case) and the put's ETag;
+ *   <li>the object comes back from {@code HeadObject} and {@code GetObject} with the toolkit's
+ *       metadata intact (a token above 2<sup>53</sup>, a percent-encoded resource; names in any case),
+ *       and from {@code HeadObject} with the put's ETag;
  *   <li>a put with {@code If-Match} on an ETag the object does not have is refused, and one on its
  *       own ETag is accepted;
- *   <li>a multipart completion with a wrong {@code If-Match} is refused (only
- *       {@link S3Layout#IN_PLACE} multipart uploads rely on it).
+ *   <li>a multipart completion with a wrong {@code If-Match}, and one with {@code If-None-Match: *}
+ *       over the existing object, are refused (only {@link S3Layout#IN_PLACE} multipart uploads rely
+ *       on them).
  * </ol>
  *
  * <pre>{@code
@@ -47,7 +49,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  * one, passes this check (it honours each condition one request at a time) yet lets two racing
  * {@code If-None-Match: *} creates both win; only a race test against your server shows that.
  *
- * <p>It writes only under {@code .fencing-check/} (one object with a random name, about eight
+ * <p>It writes only under {@code .fencing-check/} (one object with a random name, about fifteen
  * requests) and deletes what it wrote; it needs {@code s3:PutObject}, {@code s3:GetObject} and
  * {@code s3:DeleteObject} there. A missing bucket is the SDK's {@code NoSuchBucketException} naming
  * it; any other error (access denied, an unreachable server) is thrown as the SDK throws it: it
@@ -167,7 +169,8 @@ public final class S3ServerCheck {
                 return;
             }
             HeadObjectResponse head = head();
-            checkMetadata(head.metadata());
+            checkMetadata("HeadObject", head.metadata());
+            checkMetadata("GetObject", join(s3.get(bucket, key)).response().metadata());
             if (created != null && !created.equals(head.eTag())) {
                 problems.add("HeadObject answered ETag " + head.eTag() + " for the object a put answered " + created
                         + " for: conditions on the ETag a writer remembers would not match");
@@ -188,19 +191,33 @@ public final class S3ServerCheck {
             }
         }
 
-        private void checkMetadata(Map<String, String> returned) {
+        private void checkMetadata(String request, Map<String, String> returned) {
             Map<String, String> sent = Metadata.fenced(Map.of(), PROBE, writeId, Metadata.LAYOUT, Metadata.POINTER);
             for (Map.Entry<String, String> expected : sent.entrySet()) {
                 String got = Metadata.get(returned, expected.getKey());
                 if (!expected.getValue().equals(got)) {
-                    problems.add("returned user metadata '" + expected.getKey() + "' as " + (got == null ? "absent"
-                            : "'" + got + "'") + ", sent '" + expected.getValue() + "': the toolkit's marks would be"
-                            + " lost or misread");
+                    problems.add(request + " returned user metadata '" + expected.getKey() + "' as " + (got == null
+                            ? "absent" : "'" + got + "'") + ", sent '" + expected.getValue() + "': the toolkit's marks"
+                            + " would be lost or misread");
                 }
             }
         }
 
+        /** Both conditions of a completion, on the existing scratch object: each must be refused. */
         private void checkMultipartCompletion() {
+            if (completes(WRONG_ETAG, null)) {
+                problems.add("ignores If-Match on CompleteMultipartUpload (a completion with an ETag the object"
+                        + " does not have succeeded): S3Layout.IN_PLACE multipart uploads would not be fenced");
+            }
+            if (completes(null, "*")) {
+                problems.add("ignores If-None-Match: * on CompleteMultipartUpload (a completion over an existing"
+                        + " key succeeded): an S3Layout.IN_PLACE multipart upload to a new key would replace a newer"
+                        + " holder's object");
+            }
+        }
+
+        /** Whether a one-part upload completes with these conditions (the refused one is aborted). */
+        private boolean completes(@Nullable String ifMatch, @Nullable String ifNoneMatch) {
             String uploadId = join(s3.createMultipartUpload(
                     CreateMultipartUploadRequest.builder().bucket(bucket).key(key).build()));
             boolean completed = false;
@@ -209,17 +226,16 @@ public final class S3ServerCheck {
                         .partNumber(1).build(), s3.bytes("fencing-check multipart".getBytes(StandardCharsets.UTF_8))));
                 try {
                     join(s3.completeMultipartUpload(CompleteMultipartUploadRequest.builder().bucket(bucket).key(key)
-                            .uploadId(uploadId).ifMatch(WRONG_ETAG)
+                            .uploadId(uploadId).ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
                             .multipartUpload(u -> u.parts(CompletedPart.builder().partNumber(1).eTag(part).build()))
                             .build()));
                     completed = true;
-                    problems.add("ignores If-Match on CompleteMultipartUpload (a completion with an ETag the object"
-                            + " does not have succeeded): S3Layout.IN_PLACE multipart uploads would not be fenced");
                 } catch (S3Exception e) {
                     if (S3Errors.classify(e) != S3Errors.Kind.CHANGED) {
                         throw e;
                     }
                 }
+                return completed;
             } finally {
                 if (!completed) {
                     try {

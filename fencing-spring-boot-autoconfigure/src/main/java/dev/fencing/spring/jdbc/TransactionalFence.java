@@ -29,6 +29,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * rolls the whole transaction back, writes made before the call included). Call it before the
  * writes: a stale holder then stops before it does any work.
  *
+ * <p>Call it in the transaction that makes the writes. A fence raised in another transaction — a
+ * {@code REQUIRES_NEW} one while the writing transaction is suspended, for example — commits when
+ * that transaction does and releases the row, so a newer holder can pass and commit while the
+ * suspended writes are still to commit; the fence cannot see a suspended transaction to refuse it.
+ *
  * <p>With JPA the fence is one SQL statement on the transaction's JDBC connection
  * ({@code DataSourceUtils}, which {@code JpaTransactionManager} binds): nothing is flushed before
  * it. The auto-configured bean uses the application's {@link DataSource} and {@link JdbcFence};
