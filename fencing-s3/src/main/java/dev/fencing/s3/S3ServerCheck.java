@@ -216,8 +216,13 @@ public final class S3ServerCheck {
             }
         }
 
-        /** Whether a one-part upload completes with these conditions (the refused one is aborted). */
+        /**
+         * Whether a one-part upload over the scratch object completes with these conditions (a refused
+         * one is aborted). The object is put again first: some servers' abort deletes the object at
+         * the key (S3Mock 5.2 does), which would make the next probe's key new.
+         */
         private boolean completes(@Nullable String ifMatch, @Nullable String ifNoneMatch) {
+            put(request(), "multipart base");
             String uploadId = join(s3.createMultipartUpload(
                     CreateMultipartUploadRequest.builder().bucket(bucket).key(key).build()));
             boolean completed = false;

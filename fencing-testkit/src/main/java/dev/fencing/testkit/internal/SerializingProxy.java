@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An HTTP proxy on a loopback port that forwards everything to {@code target} and lets only one
@@ -28,7 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * atomic object replacement as S3 has it — S3Mock writes an object's bytes and its metadata
  * separately, so a concurrent GET could return the new bytes with the old metadata (seen: a
  * tombstone's body read as a value with the previous token). Requests on different paths pass
- * through concurrently.
+ * through concurrently. It also refuses {@code If-None-Match: *} on a multipart completion over
+ * an existing object with 412, as S3 does and S3Mock does not.
  *
  * <p>{@link #startIgnoringConditions} starts one that also drops {@code If-Match} and
  * {@code If-None-Match} from every request: a server that ignores conditional writes, as some
@@ -108,7 +111,23 @@ public final class SerializingProxy implements AutoCloseable {
                 }
             }
             conditional &= !method.equals("GET") && !method.equals("HEAD");
-            HttpResponse<byte[]> response = serialized(uri.getRawPath(), request.build(), conditional);
+            boolean createOnly = "*".equals(exchange.getRequestHeaders().getFirst("If-None-Match"))
+                    && !dropped.contains("if-none-match");
+            boolean completion = method.equals("POST") && uri.getRawQuery() != null
+                    && uri.getRawQuery().contains("uploadId=");
+            HttpResponse<byte[]> response = serialized(uri.getRawPath(), request.build(), conditional,
+                    createOnly && completion ? URI.create(target + uri.getRawPath()) : null);
+            if (response == null) {
+                byte[] refused = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PreconditionFailed</Code>"
+                        + "<Message>At least one of the pre-conditions you specified did not hold</Message>"
+                        + "<Condition>If-None-Match</Condition></Error>").getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", "application/xml");
+                exchange.sendResponseHeaders(412, refused.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(refused);
+                }
+                return;
+            }
             response.headers().map().forEach((name, values) -> {
                 if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {
                     exchange.getResponseHeaders().put(name, values);
@@ -125,12 +144,22 @@ public final class SerializingProxy implements AutoCloseable {
         }
     }
 
-    private HttpResponse<byte[]> serialized(String path, HttpRequest request, boolean conditional) throws IOException {
+    /**
+     * Sends {@code request} alone on its path; null, without sending it, if {@code mustNotExist} is
+     * given and an object is there (S3Mock ignores {@code If-None-Match: *} on
+     * {@code CompleteMultipartUpload}; S3 refuses it with 412, and so does this proxy).
+     */
+    private @Nullable HttpResponse<byte[]> serialized(String path, HttpRequest request, boolean conditional,
+            @Nullable URI mustNotExist) throws IOException {
         ReentrantLock lock = locks.computeIfAbsent(path, p -> new ReentrantLock());
         lock.lock();
         try {
             if (conditional) {
                 serialized.incrementAndGet();
+            }
+            if (mustNotExist != null && send(HttpRequest.newBuilder(mustNotExist).timeout(Duration.ofSeconds(60))
+                    .method("HEAD", HttpRequest.BodyPublishers.noBody()).build()).statusCode() == 200) {
+                return null;
             }
             return send(request);
         } finally {
