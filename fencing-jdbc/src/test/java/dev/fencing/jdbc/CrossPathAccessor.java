@@ -25,6 +25,8 @@ import javax.sql.DataSource;
  */
 final class CrossPathAccessor implements StorageAccessor<Long> {
 
+    private static final KeyValueDao DAO = new KeyValueDao("guarded_kv");
+
     private static final long TOMBSTONE_VERSION = 0;
 
     private final DataSource dataSource;
@@ -94,9 +96,9 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
         if (token.value() % 2 != 0) {
             return fenced(fencing, connection -> {
                 if (value == null) {
-                    Dao.delete(connection, key);
-                } else if (Dao.update(connection, key, value, null) == 0) {
-                    Dao.insert(connection, key, value);
+                    DAO.delete(connection, key);
+                } else if (DAO.update(connection, key, value, null) == 0) {
+                    DAO.insert(connection, key, value);
                 }
                 return WriteOutcome.written();
             });
@@ -119,10 +121,10 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
         boolean absent = expected == null || expected.version() == TOMBSTONE_VERSION;
         if (token.value() % 2 != 0) {
             return fenced(fencing, connection -> {
-                boolean written = absent ? Dao.insertIfAbsent(connection, key, value)
-                        : Dao.update(connection, key, value, expected.version()) == 1;
+                boolean written = absent ? DAO.insertIfAbsent(connection, key, value)
+                        : DAO.update(connection, key, value, expected.version()) == 1;
                 if (!written) {
-                    throw new Conflict();
+                    throw new KeyValueDao.Conflict();
                 }
                 return WriteOutcome.written();
             });
@@ -143,7 +145,7 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
             return fence.inTransaction(token, work);
         } catch (StaleTokenException e) {
             return WriteOutcome.stale(e.highWaterMark());
-        } catch (Conflict e) {
+        } catch (KeyValueDao.Conflict e) {
             return WriteOutcome.conflict(); // thrown inside, so the fence advance was rolled back too
         } catch (SQLException e) {
             throw new UncheckedSqlException("fence row write", e);
@@ -163,59 +165,6 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
             return work.apply(connection);
         } catch (SQLException e) {
             throw new UncheckedSqlException("cross path", e);
-        }
-    }
-
-    private static final class Conflict extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Conflict() {
-            super("the item changed since it was read", null, false, false);
-        }
-    }
-
-    /** Plain DAO statements on guarded_kv: no token anywhere (the token column keeps what the row guard wrote). */
-    private static final class Dao {
-        static int update(Connection connection, String key, String value, Long version) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement("UPDATE guarded_kv SET v = ?, version ="
-                    + " version + 1 WHERE k = ?" + (version == null ? "" : " AND version = ?"))) {
-                statement.setString(1, value);
-                statement.setString(2, key);
-                if (version != null) {
-                    statement.setLong(3, version);
-                }
-                return statement.executeUpdate();
-            }
-        }
-
-        static void insert(Connection connection, String key, String value) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement(
-                    "INSERT INTO guarded_kv (k, v, version) VALUES (?, ?, 1)")) {
-                statement.setString(1, key);
-                statement.setString(2, value);
-                statement.executeUpdate();
-            }
-        }
-
-        static boolean insertIfAbsent(Connection connection, String key, String value) throws SQLException {
-            // the lock's fence row serializes this key's writers on both paths
-            try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM guarded_kv WHERE k = ?")) {
-                statement.setString(1, key);
-                try (ResultSet row = statement.executeQuery()) {
-                    if (row.next()) {
-                        return false;
-                    }
-                }
-            }
-            insert(connection, key, value);
-            return true;
-        }
-
-        static void delete(Connection connection, String key) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement("DELETE FROM guarded_kv WHERE k = ?")) {
-                statement.setString(1, key);
-                statement.executeUpdate();
-            }
         }
     }
 }

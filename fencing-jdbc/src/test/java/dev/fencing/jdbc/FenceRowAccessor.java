@@ -21,6 +21,8 @@ import javax.sql.DataSource;
  */
 final class FenceRowAccessor implements StorageAccessor<Long> {
 
+    private static final KeyValueDao DAO = new KeyValueDao("plain_kv");
+
     private static final long TOMBSTONE_VERSION = 0;
 
     private final DataSource dataSource;
@@ -55,9 +57,9 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
     public WriteOutcome write(String key, String value, FencingToken token, Policy policy) {
         return fenced(key, token, connection -> {
             if (value == null) {
-                Dao.delete(connection, key);
-            } else if (Dao.update(connection, key, value, null) == 0) {
-                Dao.insert(connection, key, value);
+                DAO.delete(connection, key);
+            } else if (DAO.update(connection, key, value, null) == 0) {
+                DAO.insert(connection, key, value);
             }
             return WriteOutcome.written();
         });
@@ -68,10 +70,10 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
             Policy policy) {
         return fenced(key, token, connection -> {
             boolean absent = expected == null || expected.version() == TOMBSTONE_VERSION;
-            boolean written = absent ? Dao.insertIfAbsent(connection, key, value)
-                    : Dao.update(connection, key, value, expected.version()) == 1;
+            boolean written = absent ? DAO.insertIfAbsent(connection, key, value)
+                    : DAO.update(connection, key, value, expected.version()) == 1;
             if (!written) {
-                throw new Conflict();
+                throw new KeyValueDao.Conflict();
             }
             return WriteOutcome.written();
         });
@@ -82,63 +84,10 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
             return fence.inTransaction(FencingToken.of(key, token.value()), work); // the key is the fence row
         } catch (StaleTokenException e) {
             return WriteOutcome.stale(e.highWaterMark());
-        } catch (Conflict e) {
+        } catch (KeyValueDao.Conflict e) {
             return WriteOutcome.conflict(); // thrown inside, so the fence advance was rolled back too
         } catch (SQLException e) {
             throw new UncheckedSqlException("fence row write", e);
-        }
-    }
-
-    private static final class Conflict extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        Conflict() {
-            super("the item changed since it was read", null, false, false);
-        }
-    }
-
-    /** Plain DAO statements: no token anywhere. */
-    private static final class Dao {
-        static int update(Connection connection, String key, String value, Long version) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement("UPDATE plain_kv SET v = ?, version = version + 1"
-                    + " WHERE k = ?" + (version == null ? "" : " AND version = ?"))) {
-                statement.setString(1, value);
-                statement.setString(2, key);
-                if (version != null) {
-                    statement.setLong(3, version);
-                }
-                return statement.executeUpdate();
-            }
-        }
-
-        static void insert(Connection connection, String key, String value) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement(
-                    "INSERT INTO plain_kv (k, v, version) VALUES (?, ?, 1)")) {
-                statement.setString(1, key);
-                statement.setString(2, value);
-                statement.executeUpdate();
-            }
-        }
-
-        static boolean insertIfAbsent(Connection connection, String key, String value) throws SQLException {
-            // the fence row lock serializes writers of this key, so a plain existence check is enough
-            try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM plain_kv WHERE k = ?")) {
-                statement.setString(1, key);
-                try (ResultSet row = statement.executeQuery()) {
-                    if (row.next()) {
-                        return false;
-                    }
-                }
-            }
-            insert(connection, key, value);
-            return true;
-        }
-
-        static void delete(Connection connection, String key) throws SQLException {
-            try (PreparedStatement statement = connection.prepareStatement("DELETE FROM plain_kv WHERE k = ?")) {
-                statement.setString(1, key);
-                statement.executeUpdate();
-            }
         }
     }
 }
