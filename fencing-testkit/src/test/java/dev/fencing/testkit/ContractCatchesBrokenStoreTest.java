@@ -119,11 +119,19 @@ class ContractCatchesBrokenStoreTest {
                 .map(event -> event.getTestDescriptor().getLegacyReportingName().replaceAll("\\(.*", ""))
                 .collect(Collectors.toSet());
 
-        assertThat(failed).containsExactlyInAnyOrder(
+        assertThat(failed).contains(
                 "aStrictWriteWhoseReplyIsLostIsWrittenOrUnknownAndNeverAppliedTwice", // told "refused"
                 "anIncrementWhoseReplyIsLostIsAppliedExactlyOnce", // a conflict with itself, applied again
                 "aSameTokenWriterInTheWindowOfALostReplyLeavesEachIncrementAppliedOnce",
                 "aDeleteWhoseReplyIsLostLeavesTheTombstoneWithItsMark"); // STRICT: told "refused"
+        // the random history catches the blind retry only when its losses land on a write the retry
+        // changes (a strict write, an increment): a finding, but not one every seed makes
+        assertThat(failed).isSubsetOf(
+                "aStrictWriteWhoseReplyIsLostIsWrittenOrUnknownAndNeverAppliedTwice",
+                "anIncrementWhoseReplyIsLostIsAppliedExactlyOnce",
+                "aSameTokenWriterInTheWindowOfALostReplyLeavesEachIncrementAppliedOnce",
+                "aDeleteWhoseReplyIsLostLeavesTheTombstoneWithItsMark",
+                "aRandomHistoryWithLostRepliesBreaksNoRule");
     }
 
     @Test
