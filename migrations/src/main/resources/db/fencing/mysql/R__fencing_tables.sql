@@ -1,4 +1,4 @@
--- The fencing toolkit's own tables (MySQL 8 / MariaDB 10.6+). Repeatable and idempotent: safe to
+-- The fencing toolkit's own tables (MySQL 8.0.19+ / MariaDB 10.6+). Repeatable and idempotent: safe to
 -- apply under the toolkit's history table or inside an application's own Flyway run.
 --
 -- Keys are VARBINARY: compared byte for byte, so 'a', 'A' and 'a ' are three keys. (A _bin
@@ -16,7 +16,8 @@ CREATE TABLE IF NOT EXISTS fencing_fence (
     resource   VARBINARY(1024) NOT NULL,
     token      BIGINT          NOT NULL,
     updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-    PRIMARY KEY (kind, resource)
+    PRIMARY KEY (kind, resource),
+    CONSTRAINT fencing_fence_kind CHECK (kind IN ('lock', 'row'))
 ) ENGINE = InnoDB;
 
 -- lock-postgres-advisory's durable token counter (kept on both vendors for one schema).
@@ -62,11 +63,13 @@ DEALLOCATE PREPARE fencing_add_resource;
 
 -- Installs made before the namespaces: one row per name, lock fence rows and row entries alike.
 -- MySQL/MariaDB commit each DDL statement on its own, so this is done in steps that are each safe
--- to repeat, and a run cut short is finished by the next one. fencing-jdbc refuses the table until
--- the last step has removed kind's default.
+-- to repeat, and a run cut short is finished by the next one. fencing-jdbc refuses the table while
+-- kind has a default (steps 1 to 4 leave one). An instance of an earlier build may still be running
+-- beside any step: its insert names no kind, and its update names no kind either, so it must never
+-- again create a row that update would count.
 -- 1. Only when the catalog shows no kind column: one ALTER adds it with the default '' ("not yet
---    classified": the existing rows, and those an instance of an earlier build still writes) and
---    makes it part of the key.
+--    classified": the existing rows, and those an earlier build writes until step 2) and makes it
+--    part of the key. Until step 2 every row is '', so an earlier build still sees its own marks.
 SET @fencing_add_kind = (SELECT IF(COUNT(*) = 0,
     'ALTER TABLE fencing_fence ADD COLUMN kind VARCHAR(4) CHARACTER SET ascii COLLATE ascii_bin NOT NULL DEFAULT '''' FIRST,
          DROP PRIMARY KEY, ADD PRIMARY KEY (kind, resource)', 'DO 0')
@@ -75,7 +78,19 @@ SET @fencing_add_kind = (SELECT IF(COUNT(*) = 0,
 PREPARE fencing_add_kind FROM @fencing_add_kind;
 EXECUTE fencing_add_kind;
 DEALLOCATE PREPARE fencing_add_kind;
--- 2. Every unclassified row is kept as a lock's fence row, and one named like a row entry
+-- 2. Only when neither constraint on kind is there: one ALTER makes kind's default '-' and adds a
+--    check that refuses it. From here an earlier build's insert fails whatever its sql_mode (a
+--    session that is not strict takes the default too), before the rows are classified.
+SET @fencing_close_kind = (SELECT IF(COUNT(*) = 0,
+    'ALTER TABLE fencing_fence ALTER COLUMN kind SET DEFAULT ''-'',
+         ADD CONSTRAINT fencing_fence_kind_unclassified CHECK (kind IN ('''', ''lock'', ''row''))', 'DO 0')
+    FROM information_schema.table_constraints
+    WHERE constraint_schema = DATABASE() AND table_name = 'fencing_fence' AND constraint_type = 'CHECK'
+      AND constraint_name IN ('fencing_fence_kind', 'fencing_fence_kind_unclassified'));
+PREPARE fencing_close_kind FROM @fencing_close_kind;
+EXECUTE fencing_close_kind;
+DEALLOCATE PREPARE fencing_close_kind;
+-- 3. Every unclassified row is kept as a lock's fence row, and one named like a row entry
 --    ('<schema>.<table>:<key>') also as that row's entry with the same token: the old row was both
 --    marks at once, so each keeps its value and no mark goes back (a repeated step keeps the
 --    greater token). Then the unclassified rows go. On a converted table these statements find no
@@ -89,24 +104,16 @@ INSERT INTO fencing_fence (kind, resource, token, updated_at)
     FROM (SELECT resource, token, updated_at FROM fencing_fence WHERE kind = '') AS legacy
     ON DUPLICATE KEY UPDATE token = GREATEST(fencing_fence.token, VALUES(token));
 DELETE FROM fencing_fence WHERE kind = '';
--- 3. Only while kind has a default: remove it (metadata only). From here an earlier build's insert,
---    which names no kind, fails instead of writing where this build does not look, and fencing-jdbc
---    accepts the table.
-SET @fencing_kind_default = (SELECT IF(COUNT(*) = 0, 'DO 0',
-    'ALTER TABLE fencing_fence ALTER COLUMN kind DROP DEFAULT')
-    FROM information_schema.columns
-    WHERE table_schema = DATABASE() AND table_name = 'fencing_fence' AND column_name = 'kind'
-      AND column_default IS NOT NULL);
-PREPARE fencing_kind_default FROM @fencing_kind_default;
-EXECUTE fencing_kind_default;
-DEALLOCATE PREPARE fencing_kind_default;
--- 4. Rows an earlier build wrote between steps 2 and 3: classified as in step 2.
-INSERT INTO fencing_fence (kind, resource, token, updated_at)
-    SELECT 'row', legacy.resource, legacy.token, legacy.updated_at
-    FROM (SELECT resource, token, updated_at FROM fencing_fence WHERE kind = '' AND resource LIKE '%.%:%') AS legacy
-    ON DUPLICATE KEY UPDATE token = GREATEST(fencing_fence.token, VALUES(token));
-INSERT INTO fencing_fence (kind, resource, token, updated_at)
-    SELECT 'lock', legacy.resource, legacy.token, legacy.updated_at
-    FROM (SELECT resource, token, updated_at FROM fencing_fence WHERE kind = '') AS legacy
-    ON DUPLICATE KEY UPDATE token = GREATEST(fencing_fence.token, VALUES(token));
-DELETE FROM fencing_fence WHERE kind = '';
+-- 4. Only while the interim check is there: one ALTER replaces it by the final one, which also
+--    refuses '' (what a session that is not strict writes for a column without a default), and
+--    removes the default. From here fencing-jdbc accepts the table; an earlier build's insert fails
+--    for want of a kind (strict) or on the check (not strict).
+SET @fencing_final_kind = (SELECT IF(COUNT(*) = 0, 'DO 0',
+    'ALTER TABLE fencing_fence DROP CONSTRAINT fencing_fence_kind_unclassified,
+         ADD CONSTRAINT fencing_fence_kind CHECK (kind IN (''lock'', ''row'')), ALTER COLUMN kind DROP DEFAULT')
+    FROM information_schema.table_constraints
+    WHERE constraint_schema = DATABASE() AND table_name = 'fencing_fence' AND constraint_type = 'CHECK'
+      AND constraint_name = 'fencing_fence_kind_unclassified');
+PREPARE fencing_final_kind FROM @fencing_final_kind;
+EXECUTE fencing_final_kind;
+DEALLOCATE PREPARE fencing_final_kind;

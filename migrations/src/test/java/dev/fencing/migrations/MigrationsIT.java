@@ -34,6 +34,12 @@ class MigrationsIT {
             statement.execute("INSERT INTO fencing_token_counter (resource, token) VALUES ('a', 1)");
             statement.execute("INSERT INTO fencing_store (item_key, item_value, token, version) VALUES ('k', NULL, 3, 1)");
             assertThat(count(statement, "SELECT COUNT(*) FROM " + FencingMigrations.HISTORY_TABLE)).isPositive();
+            if (FencingMigrations.vendorOf(db) == Vendor.MYSQL) {
+                statement.execute("SET SESSION sql_mode = ''"); // not strict: a missing kind becomes ''
+                assertThatThrownBy(() -> statement.execute("INSERT INTO fencing_fence (resource, token) VALUES ('a', 1)"))
+                        .as("a row of no kind, refused by the check whatever the sql_mode")
+                        .isInstanceOf(SQLException.class);
+            }
         }
     }
 
