@@ -16,13 +16,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 /**
@@ -99,23 +93,23 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
      */
     public static final Duration MIN_STATEMENT_WAIT = Duration.ofSeconds(1);
 
+    /** How long {@link #inspect} (and so a health check) waits for a pooled connection, and then for its query. */
+    public static final Duration INSPECT_WAIT = Duration.ofSeconds(1);
+
     private static final String POOL_ADVICE = "every held session lock keeps one connection of the pool until it is"
             + " released, so a pool no larger than the leases held at once (plus the connections their own work needs)"
             + " runs dry; size the pool for that, or give the provider a pool of its own";
 
     private final DataSource dataSource;
-    private final ExecutorService borrower;
+    private final BoundedBorrow pool;
+    private final AtomicInteger heldConnections = new AtomicInteger();
     private final String counterTable;
     private final String trySessionLock;
 
     private PostgresAdvisoryLockProvider(Builder builder) {
         super(builder, "fencing-postgres-async");
         this.dataSource = builder.dataSource;
-        this.borrower = Executors.newCachedThreadPool(runnable -> {
-            Thread thread = new Thread(runnable, "fencing-postgres-borrow");
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.pool = new BoundedBorrow(dataSource);
         this.counterTable = builder.counterTable;
         this.trySessionLock = CounterSql.trySessionLock(counterTable);
     }
@@ -187,24 +181,38 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         }
     }
 
-    /** The holder's backend pid and the last token of {@code resource}. */
+    /**
+     * The holder's backend pid and the last token of {@code resource}. Bounded: the borrow waits at
+     * most {@link #INSPECT_WAIT}, and so does the query; a database that does not answer is a
+     * {@link LockUnavailableException} saying so, with the driver's reason once the pool has one
+     * (which is what a health check reports).
+     */
     @Override
     public Optional<LockState> inspect(String resource) {
         Checks.requireName("resource", resource);
         long key = AdvisoryKeys.of(resource);
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement statement = connection.prepareStatement(CounterSql.inspect(counterTable))) {
-            statement.setLong(1, CounterSql.high(key));
-            statement.setLong(2, CounterSql.low(key));
-            statement.setString(3, resource);
-            try (ResultSet row = statement.executeQuery()) {
-                row.next();
-                long pid = row.getLong(1);
-                Optional<String> holder = row.wasNull() ? Optional.empty() : Optional.of("backend pid " + pid);
-                long token = row.getLong(2);
-                OptionalLong lastToken = row.wasNull() ? OptionalLong.empty() : OptionalLong.of(token);
-                // the server knows no TTL of its own: the idle bound restarts with every statement of the holder
-                return Optional.of(new LockState(resource, holder, Duration.ZERO, lastToken));
+        Connection borrowed = borrow(resource, clock().nanoTime() + INSPECT_WAIT.toNanos(), INSPECT_WAIT)
+                .orElseThrow(() -> LockUnavailableException.unreachable(resource, "interrupted while inspecting", null));
+        try (Connection connection = borrowed) {
+            int previousNetworkTimeout = connection.getNetworkTimeout();
+            connection.setNetworkTimeout(Runnable::run, (int) INSPECT_WAIT.toMillis());
+            try (PreparedStatement statement = connection.prepareStatement(CounterSql.inspect(counterTable))) {
+                statement.setLong(1, CounterSql.high(key));
+                statement.setLong(2, CounterSql.low(key));
+                statement.setString(3, resource);
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    long pid = row.getLong(1);
+                    Optional<String> holder = row.wasNull() ? Optional.empty() : Optional.of("backend pid " + pid);
+                    long token = row.getLong(2);
+                    OptionalLong lastToken = row.wasNull() ? OptionalLong.empty() : OptionalLong.of(token);
+                    // the server knows no TTL of its own: the idle bound restarts with every statement of the holder
+                    return Optional.of(new LockState(resource, holder, Duration.ZERO, lastToken));
+                }
+            } finally {
+                if (!connection.isClosed()) { // a connection that timed out is closed and discarded by the pool
+                    connection.setNetworkTimeout(Runnable::run, previousNetworkTimeout);
+                }
             }
         } catch (SQLException e) {
             throw unavailable(resource, "pg_locks", e);
@@ -214,61 +222,42 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     /**
      * A connection from the pool, waiting at most until {@code deadlineNanos} (but at least
      * {@link #MIN_BORROW_WAIT}, so that a zero wait timeout can still borrow from a pool with a
-     * free connection): the borrow runs on a helper thread because {@code DataSource} has no
-     * timeout of its own per call. A connection that arrives after the caller gave up goes back
-     * to the pool at once.
+     * free connection), on the caller's thread ({@link BoundedBorrow}).
      *
      * @return empty if the calling thread was interrupted (its interrupt status is set again)
      */
     private Optional<Connection> borrow(String resource, long deadlineNanos, Duration waitTimeout) {
-        CompletableFuture<Connection> pending = new CompletableFuture<>();
+        long bound = Math.max(deadlineNanos - clock().nanoTime(), MIN_BORROW_WAIT.toNanos());
         try {
-            borrower.execute(() -> {
-                try {
-                    Connection connection = dataSource.getConnection();
-                    if (!pending.complete(connection)) {
-                        closeQuietly(connection);
-                    }
-                } catch (SQLException | RuntimeException | Error e) {
-                    pending.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            throw new IllegalStateException("PostgresAdvisoryLockProvider is closed", e);
-        }
-        long budget = Math.max(deadlineNanos - clock().nanoTime(), MIN_BORROW_WAIT.toNanos());
-        try {
-            return Optional.of(pending.get(budget, TimeUnit.NANOSECONDS));
+            return Optional.of(pool.borrow(bound));
         } catch (InterruptedException e) {
-            giveUp(pending);
             Thread.currentThread().interrupt();
             return Optional.empty();
-        } catch (TimeoutException e) {
-            giveUp(pending);
-            throw LockUnavailableException.unreachable(resource, "no pooled connection came free within the wait"
-                    + " timeout (" + waitTimeout.toMillis() + " ms): " + POOL_ADVICE, e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof SQLException sql) {
-                throw LockUnavailableException.unreachable(resource, "the pool gave no connection (" + sql.getMessage()
-                        + ", SQLState " + sql.getSQLState() + "): either PostgreSQL is unreachable or " + POOL_ADVICE, sql);
-            }
-            throw LockUnavailableException.unreachable(resource, "the connection request failed: " + e.getCause(),
-                    e.getCause());
-        }
-    }
-
-    private static void giveUp(CompletableFuture<Connection> pending) {
-        if (!pending.cancel(false) && !pending.isCompletedExceptionally()) {
-            closeQuietly(pending.join());
-        }
-    }
-
-    private static void closeQuietly(Connection connection) {
-        try {
-            connection.close();
+        } catch (BoundedBorrow.TimedOut e) {
+            throw LockUnavailableException.unreachable(resource, noConnectionWithin(waitTimeout), null);
         } catch (SQLException e) {
-            // a pool that cannot take it back discards it
+            throw LockUnavailableException.unreachable(resource, poolFailed(e), e);
         }
+    }
+
+    /** Why no connection came within the wait: what the pool last failed with says which of the two it is. */
+    private String noConnectionWithin(Duration waitTimeout) {
+        String within = "no pooled connection came within the wait timeout (" + waitTimeout.toMillis() + " ms; this"
+                + " provider's leases hold " + heldConnections.get() + " of the pool's connections)";
+        Optional<String> refused = pool.lastFailure().flatMap(failure -> BoundedBorrow.connectFailure(failure.error())
+                .map(reason -> reason + ", at " + failure.at()));
+        if (refused.isPresent()) {
+            return within + ": PostgreSQL did not answer the pool's last attempt to connect: " + refused.get();
+        }
+        return within + ": either " + POOL_ADVICE + ", or the pool cannot reach PostgreSQL (it keeps trying until its own"
+                + " timeout; the pool's answer is reported by the next acquire that fails)";
+    }
+
+    private static String poolFailed(SQLException e) {
+        return BoundedBorrow.connectFailure(e)
+                .map(reason -> "PostgreSQL did not answer a new connection: " + reason)
+                .orElseGet(() -> "the pool gave no connection (" + e.getMessage() + ", SQLState " + e.getSQLState()
+                        + "): either PostgreSQL is unreachable or " + POOL_ADVICE);
     }
 
     /** Unlocks {@code key}, restores the idle bound and closes; false if the session did not hold the key. */
@@ -317,8 +306,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        // each lease returns its connection to the caller's pool; only the borrow threads are ours
-        borrower.shutdown();
+        // each lease returns its connection to the caller's pool; only the alarm and probe threads are ours
+        pool.close();
     }
 
     /** A session lock: the lease owns its connection until release. */
@@ -333,6 +322,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             this.connection = connection;
             this.key = key;
             this.previousIdleBound = previousIdleBound;
+            heldConnections.incrementAndGet();
         }
 
         @Override
@@ -371,6 +361,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
                 try {
                     return giveBack(connection, key, previousIdleBound);
                 } finally {
+                    heldConnections.decrementAndGet();
                     releaseSignals().signal(resource());
                 }
             }
