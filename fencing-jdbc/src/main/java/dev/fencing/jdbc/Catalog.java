@@ -20,8 +20,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class Catalog {
 
-    /** A table as the catalog names it, and its columns by lower-case name. */
-    record Table(String schema, String name, Map<String, Column> columns) {
+    /**
+     * A table as the catalog names it, its columns by lower-case name, and (MySQL/MariaDB) the
+     * clauses of its enforced check constraints, as the server prints them.
+     */
+    record Table(String schema, String name, Map<String, Column> columns, List<String> checks) {
         String qualifiedName() {
             return schema + "." + name;
         }
@@ -202,7 +205,7 @@ final class Catalog {
             Table found = null;
             while (rows.next()) {
                 if (found == null) {
-                    found = new Table(rows.getString(1), rows.getString(2), new LinkedHashMap<>());
+                    found = new Table(rows.getString(1), rows.getString(2), new LinkedHashMap<>(), List.of());
                 }
                 if (rows.getString(3) != null) {
                     String type = rows.getString(4);
@@ -242,7 +245,7 @@ final class Catalog {
         if (match == null) {
             return null;
         }
-        Table found = new Table(match[0], match[1], new LinkedHashMap<>());
+        Table found = new Table(match[0], match[1], new LinkedHashMap<>(), checks(connection, match[0], match[1]));
         try (PreparedStatement statement = Sql.prepare(connection, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, IS_NULLABLE,"
                 + " CHARACTER_SET_NAME, COLLATION_NAME, CHARACTER_MAXIMUM_LENGTH, CHARACTER_OCTET_LENGTH, COLUMN_DEFAULT IS NOT NULL FROM information_schema.COLUMNS WHERE BINARY TABLE_SCHEMA = BINARY ?"
                 + " AND BINARY TABLE_NAME = BINARY ? ORDER BY ORDINAL_POSITION", List.of(match[0], match[1]));
@@ -258,5 +261,33 @@ final class Catalog {
             }
         }
         return found;
+    }
+
+    /**
+     * The clauses of the table's enforced check constraints. MariaDB names check constraints per
+     * table (its CHECK_CONSTRAINTS has TABLE_NAME); MySQL names them per schema and marks the
+     * enforced ones in TABLE_CONSTRAINTS.ENFORCED.
+     */
+    private static List<String> checks(Connection connection, String schema, String table) throws SQLException {
+        boolean mariaDb;
+        try (PreparedStatement statement = Sql.prepare(connection, "SELECT VERSION()", List.of());
+                ResultSet rows = statement.executeQuery()) {
+            mariaDb = rows.next() && rows.getString(1).toLowerCase(Locale.ROOT).contains("mariadb");
+        }
+        String sql = mariaDb
+                ? "SELECT CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS WHERE BINARY CONSTRAINT_SCHEMA = BINARY ?"
+                        + " AND BINARY TABLE_NAME = BINARY ?"
+                : "SELECT cc.CHECK_CLAUSE FROM information_schema.TABLE_CONSTRAINTS tc JOIN information_schema.CHECK_CONSTRAINTS"
+                        + " cc ON cc.CONSTRAINT_SCHEMA = tc.CONSTRAINT_SCHEMA AND cc.CONSTRAINT_NAME = tc.CONSTRAINT_NAME"
+                        + " WHERE BINARY tc.TABLE_SCHEMA = BINARY ? AND BINARY tc.TABLE_NAME = BINARY ?"
+                        + " AND tc.CONSTRAINT_TYPE = 'CHECK' AND tc.ENFORCED = 'YES'";
+        List<String> clauses = new ArrayList<>();
+        try (PreparedStatement statement = Sql.prepare(connection, sql, List.of(schema, table));
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                clauses.add(rows.getString(1));
+            }
+        }
+        return clauses;
     }
 }

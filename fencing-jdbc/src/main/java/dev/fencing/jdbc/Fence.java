@@ -42,7 +42,7 @@ final class Fence {
             dialect = SqlDialect.of(connection);
             Catalog.Table found = Catalog.requireExactKey(connection, dialect, table, "resource");
             name = dialect.quote(found.schema()) + "." + dialect.quote(found.name());
-            FenceRows.requireNamespaces(found);
+            FenceRows.requireNamespaces(found, dialect);
             resolved = name;
             checked = dialect;
         }

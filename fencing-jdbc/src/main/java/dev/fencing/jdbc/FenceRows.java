@@ -93,7 +93,7 @@ final class FenceRows {
      *
      * @throws IllegalStateException naming the migration that converts it, before anything is written
      */
-    static void requireNamespaces(Catalog.Table table) {
+    static void requireNamespaces(Catalog.Table table, SqlDialect dialect) {
         String remedy = " Run FencingMigrations.migrate(dataSource) from the 'migrations' module (or your Flyway run with"
                 + " Vendor.<yours>.location())";
         Catalog.Column kind = table.columns().get("kind");
@@ -111,6 +111,20 @@ final class FenceRows {
                     + " Flyway's repair if its history records the run as failed); it finishes the conversion and keeps"
                     + " every row");
         }
+        if (dialect == SqlDialect.MYSQL && table.checks().stream().noneMatch(FenceRows::refusesRowsOfNoKind)) {
+            throw new IllegalStateException("the toolkit's table '" + table.qualifiedName() + "' has no enforced check"
+                    + " constraint kind IN ('lock', 'row'): an instance of a build from before the namespaces, in a"
+                    + " session that is not strict, would write rows of kind '' that this build never reads, and pass a"
+                    + " token older than a lock's mark." + remedy + " to add it (it keeps every row; found checks: "
+                    + table.checks() + ")");
+        }
+    }
+
+    /** Whether a check clause, as MySQL or MariaDB prints it, is {@code kind IN ('lock', 'row')}. */
+    static boolean refusesRowsOfNoKind(String clause) {
+        String bare = clause.toLowerCase(java.util.Locale.ROOT).replaceAll("_[a-z0-9]+'", "'")
+                .replaceAll("[`()\\s]", "");
+        return bare.equals("kindin'lock','row'") || bare.equals("kindin'row','lock'");
     }
 
     static String requireResource(String resource) {

@@ -99,7 +99,7 @@ final class TableShape {
         Catalog.Table fence = fenceTable.indexOf('.') >= 0
                 ? Catalog.requireExactKey(connection, dialect, fenceTable, "resource")
                 : Catalog.requireExactKeyIn(connection, dialect, found.schema(), fenceTable, "resource");
-        FenceRows.requireNamespaces(fence);
+        FenceRows.requireNamespaces(fence, dialect);
         return new TableShape(dialect, found, List.copyOf(keys), fence);
     }
 

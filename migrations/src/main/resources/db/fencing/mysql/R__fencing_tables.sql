@@ -6,6 +6,12 @@
 -- utf8mb4_0900_bin is an alias of utf8mb4_bin.) 1024 bytes hold 256 characters of UTF-8.
 -- Times are DATETIME(6): TIMESTAMP stops at 2038-01-19.
 
+-- The session's sql_mode changes what these statements mean (EMPTY_STRING_IS_NULL reads '' as
+-- NULL, which would turn the checks on kind below into ones that refuse nothing): the script runs
+-- under a mode of its own and gives the caller's back at its end.
+SET @fencing_caller_sql_mode = @@SESSION.sql_mode;
+SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION';
+
 -- fencing-jdbc's marks, in two namespaces that never meet: kind 'lock' holds a lock's fence row
 -- (resource = the lock's name: the highest token a fenced transaction or row guard write of that
 -- lock presented), kind 'row' the row guard's entries (resource = '<schema>.<table>:<key>': the mark
@@ -104,16 +110,25 @@ INSERT INTO fencing_fence (kind, resource, token, updated_at)
     FROM (SELECT resource, token, updated_at FROM fencing_fence WHERE kind = '') AS legacy
     ON DUPLICATE KEY UPDATE token = GREATEST(fencing_fence.token, VALUES(token));
 DELETE FROM fencing_fence WHERE kind = '';
--- 4. Only while the interim check is there: one ALTER replaces it by the final one, which also
---    refuses '' (what a session that is not strict writes for a column without a default), and
---    removes the default. From here fencing-jdbc accepts the table; an earlier build's insert fails
---    for want of a kind (strict) or on the check (not strict).
-SET @fencing_final_kind = (SELECT IF(COUNT(*) = 0, 'DO 0',
-    'ALTER TABLE fencing_fence DROP CONSTRAINT fencing_fence_kind_unclassified,
-         ADD CONSTRAINT fencing_fence_kind CHECK (kind IN (''lock'', ''row'')), ALTER COLUMN kind DROP DEFAULT')
-    FROM information_schema.table_constraints
-    WHERE constraint_schema = DATABASE() AND table_name = 'fencing_fence' AND constraint_type = 'CHECK'
-      AND constraint_name = 'fencing_fence_kind_unclassified');
+-- 4. Whatever of this is still to do, in one ALTER: drop the interim check, add the final one,
+--    which also refuses '' (what a session that is not strict writes for a column without a
+--    default), and remove the default. Each part is decided by the catalog, so a run that follows
+--    another's late step 2 (two runs under two history tables at once) puts things right. From here
+--    fencing-jdbc accepts the table; an earlier build's insert fails for want of a kind (strict) or
+--    on the check (not strict).
+SET @fencing_final_kind = (SELECT CONCAT_WS(', ',
+        IF(COALESCE(SUM(c.constraint_name = 'fencing_fence_kind_unclassified'), 0) > 0,
+            'DROP CONSTRAINT fencing_fence_kind_unclassified', NULL),
+        IF(COALESCE(SUM(c.constraint_name = 'fencing_fence_kind'), 0) = 0,
+            'ADD CONSTRAINT fencing_fence_kind CHECK (kind IN (''lock'', ''row''))', NULL),
+        IF((SELECT COUNT(*) FROM information_schema.columns
+            WHERE table_schema = DATABASE() AND table_name = 'fencing_fence' AND column_name = 'kind'
+              AND column_default IS NOT NULL) > 0, 'ALTER COLUMN kind DROP DEFAULT', NULL))
+    FROM information_schema.table_constraints AS c
+    WHERE c.constraint_schema = DATABASE() AND c.table_name = 'fencing_fence' AND c.constraint_type = 'CHECK');
+SET @fencing_final_kind = IF(@fencing_final_kind = '', 'DO 0', CONCAT('ALTER TABLE fencing_fence ', @fencing_final_kind));
 PREPARE fencing_final_kind FROM @fencing_final_kind;
 EXECUTE fencing_final_kind;
 DEALLOCATE PREPARE fencing_final_kind;
+
+SET SESSION sql_mode = @fencing_caller_sql_mode;

@@ -18,7 +18,9 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adversary (adv28): two runs of the MySQL/MariaDB script at once leave a table no later run finishes.
+ * Two runs of the MySQL/MariaDB script at once must leave a table the next run finishes. (Written by an
+ * adversary against 0e4e1d4, where it failed as described below; step 4 now decides each of its parts
+ * from the catalog.)
  *
  * <p>The script may run under the toolkit's history table and inside an application's own Flyway run
  * under another; Flyway's lock is per history table, so two such runs are not excluded from each

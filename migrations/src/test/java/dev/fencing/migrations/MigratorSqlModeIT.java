@@ -21,8 +21,9 @@ import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 /**
- * Adversary (adv28): the sql_mode of the session that runs the script (not the earlier build's)
- * rewrites the check that is meant to stop the earlier build.
+ * The sql_mode of the session that runs the script (not the earlier build's) must not rewrite the
+ * check that is meant to stop the earlier build. (Written by an adversary against 0e4e1d4, where it
+ * failed as described below; the script now runs under a sql_mode of its own.)
  *
  * <p>MariaDB's {@code EMPTY_STRING_IS_NULL} (Oracle compatibility; it may be the server's global
  * sql_mode or a pool's session setting) turns the literal {@code ''} into NULL when a statement is
