@@ -8,14 +8,13 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** {@code fencing.lock.type=etcd}: an {@link EtcdLockProvider} on {@code fencing.lock.etcd.endpoints}. */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(EtcdLockProvider.class)
-@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "etcd")
+@ConditionalOnLockType(LockType.ETCD)
 class EtcdLockConfiguration {
 
     @Bean

@@ -1,10 +1,13 @@
 package dev.fencing.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 
 /**
  * The {@code fencing.*} settings of the auto-configuration. Every setting is optional; without
@@ -60,7 +63,7 @@ public class FencingProperties {
         }
 
         public void setType(@Nullable String type) {
-            this.type = type;
+            this.type = type == null ? null : type.strip();
         }
 
         public Redis getRedis() {
@@ -96,7 +99,8 @@ public class FencingProperties {
         /** The prefix of every lock key and channel. */
         private String keyPrefix = "fencing:";
 
-        /** How long one Redis command may take before it fails (10ms to 5m). */
+        /** How long one Redis command may take before it fails (10ms to 5m). A bare number is in seconds. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration commandTimeout = Duration.ofSeconds(5);
 
         public @Nullable String getUri() {
@@ -104,7 +108,7 @@ public class FencingProperties {
         }
 
         public void setUri(@Nullable String uri) {
-            this.uri = uri;
+            this.uri = uri == null ? null : uri.strip();
         }
 
         public String getKeyPrefix() {
@@ -112,7 +116,7 @@ public class FencingProperties {
         }
 
         public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = keyPrefix.strip();
         }
 
         public Duration getCommandTimeout() {
@@ -133,7 +137,11 @@ public class FencingProperties {
         /** The prefix of every lock key and channel. */
         private String keyPrefix = "fencing:";
 
-        /** How long one node's answer is awaited (1ms to 5s); keep it far below the lease TTL. */
+        /**
+         * How long one node's answer is awaited (1ms to 5s); keep it far below the lease TTL. A bare
+         * number is in milliseconds.
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
         private Duration nodeTimeout = Duration.ofMillis(100);
 
         public List<String> getUris() {
@@ -141,7 +149,7 @@ public class FencingProperties {
         }
 
         public void setUris(List<String> uris) {
-            this.uris = uris;
+            this.uris = uris.stream().map(String::strip).collect(Collectors.toCollection(ArrayList::new));
         }
 
         public String getKeyPrefix() {
@@ -149,7 +157,7 @@ public class FencingProperties {
         }
 
         public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = keyPrefix.strip();
         }
 
         public Duration getNodeTimeout() {
@@ -172,7 +180,7 @@ public class FencingProperties {
         }
 
         public void setCounterTable(String counterTable) {
-            this.counterTable = counterTable;
+            this.counterTable = counterTable.strip();
         }
     }
 
@@ -185,7 +193,8 @@ public class FencingProperties {
         /** The prefix of every lock key (segments of letters, digits and _.- separated by /). */
         private String keyPrefix = "fencing";
 
-        /** How long one etcd request may take (10ms to 5m). */
+        /** How long one etcd request may take (10ms to 5m). A bare number is in seconds. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration requestTimeout = Duration.ofSeconds(5);
 
         public List<String> getEndpoints() {
@@ -193,7 +202,7 @@ public class FencingProperties {
         }
 
         public void setEndpoints(List<String> endpoints) {
-            this.endpoints = endpoints;
+            this.endpoints = endpoints.stream().map(String::strip).collect(Collectors.toCollection(ArrayList::new));
         }
 
         public String getKeyPrefix() {
@@ -201,7 +210,7 @@ public class FencingProperties {
         }
 
         public void setKeyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
+            this.keyPrefix = keyPrefix.strip();
         }
 
         public Duration getRequestTimeout() {
@@ -222,10 +231,12 @@ public class FencingProperties {
         /** The parent znode of every resource's znodes, an absolute path. */
         private String root = "/fencing/locks";
 
-        /** The session timeout asked of the server (1s to 10m). */
+        /** The session timeout asked of the server (1s to 10m). A bare number is in seconds. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration sessionTimeout = Duration.ofSeconds(10);
 
-        /** How long to wait for a connection (100ms to 5m). */
+        /** How long to wait for a connection (100ms to 5m). A bare number is in seconds. */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
         public @Nullable String getConnectString() {
@@ -233,7 +244,7 @@ public class FencingProperties {
         }
 
         public void setConnectString(@Nullable String connectString) {
-            this.connectString = connectString;
+            this.connectString = connectString == null ? null : connectString.strip();
         }
 
         public String getRoot() {
@@ -241,7 +252,7 @@ public class FencingProperties {
         }
 
         public void setRoot(String root) {
-            this.root = root;
+            this.root = root.strip();
         }
 
         public Duration getSessionTimeout() {
@@ -296,7 +307,7 @@ public class FencingProperties {
         }
 
         public void setFenceTable(String fenceTable) {
-            this.fenceTable = fenceTable;
+            this.fenceTable = fenceTable.strip();
         }
 
         public String getPolicy() {
@@ -304,7 +315,7 @@ public class FencingProperties {
         }
 
         public void setPolicy(String policy) {
-            this.policy = policy;
+            this.policy = policy.strip();
         }
     }
 
@@ -314,7 +325,11 @@ public class FencingProperties {
         /** The resource whose state the health check asks the lock provider for (it is never locked). */
         private String resource = "fencing-health-check";
 
-        /** How long the health check waits for the lock provider's answer before reporting DOWN. */
+        /**
+         * How long the health check waits for the lock provider's answer before reporting DOWN. A
+         * bare number is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
         private Duration timeout = Duration.ofSeconds(2);
 
         public String getResource() {
@@ -322,7 +337,7 @@ public class FencingProperties {
         }
 
         public void setResource(String resource) {
-            this.resource = resource;
+            this.resource = resource.strip();
         }
 
         public Duration getTimeout() {

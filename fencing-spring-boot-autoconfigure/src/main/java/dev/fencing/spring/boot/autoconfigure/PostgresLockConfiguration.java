@@ -8,7 +8,6 @@ import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
@@ -21,7 +20,7 @@ import org.springframework.context.annotation.Configuration;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(PostgresAdvisoryLockProvider.class)
-@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "postgres")
+@ConditionalOnLockType(LockType.POSTGRES)
 @ConditionalOnSingleCandidate(DataSource.class)
 class PostgresLockConfiguration {
 

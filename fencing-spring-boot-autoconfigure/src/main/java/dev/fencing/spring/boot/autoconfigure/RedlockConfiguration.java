@@ -8,14 +8,13 @@ import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** {@code fencing.lock.type=redlock}: a {@link RedlockProvider} over {@code fencing.lock.redlock.uris}. */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(RedlockProvider.class)
-@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "redlock")
+@ConditionalOnLockType(LockType.REDLOCK)
 class RedlockConfiguration {
 
     @Bean

@@ -7,14 +7,13 @@ import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** {@code fencing.lock.type=zookeeper}: a {@link ZooKeeperLockProvider} on {@code fencing.lock.zookeeper.connect-string}. */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(ZooKeeperLockProvider.class)
-@ConditionalOnProperty(name = LockType.PROPERTY, havingValue = "zookeeper")
+@ConditionalOnLockType(LockType.ZOOKEEPER)
 class ZooKeeperLockConfiguration {
 
     @Bean

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.health.contributor.Health;
@@ -97,6 +98,45 @@ class FencingHealthIndicatorTest {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
             assertThat(health.getStatus()).isEqualTo(Status.DOWN);
             assertThat(health.getDetails()).containsEntry("error", "no answer within 100 ms");
+        }
+    }
+
+    /**
+     * The first check hangs in a call that ignores interrupts (as a JDBC read on a silent server
+     * does); the server is then back. The next check must report UP, not wait behind the hung one,
+     * and name the provider although its class is anonymous.
+     */
+    @Test
+    void aHungCheckDoesNotWedgeTheNextOnes() {
+        CountDownLatch serverBack = new CountDownLatch(1);
+        AtomicInteger calls = new AtomicInteger();
+        LockProvider provider = inspecting(resource -> {
+            if (calls.incrementAndGet() == 1) {
+                boolean interrupted = false;
+                while (serverBack.getCount() > 0) {
+                    try {
+                        serverBack.await();
+                    } catch (InterruptedException ignoredLikeASocketRead) {
+                        interrupted = true;
+                    }
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Optional.of(new LockState(resource, Optional.empty(), Duration.ZERO, OptionalLong.empty()));
+        });
+        try (FencingHealthIndicator indicator = new FencingHealthIndicator(provider, "probe", Duration.ofMillis(200))) {
+            Health hung = indicator.health();
+            assertThat(hung.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(hung.getDetails()).containsEntry("error", "no answer within 200 ms");
+
+            Health next = indicator.health();
+            assertThat(next.getStatus()).as("the check after a hung one, with the server back").isEqualTo(Status.UP);
+            assertThat(String.valueOf(next.getDetails().get("provider"))).as("an anonymous provider class is named")
+                    .startsWith(FencingHealthIndicatorTest.class.getName() + "$");
+        } finally {
+            serverBack.countDown();
         }
     }
 
