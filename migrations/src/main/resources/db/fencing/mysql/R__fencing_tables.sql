@@ -47,16 +47,42 @@ CREATE TABLE IF NOT EXISTS fencing_store (
 
 -- Installs made before: keys were VARCHAR utf8mb4_bin (PAD SPACE) and times TIMESTAMP(6).
 -- Converting keeps every row (no two of them can become equal: bytes tell apart more than
--- utf8mb4_bin did); on tables already converted it changes nothing.
-ALTER TABLE fencing_fence
-    MODIFY resource   VARBINARY(1024) NOT NULL,
-    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
-ALTER TABLE fencing_token_counter
-    MODIFY resource   VARBINARY(1024) NOT NULL,
-    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
-ALTER TABLE fencing_store
-    MODIFY item_key   VARBINARY(1024) NOT NULL,
-    MODIFY updated_at DATETIME(6)     NOT NULL DEFAULT CURRENT_TIMESTAMP(6);
+-- utf8mb4_bin did). Each table is altered only when the catalog shows it differs: an ALTER TABLE,
+-- even one that changes nothing, waits for the metadata lock of every open transaction on the
+-- table and queues every later statement behind it, and needs the ALTER privilege.
+SET @fencing_exact_fencing_fence = (SELECT IF(COUNT(*) = 2, 'DO 0',
+    'ALTER TABLE fencing_fence MODIFY resource VARBINARY(1024) NOT NULL,
+         MODIFY updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)')
+    FROM information_schema.columns
+    WHERE table_schema = DATABASE() AND table_name = 'fencing_fence' AND is_nullable = 'NO'
+      AND (column_name = 'resource' AND column_type = 'varbinary(1024)'
+           OR column_name = 'updated_at' AND column_type = 'datetime(6)'
+              AND LOWER(column_default) = 'current_timestamp(6)'));
+PREPARE fencing_exact_fencing_fence FROM @fencing_exact_fencing_fence;
+EXECUTE fencing_exact_fencing_fence;
+DEALLOCATE PREPARE fencing_exact_fencing_fence;
+SET @fencing_exact_fencing_token_counter = (SELECT IF(COUNT(*) = 2, 'DO 0',
+    'ALTER TABLE fencing_token_counter MODIFY resource VARBINARY(1024) NOT NULL,
+         MODIFY updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)')
+    FROM information_schema.columns
+    WHERE table_schema = DATABASE() AND table_name = 'fencing_token_counter' AND is_nullable = 'NO'
+      AND (column_name = 'resource' AND column_type = 'varbinary(1024)'
+           OR column_name = 'updated_at' AND column_type = 'datetime(6)'
+              AND LOWER(column_default) = 'current_timestamp(6)'));
+PREPARE fencing_exact_fencing_token_counter FROM @fencing_exact_fencing_token_counter;
+EXECUTE fencing_exact_fencing_token_counter;
+DEALLOCATE PREPARE fencing_exact_fencing_token_counter;
+SET @fencing_exact_fencing_store = (SELECT IF(COUNT(*) = 2, 'DO 0',
+    'ALTER TABLE fencing_store MODIFY item_key VARBINARY(1024) NOT NULL,
+         MODIFY updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)')
+    FROM information_schema.columns
+    WHERE table_schema = DATABASE() AND table_name = 'fencing_store' AND is_nullable = 'NO'
+      AND (column_name = 'item_key' AND column_type = 'varbinary(1024)'
+           OR column_name = 'updated_at' AND column_type = 'datetime(6)'
+              AND LOWER(column_default) = 'current_timestamp(6)'));
+PREPARE fencing_exact_fencing_store FROM @fencing_exact_fencing_store;
+EXECUTE fencing_exact_fencing_store;
+DEALLOCATE PREPARE fencing_exact_fencing_store;
 
 -- Installs made before fence_resource: add it (MySQL has no ADD COLUMN IF NOT EXISTS).
 SET @fencing_add_resource = (SELECT IF(COUNT(*) = 0,

@@ -37,12 +37,33 @@ CREATE TABLE IF NOT EXISTS fencing_store (
 );
 
 -- Installs made before: keys had the database's default collation. Deterministic collations
--- already compare exactly; "C" makes it independent of the database. Unchanged columns are left
--- as they are.
-ALTER TABLE fencing_fence ALTER COLUMN resource TYPE VARCHAR(256) COLLATE "C";
-ALTER TABLE fencing_token_counter ALTER COLUMN resource TYPE VARCHAR(256) COLLATE "C";
-ALTER TABLE fencing_store ALTER COLUMN item_key TYPE VARCHAR(256) COLLATE "C";
-ALTER TABLE fencing_store ADD COLUMN IF NOT EXISTS fence_resource VARCHAR(256) COLLATE "C";
+-- already compare exactly; "C" makes it independent of the database. Each change is made only when
+-- the catalog shows the column differs: any ALTER TABLE takes an ACCESS EXCLUSIVE lock (even one
+-- that changes nothing, even ADD COLUMN IF NOT EXISTS), which would wait behind every open fenced
+-- transaction and block the next ones, and needs the table's owner. Applying the script to tables
+-- already in shape takes no lock on them and needs no ownership.
+DO $$
+DECLARE
+    key RECORD;
+BEGIN
+    FOR key IN SELECT * FROM (VALUES ('fencing_fence', 'resource'), ('fencing_token_counter', 'resource'),
+                                     ('fencing_store', 'item_key')) AS keys(table_name, column_name) LOOP
+        IF EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                   LEFT JOIN pg_catalog.pg_collation c ON c.oid = a.attcollation
+                   WHERE a.attrelid = to_regclass(key.table_name) AND a.attname = key.column_name
+                     AND NOT a.attisdropped
+                     AND (a.atttypid <> 'varchar'::regtype OR a.atttypmod <> 256 + 4
+                          OR c.collname IS DISTINCT FROM 'C')) THEN
+            EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE VARCHAR(256) COLLATE "C"', key.table_name,
+                           key.column_name);
+        END IF;
+    END LOOP;
+    IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute
+                   WHERE attrelid = to_regclass('fencing_store') AND attname = 'fence_resource'
+                     AND NOT attisdropped) THEN
+        ALTER TABLE fencing_store ADD COLUMN fence_resource VARCHAR(256) COLLATE "C";
+    END IF;
+END $$;
 
 -- Installs made before the namespaces: one row per name, lock fence rows and row entries alike.
 -- Every existing row is kept as a lock's fence row, and one named like a row entry
