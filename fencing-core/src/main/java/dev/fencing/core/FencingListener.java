@@ -36,6 +36,21 @@ public interface FencingListener {
      */
     default void onLost(Lease lease, String reason, @Nullable Throwable cause) {}
 
+    /**
+     * A lease was found lost, having been valid for {@code heldFor}: from its grant to the loss, or
+     * to its local deadline if that passed before the loss was found (a release that finds an
+     * expired lease long after). Every lease ends in exactly one {@link #onReleased} or one
+     * {@code onLost}. The toolkit's leases call this form; by default it calls
+     * {@link #onLost(Lease, String, Throwable)}.
+     *
+     * @param reason what was found
+     * @param cause the failure behind it, or {@code null}
+     * @param heldFor how long the lease was valid
+     */
+    default void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
+        onLost(lease, reason, cause);
+    }
+
     /** A store refused a write with a stale token. */
     default void onStaleWriteRejected(StaleTokenException rejection) {}
 
@@ -82,6 +97,11 @@ public interface FencingListener {
             @Override
             public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
                 all.forEach(l -> SafeListener.of(l).onLost(lease, reason, cause));
+            }
+
+            @Override
+            public void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
+                all.forEach(l -> SafeListener.of(l).onLost(lease, reason, cause, heldFor));
             }
 
             @Override

@@ -168,13 +168,25 @@ public final class MicrometerFencingListener implements FencingListener {
     @Override
     public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         losses[LossReason.of(reason, cause).ordinal()].increment();
-        ended(lease);
+        ended(lease, null);
+    }
+
+    /** As the three-argument form; the held time stops where the lease stopped being valid. */
+    @Override
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
+        losses[LossReason.of(reason, cause).ordinal()].increment();
+        ended(lease, heldFor);
     }
 
     private void ended(Lease lease) {
+        ended(lease, null);
+    }
+
+    private void ended(Lease lease, @Nullable Duration heldFor) {
         Long start = grantedAt.remove(lease);
         if (start != null) {
-            held.record(Duration.ofNanos(System.nanoTime() - start));
+            Duration sinceGrant = Duration.ofNanos(System.nanoTime() - start);
+            held.record(heldFor != null && heldFor.compareTo(sinceGrant) < 0 ? heldFor : sinceGrant);
         }
     }
 

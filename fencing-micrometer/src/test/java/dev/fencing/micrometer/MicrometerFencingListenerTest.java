@@ -93,6 +93,27 @@ class MicrometerFencingListenerTest {
         assertThat(active()).isZero();
     }
 
+    /**
+     * A release long after the lease was taken over counts one loss (not a release), and the held
+     * time stops where the lease stopped being valid, not when the loss was found.
+     */
+    @Test
+    void aLossFoundAtReleaseIsOneLossTimedToTheDeadline() {
+        Lease lease = provider.tryAcquire("late", LeaseOptions.ofTtl(Duration.ofMillis(50))).orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> other.tryAcquire("late", LeaseOptions.ofDefaults()).isPresent());
+        long since = System.nanoTime();
+        await().pollDelay(Duration.ofMillis(400)).atMost(Duration.ofSeconds(5)) // the holder finds out much later
+                .until(() -> System.nanoTime() - since >= Duration.ofMillis(400).toNanos());
+
+        assertThatThrownBy(lease::release).isNotNull();
+
+        assertThat(registry.get("fencing.lease.lost").tags("reason", "taken_over").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fencing.lease.held").tags("provider", "memory").timer().max(
+                java.util.concurrent.TimeUnit.MILLISECONDS)).as("held time of a 50 ms lease found lost 400 ms later")
+                .isLessThanOrEqualTo(50.0);
+        assertThat(active()).isZero();
+    }
+
     @Test
     void storeWritesAreCountedByOutcomeAndTheStaleCountIsTheZombieWritesStopped() {
         Lease zombie = other.tryAcquire("acct", LeaseOptions.ofTtl(Duration.ofMillis(20))).orElseThrow();

@@ -222,6 +222,42 @@ public abstract class LockProviderContract {
         assertThat(events.lost()).isEqualTo(1);
     }
 
+    /**
+     * Every lease ends in exactly one of released or lost, whichever way it ends, so metrics and
+     * logs count each loss once: a release of a held lease; a release that finds the lease taken
+     * over; a renewal that finds it taken over, then a release. A loss found late reports the time
+     * the lease was valid, not the time until it was found.
+     */
+    @Test
+    void everyLeaseEndsInExactlyOneOfReleasedOrLost() {
+        Lease kept = provider.tryAcquire(resource("kept"), longLease()).orElseThrow();
+        kept.release();
+
+        String resource = resource("taken");
+        Lease releasedLate = provider.tryAcquire(resource, ttl(shortTtl())).orElseThrow();
+        LockProvider other = anotherProvider();
+        Lease taker = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> other.tryAcquire(resource, ttl(shortTtl())), Optional::isPresent).orElseThrow();
+        Lease renewedLate = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> provider.tryAcquire(resource, ttl(shortTtl())), Optional::isPresent).orElseThrow();
+        Lease current = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+                .until(() -> other.tryAcquire(resource, longLease()), Optional::isPresent).orElseThrow();
+
+        assertThatThrownBy(releasedLate::release).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> renewedLate.renew(Duration.ofSeconds(60))).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(renewedLate::release).isInstanceOf(LeaseLostException.class);
+        current.release();
+
+        assertThat(events.endingsOf(kept)).containsExactly("released");
+        assertThat(events.endingsOf(releasedLate)).as("a release that finds the lease taken over").hasSize(1)
+                .allMatch(ending -> ending.startsWith("lost: "));
+        assertThat(events.endingsOf(renewedLate)).as("a renewal that finds it taken over, then a release").hasSize(1)
+                .allMatch(ending -> ending.startsWith("lost: "));
+        assertThat(events.heldForOf(releasedLate)).as("the time a lease found lost late was valid")
+                .hasValueSatisfying(held -> assertThat(held).isLessThanOrEqualTo(shortTtl()));
+        assertThat(taker.isValid()).isFalse();
+    }
+
     @Test
     void renewExtendsTheLease() {
         String resource = resource("r");

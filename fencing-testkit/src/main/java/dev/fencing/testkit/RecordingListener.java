@@ -3,6 +3,12 @@ package dev.fencing.testkit;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.StaleTokenException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
@@ -14,6 +20,8 @@ public final class RecordingListener implements FencingListener {
     private final AtomicInteger released = new AtomicInteger();
     private final AtomicInteger lost = new AtomicInteger();
     private final AtomicInteger staleRejected = new AtomicInteger();
+    private final Map<Lease, List<String>> endings = new ConcurrentHashMap<>();
+    private final Map<Lease, Duration> heldFor = new ConcurrentHashMap<>();
 
     @Override
     public void onGranted(Lease lease) {
@@ -28,11 +36,19 @@ public final class RecordingListener implements FencingListener {
     @Override
     public void onReleased(Lease lease) {
         released.incrementAndGet();
+        endings.computeIfAbsent(lease, l -> new CopyOnWriteArrayList<>()).add("released");
     }
 
     @Override
     public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         lost.incrementAndGet();
+        endings.computeIfAbsent(lease, l -> new CopyOnWriteArrayList<>()).add("lost: " + reason);
+    }
+
+    @Override
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
+        this.heldFor.put(lease, heldFor);
+        onLost(lease, reason, cause);
     }
 
     @Override
@@ -58,6 +74,16 @@ public final class RecordingListener implements FencingListener {
     /** Leases found lost so far. */
     public int lost() {
         return lost.get();
+    }
+
+    /** The endings reported for {@code lease}, in order: "released" or "lost: reason". */
+    public List<String> endingsOf(Lease lease) {
+        return List.copyOf(endings.getOrDefault(lease, List.of()));
+    }
+
+    /** How long {@code lease} was valid, as its loss reported it. */
+    public Optional<Duration> heldForOf(Lease lease) {
+        return Optional.ofNullable(heldFor.get(lease));
     }
 
     /** Stale writes refused so far. */

@@ -51,6 +51,11 @@ public final class SafeListener implements FencingListener {
     }
 
     @Override
+    public void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
+        run(() -> delegate.onLost(lease, reason, cause, heldFor));
+    }
+
+    @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
         run(() -> delegate.onStaleWriteRejected(rejection));
     }

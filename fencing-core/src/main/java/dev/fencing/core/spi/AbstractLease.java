@@ -35,6 +35,7 @@ public abstract class AbstractLease implements Lease {
     private final FencingListener listener;
     private final AtomicReference<State> state = new AtomicReference<>(State.ACTIVE);
     private volatile long deadlineNanos;
+    private final long requestedAtNanos;
     /** Held while a renewal runs on the server and sets the deadline from it. */
     private final Object renewals = new Object();
     private volatile @Nullable ScheduledFuture<?> renewal;
@@ -53,6 +54,7 @@ public abstract class AbstractLease implements Lease {
         this.clock = Checks.requireNonNull("clock", clock);
         this.listener = listener;
         this.deadlineNanos = requestedAtNanos + ttl.toNanos();
+        this.requestedAtNanos = requestedAtNanos;
     }
 
     /**
@@ -142,6 +144,11 @@ public abstract class AbstractLease implements Lease {
         }
     }
 
+    /**
+     * Releases the lease. The listener hears exactly one ending per lease: {@code onReleased} when
+     * the lock was still held, {@code onLost} when the release finds it gone (unless the loss was
+     * reported already), with the time the lease was valid for.
+     */
     @Override
     public final void release() {
         State previous = state.getAndSet(State.RELEASED);
@@ -150,12 +157,20 @@ public abstract class AbstractLease implements Lease {
         }
         stopRenewal();
         boolean held = doRelease();
-        listener.onReleased(this);
-        if (!held) {
-            throw LeaseLostException.of(token, previous == State.LOST
-                    ? "it was found lost before the release"
-                    : "at release the lock was no longer held by owner " + ownerId + " (it expired or was taken over)");
+        if (previous == State.LOST) {
+            throw LeaseLostException.of(token, "it was found lost before the release");
         }
+        if (!held) {
+            String reason = "at release the lock was no longer held by owner " + ownerId + " (it expired or was taken over)";
+            listener.onLost(this, reason, null, heldUntilNow());
+            throw LeaseLostException.of(token, reason);
+        }
+        listener.onReleased(this);
+    }
+
+    /** From the grant request to now, or to the local deadline if that passed first: how long the lease was valid. */
+    private Duration heldUntilNow() {
+        return Duration.ofNanos(Math.max(0, Math.min(clock.nanoTime(), deadlineNanos) - requestedAtNanos));
     }
 
     @Override
@@ -197,7 +212,7 @@ public abstract class AbstractLease implements Lease {
     protected final void markLost(String reason, @Nullable Throwable cause) {
         if (state.compareAndSet(State.ACTIVE, State.LOST)) {
             stopRenewal();
-            listener.onLost(this, reason, cause);
+            listener.onLost(this, reason, cause, heldUntilNow());
         }
     }
 
