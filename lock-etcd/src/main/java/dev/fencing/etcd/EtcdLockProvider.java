@@ -1,6 +1,7 @@
 package dev.fencing.etcd;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -102,14 +103,18 @@ import org.jspecify.annotations.Nullable;
  *       retry) finds its own owner id and is granted.
  *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot or
  *       disk backup ({@code etcdctl snapshot restore}) restarts the revision at the backup's:
- *       tokens handed out after it are handed out again. A provider that saw a newer revision
- *       (any answer to a grant attempt carries the cluster's revision) notices and refuses every
- *       grant with {@link LockUnavailableException} until the revision passes what it saw; a
- *       provider started after the restore cannot tell, and its tokens repeat. The stores' marks
- *       then refuse its writes as stale (a token equal to a mark passes under
- *       {@code Policy.MONOTONIC}). Restore with etcd 3.5's
- *       {@code etcdutl snapshot restore --bump-revision N --mark-compacted}, with {@code N} above
- *       the number of writes since the backup ({@code EtcdRestoreIT}).
+ *       tokens handed out after it are handed out again. The provider remembers the highest
+ *       revision any answer showed it — grants, keep-alives, reads, the waiting line's listings
+ *       and watch events — so a process that only renewed or read since the backup notices too: a
+ *       grant at or below that revision is given back and refused with
+ *       {@link LockUnavailableException} ("went back", naming both numbers) until the revision
+ *       passes it, and a renewal whose linearizable read answers below it loses the lease (the
+ *       listener is told, its etcd lease revoked). A provider started after the restore saw
+ *       nothing newer and cannot tell: its tokens repeat, and the stores' marks refuse its writes
+ *       as stale (a token equal to a mark passes under {@code Policy.MONOTONIC}). etcd 3.4's
+ *       {@code etcdctl snapshot restore} cannot raise the revision; {@code --bump-revision N
+ *       --mark-compacted} (etcd#16029 in {@code etcdutl}, 3.6; backported to 3.5, etcd#16165) can,
+ *       with {@code N} above the number of writes since the backup ({@code EtcdRestoreIT}).
  *   <li><b>Losing a majority</b> stops every grant, renewal and release (they fail with
  *       {@link LockUnavailableException}); leases are not lost by it — a new leader extends every
  *       lease by its TTL — but a holder whose renewals fail past its local validity is reported
@@ -134,8 +139,9 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     /** The revision each resource's last failed attempt saw, for a watch that misses nothing after it. */
     private final Map<String, Long> seenRevision = new ConcurrentHashMap<>();
     /**
-     * The newest etcd revision an answer of a linearizable request showed this provider: a grant
-     * at or below it means etcd's history went backwards (a restore), and is refused.
+     * The newest etcd revision any answer showed this provider — grants, keep-alives, reads,
+     * listings, watch events: a grant at or below it, or a linearizable answer below it, means
+     * etcd's history went back (a restore), and is refused.
      */
     private final java.util.concurrent.atomic.AtomicLong newestRevision = new java.util.concurrent.atomic.AtomicLong();
     /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
@@ -242,6 +248,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         Checks.requireName("resource", resource);
         try {
             GetResponse got = Replies.await(kv.get(keys.lockKeyBytes(resource)), requestTimeout);
+            seen(got.getHeader().getRevision());
             if (got.getKvs().isEmpty()) {
                 return Optional.of(new LockState(resource, Optional.empty(), Duration.ZERO, OptionalLong.empty()));
             }
@@ -309,6 +316,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
                 throw unreachable(resource, "the lease grant", e);
             }
+            seen(grant.getHeader().getRevision());
             leaseId = grant.getID();
             leaseTtlSeconds = grant.getTTL();
             validFromNanos = requestedAtNanos;
@@ -348,7 +356,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         if (mine.isEmpty()) {
             // held by another owner: this attempt's lease holds nothing
             seenRevision.put(resource, txn.getHeader().getRevision());
-            newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
+            seen(txn.getHeader().getRevision());
             giveBack(leaseId, leaseTtlSeconds);
             return Optional.empty();
         }
@@ -358,18 +366,23 @@ public final class EtcdLockProvider extends AbstractLockProvider {
             return Optional.empty();
         }
         long token = mine.get().getCreateRevision();
-        newestRevision.accumulateAndGet(txn.getHeader().getRevision(), Math::max);
+        seen(txn.getHeader().getRevision());
         if (token <= seenBeforeSending) {
             giveBack(leaseId, leaseTtlSeconds);
-            throw LockUnavailableException.unreachable(resource, "etcd at " + target + " went backwards: it granted"
-                    + " token " + token + " after this provider had seen revision " + seenBeforeSending + " — the cluster"
-                    + " was restored from an older snapshot or backup and hands out tokens already handed out. This"
-                    + " provider grants nothing until etcd's revision passes " + seenBeforeSending + "; restore with"
-                    + " 'etcdutl snapshot restore --bump-revision' (etcd 3.5+) above every token issued, see"
-                    + " EtcdLockProvider's Javadoc", null);
+            throw LockUnavailableException.unreachable(resource, "etcd at " + target + " went back: it granted token "
+                    + token + " after this provider had seen revision " + seenBeforeSending + " — the cluster was"
+                    + " restored from an older snapshot or backup and hands out tokens already handed out. The grant"
+                    + " is given back, and this provider grants nothing until etcd's revision passes "
+                    + seenBeforeSending + "; restore with 'etcdutl snapshot restore --bump-revision' (etcd 3.5+)"
+                    + " above every token issued, see EtcdLockProvider's Javadoc", null);
         }
         return Optional.of(new EtcdLease(FencingToken.of(resource, token), ownerId, key, owner, leaseId,
                 leaseTtlSeconds, validFromNanos, options.ttl()));
+    }
+
+    /** Raises the high-water mark to {@code revision}, the revision of an answer. */
+    private void seen(long revision) {
+        newestRevision.accumulateAndGet(revision, Math::max);
     }
 
     /**
@@ -421,7 +434,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         while (true) {
             EtcdWaitQueue queue = queues.computeIfAbsent(resource, r -> new EtcdWaitQueue(kv, leases, watches, timers,
                     requestTimeout, keys, r, () -> releaseSignals().signal(r),
-                    leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS), () -> queues.remove(r)));
+                    leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS), () -> queues.remove(r), this::seen));
             if (queue.join()) {
                 return queue.leaveOnClose();
             }
@@ -495,6 +508,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         @Override
         protected synchronized boolean doRenew(Duration ttl) {
             long wanted = ServerTtl.seconds(ttl);
+            long seenBefore = newestRevision.get(); // a linearizable answer to this renewal is at least this
             try {
                 if (wanted > leaseTtlSeconds) {
                     return moveToLongerLease(wanted);
@@ -502,6 +516,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 try {
                     long sentAt = clock().nanoTime();
                     LeaseKeepAliveResponse alive = Replies.await(leases.keepAliveOnce(leaseId), timeoutFor(ttl));
+                    seen(alive.getHeader().getRevision()); // possibly a lagging member's: only recorded
                     if (alive.getTTL() <= 0) {
                         return false;
                     }
@@ -514,6 +529,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 }
                 // the lease lives; is the key still this holder's (not deleted by someone else)?
                 GetResponse got = Replies.await(kv.get(key), timeoutFor(ttl));
+                long answered = got.getHeader().getRevision();
+                seen(answered);
+                if (answered < seenBefore) {
+                    throw wentBack(answered, seenBefore);
+                }
                 return got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
                         && held.getValue().equals(owner) && held.getLease() == leaseId);
             } catch (Replies.Unclear e) {
@@ -522,6 +542,20 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 Thread.currentThread().interrupt();
                 throw LockUnavailableException.unreachable(resource(), "interrupted while renewing", e);
             }
+        }
+
+        /**
+         * The linearizable read of a renewal answered with a revision below one seen before it was
+         * sent: etcd was restored from an older backup. The lease is lost (the key it finds, if
+         * any, is the backup's) and its etcd lease revoked, so the restored key goes too.
+         */
+        private LeaseLostException wentBack(long answered, long seenBefore) {
+            String reason = "etcd at " + target + " went back: the renewal was answered at revision " + answered
+                    + " after this provider had seen revision " + seenBefore + " — the cluster was restored from an"
+                    + " older snapshot or backup, and what it says about this lease is the backup's";
+            giveBack(leaseId, leaseTtlSeconds);
+            markLost(reason, null);
+            return LeaseLostException.of(token(), reason);
         }
 
         /** etcd cannot lengthen a lease's TTL: a longer renewal moves the key to a new lease, keeping its create revision. */
@@ -537,6 +571,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 // the key may be on either lease now: keep both; the next renewal settles it
                 throw e;
             }
+            seen(grant.getHeader().getRevision());
+            seen(moved.getHeader().getRevision());
             if (!moved.isSucceeded()) {
                 giveBack(grant.getID(), grant.getTTL());
                 return false;
@@ -563,6 +599,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                 // the lock is given back and the thread keeps its interrupt status
                 TxnResponse deleted = Replies.awaitUninterruptibly(kv.txn().If(stillMine())
                         .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), requestTimeout);
+                seen(deleted.getHeader().getRevision());
                 deletedHere = deleted.isSucceeded();
                 return deletedHere;
             } catch (Replies.Unclear e) {

@@ -65,6 +65,7 @@ final class EtcdWaitQueue {
     private final Runnable wake;
     private final LongConsumer giveBack;
     private final Runnable whenEmpty;
+    private final LongConsumer seen;
     private int waiters; // guarded by this; -1 once emptied for good
     private @Nullable Ticket ticket; // guarded by this
     private Watch.@Nullable Watcher watcher; // guarded by this
@@ -77,9 +78,11 @@ final class EtcdWaitQueue {
      *     before its own, or the lock key, was deleted
      * @param giveBack revokes a lease (and so deletes the ticket on it), retried in the background
      * @param whenEmpty called once the last waiter left, to forget this queue
+     * @param seen told the revision of every answer and watch event (the provider's high-water mark)
      */
     EtcdWaitQueue(KV kv, Lease leases, Watch watches, ScheduledExecutorService timers, Duration requestTimeout,
-            EtcdKeys keys, String resource, Runnable wake, LongConsumer giveBack, Runnable whenEmpty) {
+            EtcdKeys keys, String resource, Runnable wake, LongConsumer giveBack, Runnable whenEmpty,
+            LongConsumer seen) {
         this.kv = kv;
         this.leases = leases;
         this.watches = watches;
@@ -90,6 +93,7 @@ final class EtcdWaitQueue {
         this.wake = wake;
         this.giveBack = giveBack;
         this.whenEmpty = whenEmpty;
+        this.seen = seen;
     }
 
     /** Joins a waiter; false if this queue was already emptied (take a new one). */
@@ -142,6 +146,7 @@ final class EtcdWaitQueue {
             GetResponse line = Replies.await(kv.get(EtcdKeys.bytes(queuePrefix), GetOption.builder().isPrefix(true)
                     .withKeysOnly(true).withSortField(GetOption.SortTarget.CREATE)
                     .withSortOrder(GetOption.SortOrder.ASCEND).build()), requestTimeout);
+            seen.accept(line.getHeader().getRevision());
             List<KeyValue> tickets = line.getKvs().stream().filter(this::isTicket).toList();
             int position = -1;
             for (int i = 0; i < tickets.size(); i++) {
@@ -199,6 +204,7 @@ final class EtcdWaitQueue {
         ScheduledFuture<?> keepAlive = timers.scheduleWithFixedDelay(() -> keepAlive(leaseId), every, every,
                 TimeUnit.MILLISECONDS);
         // a fresh key: the put's revision is its create revision
+        seen.accept(put.getHeader().getRevision());
         return new Ticket(key, put.getHeader().getRevision(), leaseId, keepAlive);
     }
 
@@ -225,6 +231,7 @@ final class EtcdWaitQueue {
         try {
             watcher = watches.watch(key, WatchOption.builder().withNoPut(true).withRevision(revision + 1).build(),
                     Watch.listener(response -> {
+                        seen.accept(response.getHeader().getRevision());
                         if (response.getEvents().stream()
                                 .anyMatch(event -> event.getEventType() == WatchEvent.EventType.DELETE)) {
                             wake.run();

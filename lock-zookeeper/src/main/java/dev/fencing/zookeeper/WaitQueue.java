@@ -95,7 +95,14 @@ final class WaitQueue {
                 continue;
             }
             if (position == 0) {
-                Optional<Stat> written = znodes.write(ticket.path(), ownerId);
+                Optional<Stat> written;
+                try {
+                    written = znodes.write(ticket.path(), ownerId);
+                } catch (Znodes.WentBackwards e) {
+                    znodes.deleteInBackground(ticket.path()); // not handed out: stand in line again later
+                    ticket = null;
+                    throw e;
+                }
                 if (written.isEmpty()) {
                     ticket = null;
                     continue;

@@ -24,8 +24,8 @@ final class Znodes {
     record Created(String path, long czxid, long sessionId) {}
 
     /**
-     * ZooKeeper's history went backwards: a create got a zxid at or below one this client had
-     * seen (a server or ensemble restored from an older snapshot or backup).
+     * ZooKeeper's history went back: a write got a zxid at or below one this client had seen (a
+     * server or ensemble restored from an older snapshot or backup).
      */
     static final class WentBackwards extends Exception {
         private static final long serialVersionUID = 1L;
@@ -36,8 +36,12 @@ final class Znodes {
     }
 
     private final CuratorFramework client;
-    /** The newest czxid a create of this client got: a later create's must be above it. */
-    private final java.util.concurrent.atomic.AtomicLong newestCzxid = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * The newest zxid any answer showed this client: the last zxid of every reply (any handle
+     * Curator made), and the czxid, mzxid and pzxid of every stat. A write's zxid must be above
+     * it; a sync'd read's reply must not be below it.
+     */
+    private final java.util.concurrent.atomic.AtomicLong newestZxid = new java.util.concurrent.atomic.AtomicLong();
 
     Znodes(CuratorFramework client) {
         this.client = client;
@@ -64,20 +68,47 @@ final class Znodes {
      *     otherwise, the znode is deleted in the background before the failure is thrown
      */
     Created create(String parent, String data) throws Exception {
-        // only creates answered before this one was sent must be older (a concurrent one's answer may come first)
-        long seenBeforeSending = newestCzxid.get();
+        // only answers seen before this create was sent must be older (a concurrent one's may come first)
+        long seenBeforeSending = newestZxid();
         Created created = createProtected(parent, data);
-        newestCzxid.accumulateAndGet(created.czxid(), Math::max);
+        seen(created.czxid());
         if (created.czxid() <= seenBeforeSending) {
             deleteInBackground(created.path());
-            throw new WentBackwards("ZooKeeper went backwards: a znode was created with zxid 0x"
-                    + Long.toHexString(created.czxid()) + " after this provider had seen zxid 0x"
-                    + Long.toHexString(seenBeforeSending) + " — the server or ensemble was restored from an older"
-                    + " snapshot or backup and hands out tokens already handed out. This provider grants nothing"
-                    + " until ZooKeeper's zxid passes 0x" + Long.toHexString(seenBeforeSending)
-                    + "; see ZooKeeperLockProvider's Javadoc");
+            throw wentBack("a znode was created with zxid", created.czxid(), seenBeforeSending);
         }
         return created;
+    }
+
+    /** The newest zxid seen so far, the current handle's last one included. */
+    long newestZxid() {
+        seen(lastZxid());
+        return newestZxid.get();
+    }
+
+    /** Raises the high-water mark to {@code zxid}. */
+    void seen(long zxid) {
+        newestZxid.accumulateAndGet(zxid, Math::max);
+    }
+
+    private void seen(Stat stat) {
+        seen(Math.max(stat.getCzxid(), Math.max(stat.getMzxid(), stat.getPzxid())));
+    }
+
+    /** The last zxid the client's current handle saw (0 without one). */
+    private long lastZxid() {
+        try {
+            return ZxidZooKeeper.lastZxidOf(client.getZookeeperClient().getZooKeeper());
+        } catch (Exception e) {
+            return 0; // no handle now (closed, or being made again): nothing seen through it
+        }
+    }
+
+    static WentBackwards wentBack(String what, long zxid, long seen) {
+        return new WentBackwards("ZooKeeper went back: " + what + " 0x" + Long.toHexString(zxid)
+                + " after this provider had seen zxid 0x" + Long.toHexString(seen) + " — the server or ensemble was"
+                + " restored from an older snapshot or backup and hands out tokens already handed out. The grant is"
+                + " given back, and this provider grants nothing until ZooKeeper's zxid passes 0x"
+                + Long.toHexString(seen) + "; see ZooKeeperLockProvider's Javadoc");
     }
 
     private Created createProtected(String parent, String data) throws Exception {
@@ -96,14 +127,18 @@ final class Znodes {
                 throw new KeeperException.NoNodeException(path);
             }
         }
+        seen(lastZxid());
         return new Created(path, stat.getCzxid(), stat.getEphemeralOwner());
     }
 
     /** The contenders of {@code parent} in queue order (lowest sequence first); empty if the parent is gone. */
     List<String> queue(String parent) throws Exception {
         try {
-            return client.getChildren().forPath(parent).stream()
-                    .sorted(Comparator.comparingLong(ZooKeeperPaths::sequenceOf)).toList();
+            Stat stat = new Stat();
+            List<String> children = client.getChildren().storingStatIn(stat).forPath(parent);
+            seen(stat);
+            seen(lastZxid());
+            return children.stream().sorted(Comparator.comparingLong(ZooKeeperPaths::sequenceOf)).toList();
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
@@ -125,19 +160,30 @@ final class Znodes {
      * The cost is one round trip from the server to the leader; a sync writes nothing to the log.
      *
      * @return the answer: empty if the znode is gone; failed with a {@link KeeperException} if
-     *     either request failed (a connection loss, an expired session); cancelling it only stops
-     *     the wait
+     *     either request failed (a connection loss, an expired session), with {@link WentBackwards}
+     *     if the server answered at a zxid below one seen before it was sent (it was restored from
+     *     an older backup); cancelling it only stops the wait
      */
     CompletableFuture<Optional<Stat>> statFromLeader(String path) throws Exception {
         CompletableFuture<Optional<Stat>> answer = new CompletableFuture<>();
         ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
+        long seenBeforeSending = newestZxid();
         AtomicInteger synced = new AtomicInteger(KeeperException.Code.OK.intValue());
         zooKeeper.sync(path, (code, p, context) -> synced.set(code), null);
         // the callbacks run in request order: the sync's has run when the exists' runs
         zooKeeper.exists(path, false, (code, p, context, stat) -> {
             int sync = synced.get();
+            long answeredAt = ZxidZooKeeper.lastZxidOf(zooKeeper); // this reply's, or a later one's of the same server
+            seen(answeredAt);
+            if (stat != null) {
+                seen(stat);
+            }
             if (sync != KeeperException.Code.OK.intValue() && sync != KeeperException.Code.NONODE.intValue()) {
                 answer.completeExceptionally(KeeperException.create(KeeperException.Code.get(sync), path));
+            } else if (answeredAt != 0 && answeredAt < seenBeforeSending) {
+                // after the sync the server had applied everything committed before this was sent
+                answer.completeExceptionally(wentBack("the renewal was answered at zxid", answeredAt,
+                        seenBeforeSending));
             } else if (code == KeeperException.Code.OK.intValue()) {
                 answer.complete(Optional.of(stat));
             } else if (code == KeeperException.Code.NONODE.intValue()) {
@@ -152,19 +198,32 @@ final class Znodes {
     /** The data and stat of {@code path}, if it exists. */
     Optional<String> data(String path, Stat stat) throws Exception {
         try {
-            return Optional.of(new String(client.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8));
+            String data = new String(client.getData().storingStatIn(stat).forPath(path), StandardCharsets.UTF_8);
+            seen(stat);
+            return Optional.of(data);
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         }
     }
 
-    /** Writes {@code data} to {@code path}; the stat after the write, or empty if the znode is gone. */
+    /**
+     * Writes {@code data} to {@code path}; the stat after the write, or empty if the znode is gone.
+     *
+     * @throws WentBackwards if the write's zxid is not above every zxid seen before it was sent
+     */
     Optional<Stat> write(String path, String data) throws Exception {
+        long seenBeforeSending = newestZxid();
+        Stat stat;
         try {
-            return Optional.of(client.setData().forPath(path, data.getBytes(StandardCharsets.UTF_8)));
+            stat = client.setData().forPath(path, data.getBytes(StandardCharsets.UTF_8));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         }
+        seen(stat);
+        if (stat.getMzxid() <= seenBeforeSending) {
+            throw wentBack("a znode was written with zxid", stat.getMzxid(), seenBeforeSending);
+        }
+        return Optional.of(stat);
     }
 
     /**

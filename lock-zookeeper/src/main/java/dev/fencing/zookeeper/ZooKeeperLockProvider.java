@@ -1,6 +1,7 @@
 package dev.fencing.zookeeper;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -60,11 +61,19 @@ import org.jspecify.annotations.Nullable;
  * whenever the parent is deleted (an empty container is) and created again.
  *
  * <p>Old state coming back breaks that: a server or ensemble restored from an older snapshot or
- * disk backup continues from the backup's zxid and hands out czxids — tokens — again. A provider
- * that got a newer czxid before notices (every create's answer carries one) and refuses to grant,
- * with {@link LockUnavailableException}, until ZooKeeper's zxid passes what it saw; a provider
- * started after the restore cannot tell, and its tokens repeat: the stores' marks then refuse its
- * writes as stale ({@code ZooKeeperRestoreIT}).
+ * disk backup continues from the backup's zxid and hands out czxids — tokens — again, unless the
+ * restore leaves the ensemble a newer epoch (the high 32 bits of a zxid): then every czxid is
+ * numerically above every earlier one, and tokens do not repeat although the data is older. The
+ * provider remembers the highest zxid any answer showed it — the last zxid of every reply its
+ * client got (also on handles Curator made again after a session ended), and the czxid, mzxid and
+ * pzxid of every stat — so a process that only renewed since the backup notices too: a grant whose
+ * create (or a waiting line's claim) got a zxid at or below that mark is given back and refused
+ * with {@link LockUnavailableException} ("went back", naming both zxids) until the zxid passes it,
+ * and a renewal answered, after its {@code sync}, at a zxid below the mark loses the lease (the
+ * listener is told). ZooKeeper's client itself refuses, on reconnecting, a server behind the last
+ * zxid it saw, until Curator gives up the session and makes a new handle; the mark outlives that
+ * handle. A provider started after the restore cannot tell, and its tokens repeat: the stores'
+ * marks then refuse its writes as stale ({@code ZooKeeperRestoreIT}, {@code ZooKeeperEnsembleRestoreIT}).
  *
  * <p>The lock alone cannot protect the data: a holder that pauses (GC, swap) or is cut off past
  * its session keeps running with a lease it no longer has, while ZooKeeper already granted the lock
@@ -516,6 +525,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 Thread.currentThread().interrupt();
                 throw unreachable(resource(), "the renewal's check of the lease's znode before an interrupt", e);
             } catch (ExecutionException e) {
+                if (e.getCause() instanceof Znodes.WentBackwards back) {
+                    // what the restored server says about this znode is the backup's: the lease is lost
+                    lose(String.valueOf(back.getMessage()));
+                    throw LeaseLostException.of(token(), String.valueOf(back.getMessage()), back);
+                }
                 throw unreachable(resource(), "the renewal's check of the lease's znode through the leader",
                         e.getCause() instanceof Exception cause ? cause : e);
             } finally {
@@ -634,6 +648,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                     .sessionTimeoutMs((int) sessionTimeout.toMillis())
                     .connectionTimeoutMs((int) connectionTimeout.toMillis())
                     .retryPolicy(new RetryUntilElapsed((int) connectionTimeout.toMillis(), 100))
+                    .zookeeperFactory(ZxidZooKeeper.FACTORY)
                     .build();
             client.start();
             boolean connected;

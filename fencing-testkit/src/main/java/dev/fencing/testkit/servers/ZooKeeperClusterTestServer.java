@@ -1,5 +1,6 @@
 package dev.fencing.testkit.servers;
 
+import dev.fencing.testkit.internal.Ports;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -7,11 +8,15 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 
@@ -184,6 +189,71 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
             cluster.restartServer(member);
         } catch (Exception e) {
             throw new IllegalStateException("cannot restart ZooKeeper member " + member, e);
+        }
+    }
+
+    /** Kills every member: the ensemble is down, each member's data directory stays. */
+    public void killAll() {
+        members().forEach(this::kill);
+    }
+
+    /** Starts every killed member again with its data; returns once a member leads. */
+    public void restartAll() {
+        members().forEach(this::restart);
+        Ports.awaitCondition(toString(), Duration.ofSeconds(30), () -> leader().isPresent(),
+                () -> this + " elected no leader within 30 s of a restart");
+    }
+
+    /**
+     * A file-level backup of every member's data directory (snapshots, transaction logs and the
+     * epoch files), as an operator's disk snapshots of a stopped ensemble would take it, for
+     * {@link #restore}. {@link #killAll()} first.
+     */
+    public Path backUp() {
+        try {
+            Path backup = Files.createTempDirectory("fencing-zookeeper-ensemble-backup-");
+            DataDirectories.deleteOnExit(backup);
+            for (InstanceSpec member : members()) {
+                DataDirectories.copy(member.getDataDirectory().toPath(), backup.resolve("member-" + member.getServerId()));
+            }
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + this, e);
+        }
+    }
+
+    /**
+     * Replaces every killed member's data with a {@link #backUp()} taken earlier: old state comes
+     * back. {@link #restartAll()} afterwards.
+     *
+     * @param keepEpochs whether each member keeps its current {@code acceptedEpoch} and
+     *     {@code currentEpoch} files (only the snapshots and logs come back), so the next leader's
+     *     epoch is above every epoch used before; otherwise the epochs come back too, and the next
+     *     leader may reuse an epoch that was used after the backup
+     */
+    public void restore(Path backup, boolean keepEpochs) {
+        try {
+            for (InstanceSpec member : members()) {
+                Path data = member.getDataDirectory().toPath();
+                Map<Path, byte[]> epochs = new HashMap<>();
+                if (keepEpochs) {
+                    try (Stream<Path> files = Files.walk(data)) {
+                        for (Path file : (Iterable<Path>) files::iterator) {
+                            String name = file.getFileName().toString();
+                            if (name.equals("acceptedEpoch") || name.equals("currentEpoch")) {
+                                epochs.put(data.relativize(file), Files.readAllBytes(file));
+                            }
+                        }
+                    }
+                }
+                DataDirectories.delete(data);
+                DataDirectories.copy(backup.resolve("member-" + member.getServerId()), data);
+                for (Map.Entry<Path, byte[]> epoch : epochs.entrySet()) {
+                    Files.write(data.resolve(epoch.getKey().toString()), epoch.getValue());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + this + " from " + backup, e);
         }
     }
 
