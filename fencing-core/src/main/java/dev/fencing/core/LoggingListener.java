@@ -4,7 +4,11 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Logs lease and fencing events: grants, renewals and releases at DEBUG, losses and refusals at WARN. */
+/**
+ * Logs lease and fencing events: grants, renewals and releases at DEBUG, losses at WARN. Refused
+ * writes are logged at WARN by the writer itself (logger {@code dev.fencing.refused}), whatever the
+ * listener, so this one logs them at DEBUG only.
+ */
 final class LoggingListener implements FencingListener {
 
     private static final Logger LOG = LoggerFactory.getLogger("dev.fencing");
@@ -31,7 +35,7 @@ final class LoggingListener implements FencingListener {
 
     @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
-        LOG.warn(rejection.getMessage());
+        LOG.debug(rejection.getMessage());
     }
 
     @Override

@@ -1,8 +1,10 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.spi.Refusals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -19,13 +21,15 @@ final class Fence {
 
     private final String table;
     private final Policy policy;
+    private final FencingListener listener;
     private volatile @Nullable SqlDialect checked;
     /** The table as first resolved, schema-qualified and quoted: every connection then reaches the same one. */
     private volatile @Nullable String resolved;
 
-    Fence(String table, Policy policy) {
+    Fence(String table, Policy policy, FencingListener listener) {
         this.table = table;
         this.policy = policy;
+        this.listener = listener;
     }
 
     /**
@@ -47,11 +51,20 @@ final class Fence {
             checked = dialect;
         }
         // resolved is written before checked, so a set checked means a set resolved
-        FenceRows.advance(connection, dialect, Objects.requireNonNull(name, "resolved is set before checked"),
-                FenceRows.Kind.LOCK, token.resource(), token, policy);
+        try {
+            FenceRows.advance(connection, dialect, Objects.requireNonNull(name, "resolved is set before checked"),
+                    FenceRows.Kind.LOCK, token.resource(), token, policy);
+        } catch (StaleTokenException refused) {
+            throw Refusals.reported(listener, refused);
+        }
     }
 
     Policy policy() {
         return policy;
+    }
+
+    /** Where this fence reports what it refuses and accepts. */
+    FencingListener listener() {
+        return listener;
     }
 }

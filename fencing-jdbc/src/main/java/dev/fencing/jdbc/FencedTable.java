@@ -1,8 +1,11 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.internal.SafeListener;
+import dev.fencing.core.spi.Refusals;
 import dev.fencing.jdbc.TableShape.RowKey;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -127,6 +130,7 @@ public final class FencedTable {
     private final String tokenColumn;
     private final Policy policy;
     private final String fenceTable;
+    private final FencingListener listener;
     /** What the catalog says about the table, per database (connection catalog). */
     private final Map<String, TableShape> shapes = new ConcurrentHashMap<>();
     /** Column sets already validated, so a repeated write checks no names. */
@@ -134,12 +138,14 @@ public final class FencedTable {
     /** Hand-written statements already parsed and rewritten, per dialect. */
     private final Map<String, GuardedStatement> statements = new ConcurrentHashMap<>();
 
-    private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable) {
+    private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable,
+            FencingListener listener) {
         this.table = table;
         this.keyColumns = keyColumns;
         this.tokenColumn = tokenColumn;
         this.policy = policy;
         this.fenceTable = fenceTable;
+        this.listener = listener;
     }
 
     /** {@code table} keyed by {@code keyColumns}, token column {@code fencing_token}, {@link Policy#MONOTONIC}. */
@@ -152,12 +158,13 @@ public final class FencedTable {
         for (String key : keyColumns) {
             keys.add(Sql.requireColumn("key column", key));
         }
-        return new FencedTable(table, List.copyOf(keys), "fencing_token", Policy.MONOTONIC, JdbcFence.DEFAULT_TABLE);
+        return new FencedTable(table, List.copyOf(keys), "fencing_token", Policy.MONOTONIC, JdbcFence.DEFAULT_TABLE,
+                FencingListener.NONE);
     }
 
     /** The same table with another token column. */
     public FencedTable withTokenColumn(String column) {
-        return new FencedTable(table, keyColumns, Sql.requireColumn("token column", column), policy, fenceTable);
+        return new FencedTable(table, keyColumns, Sql.requireColumn("token column", column), policy, fenceTable, listener);
     }
 
     /** The same table under another policy. */
@@ -165,7 +172,7 @@ public final class FencedTable {
         if (policy == null) {
             throw new IllegalArgumentException("policy must not be null");
         }
-        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable);
+        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, listener);
     }
 
     /**
@@ -173,7 +180,19 @@ public final class FencedTable {
      * in the data table's schema (database); qualified, where named.
      */
     public FencedTable withFenceTable(String fenceTable) {
-        return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable));
+        return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable), listener);
+    }
+
+    /**
+     * The same table reporting every refused write to {@code listener}
+     * ({@link FencingListener#onStaleWriteRejected}; a refusal is also logged at WARN whatever the
+     * listener). The default reports to none.
+     */
+    public FencedTable withListener(FencingListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null (FencingListener.NONE for none)");
+        }
+        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, SafeListener.of(listener));
     }
 
     /**
@@ -561,8 +580,9 @@ public final class FencedTable {
         return where.toString();
     }
 
+    /** The refusal, already logged and reported to the listener: every caller throws it. */
     private StaleTokenException stale(Map<String, ?> key, FencingToken token, long mark) {
-        return StaleTokenException.of(table + key, token, mark, policy);
+        return Refusals.reported(listener, StaleTokenException.of(table + key, token, mark, policy));
     }
 
     private IllegalStateException keptRacing(String operation, Map<String, ?> key) {

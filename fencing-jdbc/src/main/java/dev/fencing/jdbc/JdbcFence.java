@@ -1,5 +1,6 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -49,25 +50,33 @@ public final class JdbcFence {
     private final DataSource dataSource;
     private final Fence fence;
 
-    private JdbcFence(DataSource dataSource, String table, Policy policy) {
+    private JdbcFence(DataSource dataSource, Fence fence) {
         this.dataSource = dataSource;
-        this.fence = new Fence(table, policy);
+        this.fence = fence;
     }
 
-    /** A fence on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
+    /** A fence on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static JdbcFence create(DataSource dataSource) {
-        return create(dataSource, DEFAULT_TABLE, Policy.MONOTONIC);
+        return builder(dataSource).build();
     }
 
     /**
      * A fence on {@code table} (same columns as {@value #DEFAULT_TABLE}; an unquoted, optionally
-     * schema-qualified name) under {@code policy}.
+     * schema-qualified name) under {@code policy}, reporting to no listener.
      */
     public static JdbcFence create(DataSource dataSource, String table, Policy policy) {
-        if (dataSource == null || policy == null) {
-            throw new IllegalArgumentException("dataSource and policy must not be null");
+        return builder(dataSource).table(table).policy(policy).build();
+    }
+
+    /**
+     * A builder over {@code dataSource}: table {@value #DEFAULT_TABLE}, {@link Policy#MONOTONIC}
+     * and no listener unless set.
+     */
+    public static Builder builder(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new IllegalArgumentException("dataSource must not be null");
         }
-        return new JdbcFence(dataSource, Sql.requireTable(table), policy);
+        return new Builder(dataSource);
     }
 
     /**
@@ -91,6 +100,7 @@ public final class JdbcFence {
                 advanceFirst(connection, token);
                 T result = work.apply(connection);
                 connection.commit();
+                fence.listener().onWriteAccepted(token, token.resource());
                 return result;
             } catch (SQLException | RuntimeException | Error e) {
                 Transactions.rollbackQuietly(connection, e);
@@ -143,5 +153,42 @@ public final class JdbcFence {
     /** The policy the fence applies. */
     public Policy policy() {
         return fence.policy();
+    }
+
+    /** Configures a {@link JdbcFence}; every setting but the data source is optional. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private final FenceSettings settings = new FenceSettings();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /** The fence table (same columns as {@value #DEFAULT_TABLE}; an unquoted, optionally schema-qualified name). */
+        public Builder table(String table) {
+            settings.table(table);
+            return this;
+        }
+
+        /** Which tokens pass: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            settings.policy(policy);
+            return this;
+        }
+
+        /**
+         * Where every refused token ({@link FencingListener#onStaleWriteRejected}) and every committed
+         * {@link #inTransaction} ({@link FencingListener#onWriteAccepted}) is reported; a refusal is
+         * also logged at WARN whatever the listener. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            settings.listener(listener);
+            return this;
+        }
+
+        /** The fence. */
+        public JdbcFence build() {
+            return new JdbcFence(dataSource, settings.fence());
+        }
     }
 }

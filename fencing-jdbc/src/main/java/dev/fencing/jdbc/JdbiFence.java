@@ -1,5 +1,6 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -32,23 +33,31 @@ public final class JdbiFence {
     private final String table;
     private final Fence fence;
 
-    private JdbiFence(Jdbi jdbi, String table, Policy policy) {
+    private JdbiFence(Jdbi jdbi, String table, Fence fence) {
         this.jdbi = jdbi;
         this.table = table;
-        this.fence = new Fence(table, policy);
+        this.fence = fence;
     }
 
-    /** A fence on {@value JdbcFence#DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
+    /** A fence on {@value JdbcFence#DEFAULT_TABLE} under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static JdbiFence create(Jdbi jdbi) {
-        return create(jdbi, JdbcFence.DEFAULT_TABLE, Policy.MONOTONIC);
+        return builder(jdbi).build();
     }
 
-    /** A fence on {@code table} under {@code policy}. */
+    /** A fence on {@code table} under {@code policy}, reporting to no listener. */
     public static JdbiFence create(Jdbi jdbi, String table, Policy policy) {
-        if (jdbi == null || policy == null) {
-            throw new IllegalArgumentException("jdbi and policy must not be null");
+        return builder(jdbi).table(table).policy(policy).build();
+    }
+
+    /**
+     * A builder over {@code jdbi}: table {@value JdbcFence#DEFAULT_TABLE}, {@link Policy#MONOTONIC}
+     * and no listener unless set.
+     */
+    public static Builder builder(Jdbi jdbi) {
+        if (jdbi == null) {
+            throw new IllegalArgumentException("jdbi must not be null");
         }
-        return new JdbiFence(jdbi, Sql.requireTable(table), policy);
+        return new Builder(jdbi);
     }
 
     /**
@@ -61,11 +70,13 @@ public final class JdbiFence {
         for (int attempt = 1; ; attempt++) {
             boolean[] advanced = {false};
             try {
-                return jdbi.inTransaction(handle -> {
+                R result = jdbi.inTransaction(handle -> {
                     advance(handle, token);
                     advanced[0] = true;
                     return callback.withHandle(handle);
                 });
+                fence.listener().onWriteAccepted(token, token.resource());
+                return result;
             } catch (UnableToExecuteStatementException e) {
                 // as JdbcFence: a serialization failure of the first statement is retried in a new
                 // transaction, whose snapshot shows the newer token; after the callback ran, never
@@ -128,6 +139,43 @@ public final class JdbiFence {
     private static void requireNonNull(FencingToken token, Object callback) {
         if (token == null || callback == null) {
             throw new IllegalArgumentException("token and callback must not be null");
+        }
+    }
+
+    /** Configures a {@link JdbiFence}; every setting but the Jdbi is optional. */
+    public static final class Builder {
+        private final Jdbi jdbi;
+        private final FenceSettings settings = new FenceSettings();
+
+        private Builder(Jdbi jdbi) {
+            this.jdbi = jdbi;
+        }
+
+        /** The fence table (same columns as {@value JdbcFence#DEFAULT_TABLE}). */
+        public Builder table(String table) {
+            settings.table(table);
+            return this;
+        }
+
+        /** Which tokens pass: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            settings.policy(policy);
+            return this;
+        }
+
+        /**
+         * Where every refused token ({@link FencingListener#onStaleWriteRejected}) and every committed
+         * transaction ({@link FencingListener#onWriteAccepted}) is reported; a refusal is also logged
+         * at WARN whatever the listener. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            settings.listener(listener);
+            return this;
+        }
+
+        /** The fence. */
+        public JdbiFence build() {
+            return new JdbiFence(jdbi, settings.table(), settings.fence());
         }
     }
 }

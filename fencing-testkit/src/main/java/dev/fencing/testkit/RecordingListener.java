@@ -1,6 +1,7 @@
 package dev.fencing.testkit;
 
 import dev.fencing.core.FencingListener;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.StaleTokenException;
 import java.time.Duration;
@@ -20,6 +21,7 @@ public final class RecordingListener implements FencingListener {
     private final AtomicInteger released = new AtomicInteger();
     private final AtomicInteger lost = new AtomicInteger();
     private final AtomicInteger staleRejected = new AtomicInteger();
+    private final AtomicInteger accepted = new AtomicInteger();
     private final Map<Lease, List<String>> endings = new ConcurrentHashMap<>();
     private final Map<Lease, Duration> heldFor = new ConcurrentHashMap<>();
 
@@ -54,6 +56,16 @@ public final class RecordingListener implements FencingListener {
     @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
         staleRejected.incrementAndGet();
+    }
+
+    @Override
+    public void onWriteAccepted(FencingToken token, String key) {
+        accepted.incrementAndGet();
+    }
+
+    /** Writes accepted so far. */
+    public int accepted() {
+        return accepted.get();
     }
 
     /** Leases granted so far. */

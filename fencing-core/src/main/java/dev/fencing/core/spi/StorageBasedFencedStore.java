@@ -166,9 +166,7 @@ public final class StorageBasedFencedStore implements FencedStore {
     }
 
     private StaleTokenException rejected(String key, FencingToken token, long mark) {
-        StaleTokenException rejection = StaleTokenException.of(key, token, mark, policy);
-        listener.onStaleWriteRejected(rejection);
-        return rejection;
+        return Refusals.reported(listener, StaleTokenException.of(key, token, mark, policy));
     }
 
     private static void checkKeyAndToken(String key, FencingToken token) {

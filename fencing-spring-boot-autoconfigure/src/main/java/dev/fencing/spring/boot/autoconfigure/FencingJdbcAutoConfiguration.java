@@ -1,5 +1,6 @@
 package dev.fencing.spring.boot.autoconfigure;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.jdbc.JdbiFence;
@@ -7,6 +8,7 @@ import dev.fencing.spring.jdbc.TransactionalFence;
 import java.util.Arrays;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -23,7 +25,8 @@ import org.springframework.util.ClassUtils;
  * from the transaction's writes), a {@link TransactionalFence} bean for {@code @Transactional} code,
  * and a {@link JdbiFence} bean
  * on its {@link Jdbi}, each unless the application defines its own, on {@code fencing.jdbc.fence-table}
- * under {@code fencing.jdbc.policy}. Neither touches the database when created; the fence table
+ * under {@code fencing.jdbc.policy}, reporting refused and committed writes to the application's
+ * {@link FencingListener} beans (the Micrometer one among them). Neither touches the database when created; the fence table
  * comes from the toolkit's migrations (see {@link FencingFlywayAutoConfiguration}).
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
@@ -44,14 +47,16 @@ public final class FencingJdbcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
-        JdbcFence jdbcFence(DataSource dataSource, FencingProperties properties) {
+        JdbcFence jdbcFence(DataSource dataSource, FencingProperties properties,
+                ObjectProvider<FencingListener> listeners) {
             FencingProperties.Jdbc jdbc = properties.getJdbc();
             Policy policy = policy(jdbc.getPolicy());
             // inside a Spring-managed transaction, inTransaction would commit apart from the
             // transaction's writes: the fence's own connections are refused there
             DataSource connections = SPRING_TRANSACTIONS ? new RefusingInsideSpringTransactions(dataSource) : dataSource;
             try {
-                return JdbcFence.create(connections, jdbc.getFenceTable(), policy);
+                return JdbcFence.builder(connections).table(jdbc.getFenceTable()).policy(policy)
+                        .listener(Listeners.of(listeners)).build();
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
                         + "' is not allowed: " + e.getMessage(), e);
@@ -76,11 +81,12 @@ public final class FencingJdbcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
-        JdbiFence jdbiFence(Jdbi jdbi, FencingProperties properties) {
+        JdbiFence jdbiFence(Jdbi jdbi, FencingProperties properties, ObjectProvider<FencingListener> listeners) {
             FencingProperties.Jdbc jdbc = properties.getJdbc();
             Policy policy = policy(jdbc.getPolicy());
             try {
-                return JdbiFence.create(jdbi, jdbc.getFenceTable(), policy);
+                return JdbiFence.builder(jdbi).table(jdbc.getFenceTable()).policy(policy)
+                        .listener(Listeners.of(listeners)).build();
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
                         + "' is not allowed: " + e.getMessage(), e);

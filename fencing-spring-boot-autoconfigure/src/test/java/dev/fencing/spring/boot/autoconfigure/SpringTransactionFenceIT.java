@@ -7,6 +7,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.spring.jdbc.TransactionalFence;
+import dev.fencing.testkit.RecordingListener;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +38,12 @@ class SpringTransactionFenceIT {
 
     @SpringBootConfiguration
     @EnableAutoConfiguration
-    static class App {}
+    static class App {
+        @org.springframework.context.annotation.Bean
+        RecordingListener fencingEvents() {
+            return new RecordingListener();
+        }
+    }
 
     private static ConfigurableApplicationContext context;
     private static JdbcTemplate jdbc;
@@ -143,6 +149,24 @@ class SpringTransactionFenceIT {
             fence.advance(FencingToken.of(lock, 5));
         })).isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(6));
         assertThat(balance(account)).isEqualTo(6);
+    }
+
+    /** The auto-configured fences report each refusal to the application's listener beans. */
+    @Test
+    void refusalsOfTheAutoConfiguredFencesReachTheApplicationsListeners() throws Exception {
+        RecordingListener events = context.getBean(RecordingListener.class);
+        TransactionalFence transactional = context.getBean(TransactionalFence.class);
+        JdbcFence jdbcFence = context.getBean(JdbcFence.class);
+        String lock = "account-" + System.nanoTime();
+        int before = events.staleRejected();
+        transactions.executeWithoutResult(status -> transactional.advance(FencingToken.of(lock, 6)));
+
+        assertThatThrownBy(() -> transactions.executeWithoutResult(status -> transactional.advance(FencingToken.of(lock,
+                5)))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> jdbcFence.inTransaction(FencingToken.of(lock, 4), connection -> null))
+                .isInstanceOf(StaleTokenException.class);
+
+        assertThat(events.staleRejected() - before).as("one per refused write, through either fence").isEqualTo(2);
     }
 
     /**
