@@ -23,7 +23,8 @@ import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomiz
  * version, so they can never collide with the application's {@code V1}, {@code V2}, ...; Flyway
  * applies them after the versioned ones of the same run, and again only when the toolkit ships a
  * changed script. A location the application already scans (the same folder, or one above it) is
- * not added again. On a database the
+ * not added again. Naming settings under which Flyway would not find {@code R__fencing_tables.sql}
+ * (another repeatable prefix, separator or suffix) fail the start, naming the setting. On a database the
  * toolkit does not support (H2, Oracle, ...) nothing is added and a warning says so.
  */
 public final class FencingFlywayConfigurationCustomizer implements FlywayConfigurationCustomizer {
@@ -36,12 +37,39 @@ public final class FencingFlywayConfigurationCustomizer implements FlywayConfigu
         if (vendor == null) {
             return;
         }
+        requireNamingThatFindsTheScripts(configuration);
         String fencing = vendor.location();
         List<String> locations = new ArrayList<>(Arrays.stream(configuration.getLocations())
                 .map(Location::getDescriptor).toList());
         if (locations.stream().noneMatch(location -> covers(location, fencing))) {
             locations.add(fencing);
             configuration.locations(locations.toArray(String[]::new));
+        }
+    }
+
+    /**
+     * The toolkit's script is {@code R__fencing_tables.sql}: under other naming settings Flyway would
+     * skip it without a word, the start would succeed and the first fenced write would fail on a
+     * missing table. So the start fails here instead, naming the setting.
+     *
+     * @throws IllegalStateException naming the Spring property, its value and the ways out
+     */
+    static void requireNamingThatFindsTheScripts(FluentConfiguration configuration) {
+        String problem = null;
+        if (!"R".equals(configuration.getRepeatableSqlMigrationPrefix())) {
+            problem = "spring.flyway.repeatable-sql-migration-prefix is '" + configuration.getRepeatableSqlMigrationPrefix()
+                    + "'";
+        } else if (!"__".equals(configuration.getSqlMigrationSeparator())) {
+            problem = "spring.flyway.sql-migration-separator is '" + configuration.getSqlMigrationSeparator() + "'";
+        } else if (!Arrays.asList(configuration.getSqlMigrationSuffixes()).contains(".sql")) {
+            problem = "spring.flyway.sql-migration-suffixes is " + Arrays.toString(configuration.getSqlMigrationSuffixes());
+        }
+        if (problem != null) {
+            throw new IllegalStateException(problem + ", so Flyway would skip the fencing toolkit's R__fencing_tables.sql"
+                    + " (its tables would be missing at the first fenced write). Keep Flyway's default naming for it"
+                    + " (prefix 'R', separator '__', suffix '.sql' among yours), or set fencing.flyway.enabled=false and"
+                    + " apply the toolkit's tables with FencingMigrations.migrate(dataSource), under their own history"
+                    + " table");
         }
     }
 
