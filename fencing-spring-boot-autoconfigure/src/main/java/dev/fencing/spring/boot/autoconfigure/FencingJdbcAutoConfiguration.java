@@ -17,6 +17,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -48,14 +49,15 @@ public final class FencingJdbcAutoConfiguration {
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
         JdbcFence jdbcFence(DataSource dataSource, FencingProperties properties,
-                ObjectProvider<FencingListener> listeners) {
+                ObjectProvider<FencingListener> listeners, Environment environment) {
             FencingProperties.Jdbc jdbc = properties.getJdbc();
+            String table = FlywaySchema.qualify(environment, jdbc.getFenceTable(), JdbcFence.DEFAULT_TABLE);
             Policy policy = policy(jdbc.getPolicy());
             // inside a Spring-managed transaction, inTransaction would commit apart from the
             // transaction's writes: the fence's own connections are refused there
             DataSource connections = SPRING_TRANSACTIONS ? new RefusingInsideSpringTransactions(dataSource) : dataSource;
             try {
-                return JdbcFence.builder(connections).table(jdbc.getFenceTable()).policy(policy)
+                return JdbcFence.builder(connections).table(table).policy(policy)
                         .listener(Listeners.of(listeners)).build();
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
@@ -81,11 +83,13 @@ public final class FencingJdbcAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         @DependsOnDatabaseInitialization
-        JdbiFence jdbiFence(Jdbi jdbi, FencingProperties properties, ObjectProvider<FencingListener> listeners) {
+        JdbiFence jdbiFence(Jdbi jdbi, FencingProperties properties, ObjectProvider<FencingListener> listeners,
+                Environment environment) {
             FencingProperties.Jdbc jdbc = properties.getJdbc();
+            String table = FlywaySchema.qualify(environment, jdbc.getFenceTable(), JdbcFence.DEFAULT_TABLE);
             Policy policy = policy(jdbc.getPolicy());
             try {
-                return JdbiFence.builder(jdbi).table(jdbc.getFenceTable()).policy(policy)
+                return JdbiFence.builder(jdbi).table(table).policy(policy)
                         .listener(Listeners.of(listeners)).build();
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()

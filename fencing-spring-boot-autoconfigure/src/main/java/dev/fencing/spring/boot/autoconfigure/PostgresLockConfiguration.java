@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code fencing.lock.type=postgres}: a {@link PostgresAdvisoryLockProvider} on the application's
@@ -28,10 +29,10 @@ class PostgresLockConfiguration {
     @ConditionalOnMissingBean(LockProvider.class)
     @DependsOnDatabaseInitialization
     PostgresAdvisoryLockProvider fencingLockProvider(DataSource dataSource, FencingProperties properties,
-            ObjectProvider<FencingListener> listeners) {
+            ObjectProvider<FencingListener> listeners, Environment environment) {
         PostgresAdvisoryLockProvider.Builder builder = PostgresAdvisoryLockProvider.builder(dataSource);
-        PropertyChecks.apply("fencing.lock.postgres.counter-table", properties.getLock().getPostgres().getCounterTable(),
-                builder::counterTable);
+        PropertyChecks.apply("fencing.lock.postgres.counter-table", FlywaySchema.qualify(environment,
+                properties.getLock().getPostgres().getCounterTable(), "fencing_token_counter"), builder::counterTable);
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException | IllegalStateException e) {
