@@ -14,16 +14,29 @@ import org.springframework.context.annotation.Bean;
  * {@link FencingFlywayConfigurationCustomizer} when Boot's Flyway auto-configuration, Flyway and the
  * toolkit's migrations module are on the class path, unless {@code fencing.flyway.enabled=false}.
  * One history table (the application's), nothing to run before or after the application's Flyway,
- * and no {@code fencing_schema_history}.
+ * and no {@code fencing_schema_history}. Switched off, only the toolkit's rows in that history are
+ * tidied, so the next start does not fail on them.
  */
 @AutoConfiguration(beforeName = "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration")
 @ConditionalOnClass({FencingMigrations.class, Flyway.class, FlywayConfigurationCustomizer.class})
-@ConditionalOnBooleanProperty(name = "fencing.flyway.enabled", matchIfMissing = true)
 public final class FencingFlywayAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "fencing.flyway.enabled", matchIfMissing = true)
     FencingFlywayConfigurationCustomizer fencingFlywayConfigurationCustomizer() {
         return new FencingFlywayConfigurationCustomizer();
+    }
+
+    /**
+     * With {@code fencing.flyway.enabled=false} the toolkit's script is no longer among Flyway's
+     * migrations: its rows from earlier runs are removed from the history before Flyway validates,
+     * so switching it off starts cleanly ({@link ToolkitHistoryCallback}).
+     */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "fencing.flyway.enabled", havingValue = false)
+    FlywayConfigurationCustomizer fencingFlywayHistoryWhenSwitchedOff() {
+        return configuration -> FencingFlywayConfigurationCustomizer.addCallback(configuration,
+                new ToolkitHistoryCallback(false));
     }
 }

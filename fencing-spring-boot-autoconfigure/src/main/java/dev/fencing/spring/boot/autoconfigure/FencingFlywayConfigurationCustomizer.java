@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.Location;
+import org.flywaydb.core.api.callback.Callback;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -45,6 +46,7 @@ public final class FencingFlywayConfigurationCustomizer implements FlywayConfigu
             locations.add(fencing);
             configuration.locations(locations.toArray(String[]::new));
         }
+        addCallback(configuration, new ToolkitHistoryCallback(true));
     }
 
     /**
@@ -71,6 +73,13 @@ public final class FencingFlywayConfigurationCustomizer implements FlywayConfigu
                     + " apply the toolkit's tables with FencingMigrations.migrate(dataSource), under their own history"
                     + " table");
         }
+    }
+
+    /** Adds {@code callback} to the configuration's own callbacks (setting callbacks replaces them). */
+    static void addCallback(FluentConfiguration configuration, Callback callback) {
+        List<Callback> callbacks = new ArrayList<>(Arrays.asList(configuration.getCallbacks()));
+        callbacks.add(callback);
+        configuration.callbacks(callbacks.toArray(Callback[]::new));
     }
 
     /** Whether Flyway already scans {@code wanted} through {@code location} (the same folder or one above it). */
