@@ -79,6 +79,8 @@ final class Backend implements AutoCloseable {
     private final List<Fault> faults = new ArrayList<>();
     private boolean embeddedStore;
     private Database database;
+    /** The database of the jdbc store, when it is the store. */
+    private Database jdbcStoreDatabase;
     private LockProvider locks;
     private String lockDescription;
     private String tokenNote;
@@ -383,6 +385,7 @@ final class Backend implements AutoCloseable {
 
     private void openJdbcStore(ConnectionOptions connections) {
         Database db = database(connections);
+        jdbcStoreDatabase = db;
         storeDescription = "jdbc store on " + db.description();
         embeddedStore = db.embedded();
         if (readOnly) {
@@ -562,6 +565,34 @@ final class Backend implements AutoCloseable {
 
     String storeNotSetUp() {
         return storeNotSetUp;
+    }
+
+    /**
+     * For the jdbc store: the marks {@code fencing_fence} holds under the name {@code resource}, by
+     * kind — {@code lock} (the fence row of the lock so named: {@code JdbcFence}, {@code JdbiFence},
+     * {@code TransactionalFence} and {@code FencedTable} raise it) and {@code row} (the row guard's
+     * entry, for a name like {@code <schema>.<table>:<key>}). Empty for other stores or without the
+     * table. Read-only.
+     */
+    Map<String, Long> fenceMarks(String resource) {
+        Database db = jdbcStoreDatabase;
+        if (db == null || !tableExists(db, "fencing_fence")) {
+            return Map.of();
+        }
+        Map<String, Long> marks = new java.util.TreeMap<>();
+        try (Connection connection = db.dataSource().getConnection();
+                java.sql.PreparedStatement statement = connection.prepareStatement(
+                        "SELECT kind, token FROM fencing_fence WHERE resource = ?")) {
+            statement.setString(1, resource);
+            try (java.sql.ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    marks.put(rows.getString(1), rows.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw unreachable("the database for the jdbc store (" + db.description() + ")", "--pg-url or FENCING_PG_URL", e);
+        }
+        return marks;
     }
 
     /** A fenced store under {@code policy}. */

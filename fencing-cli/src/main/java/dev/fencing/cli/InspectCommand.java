@@ -16,7 +16,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * What the store holds for a resource (value, high-water mark, tombstone) and, with
+ * What the store holds for a resource (value, high-water mark, tombstone) — for the jdbc store also
+ * the fence row of a lock so named and the row guard's entry under that name, which guard the
+ * JDBC fences' writes — and, with
  * {@code --lock}, the lock's holder, remaining TTL and last token: the first thing to run when a
  * write was refused. A diagnostic: it writes nothing (no migration, no table or bucket, SQL
  * sessions read-only); where the toolkit's table or bucket is missing it says so, as the state
@@ -62,6 +64,10 @@ final class InspectCommand extends FencingCommand {
                     : mark.isPresent() ? "tombstone" : "absent");
             report.put("value", value.map(StoredValue::value).orElse(null));
             report.put("highWaterMark", mark.isPresent() ? mark.getAsLong() : null);
+            Map<String, Long> fenceMarks = storeReady ? backend.fenceMarks(resource) : Map.of();
+            if (!fenceMarks.isEmpty()) {
+                report.put("fence", fenceMarks);
+            }
             if (!storeReady) {
                 missing.add(backend.storeNotSetUp());
             }
@@ -102,8 +108,18 @@ final class InspectCommand extends FencingCommand {
                 case "present" -> "value " + quoted(value.get().value()) + ", high-water mark " + mark.getAsLong();
                 case "tombstone" -> "deleted (tombstone), high-water mark " + mark.getAsLong()
                         + " — writes with older tokens stay refused";
-                default -> "absent: no value and no mark — any token is accepted";
+                default -> fenceMarks.isEmpty() ? "absent: no value and no mark — any token is accepted"
+                        : "absent: no value and no mark in the store (but see the fence below)";
             });
+            if (fenceMarks.containsKey("lock")) {
+                out.println("  fence: lock '" + resource + "' at token " + fenceMarks.get("lock") + " — transactions"
+                        + " fenced by this lock (JdbcFence, JdbiFence, TransactionalFence, FencedTable) with older tokens"
+                        + " are refused");
+            }
+            if (fenceMarks.containsKey("row")) {
+                out.println("  row guard: entry '" + resource + "' at token " + fenceMarks.get("row") + " — FencedTable"
+                        + " writes of that row (a fenced delete left this mark) with older tokens are refused");
+            }
             if (lock != null) {
                 out.println("  lock:  " + (!lockReady ? "not set up here: " + backend.lockNotSetUp()
                         + "; inspect created nothing" : lockState.map(InspectCommand::describe)

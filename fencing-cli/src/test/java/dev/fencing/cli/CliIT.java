@@ -284,6 +284,27 @@ class CliIT {
     }
 
     /**
+     * A resource guarded by JdbcFence has no entry in the jdbc store, but a fence row that refuses
+     * older tokens: inspect must show it, not say that any token is accepted.
+     */
+    @Test
+    void inspectShowsTheFenceRowOfALockGuardedByJdbcFence() throws Exception {
+        String url = freshDatabase();
+        javax.sql.DataSource db = new org.postgresql.ds.PGSimpleDataSource();
+        ((org.postgresql.ds.PGSimpleDataSource) db).setURL(url);
+        dev.fencing.migrations.FencingMigrations.migrate(db);
+        dev.fencing.jdbc.JdbcFence.create(db).inTransaction(dev.fencing.core.FencingToken.of("account-7", 12),
+                connection -> null);
+
+        CliRun text = CliRun.of("inspect", "--store", "jdbc", "--pg-url", url, "--resource", "account-7");
+        assertThat(text.exitCode()).as(text.toString()).isZero();
+        assertThat(text.out()).contains("fence: lock 'account-7' at token 12").doesNotContain("any token is accepted");
+
+        CliRun json = CliRun.of("inspect", "--store", "jdbc", "--pg-url", url, "--resource", "account-7", "--json");
+        assertThat(json.json().get("fence").get("lock").asLong()).isEqualTo(12);
+    }
+
+    /**
      * A diagnostic must not write: on a database the toolkit never used, inspect names the missing
      * tables, answers (exit 0, state not-set-up) and leaves the database without a single table.
      */
