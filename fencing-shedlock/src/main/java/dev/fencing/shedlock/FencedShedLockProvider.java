@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.slf4j.Logger;
@@ -33,7 +34,8 @@ import org.slf4j.LoggerFactory;
  *       process dies first, the lease lapses with its TTL ({@code lockAtMostFor}), which is
  *       never shorter.
  *   <li>{@code extend} ({@code LockExtender}): renews the lease to the new {@code lockAtMostFor};
- *       empty if the lease was lost meanwhile.
+ *       empty if the lease was lost meanwhile. It is an {@link ExtensibleLockProvider}, so ShedLock's
+ *       {@code KeepAliveLockProvider} can wrap it and keep a long task's lease alive.
  * </ul>
  * A lock server that cannot be reached surfaces as the provider's
  * {@link dev.fencing.core.LockUnavailableException}, which ShedLock propagates to the scheduler.
@@ -41,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #close()} stops the timer of pending {@code lockAtLeastFor} releases,
  * releasing those leases at once; it does not close the toolkit provider, which the caller owns.
  */
-public final class FencedShedLockProvider implements net.javacrumbs.shedlock.core.LockProvider, AutoCloseable {
+public final class FencedShedLockProvider implements ExtensibleLockProvider, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(FencedShedLockProvider.class);
 

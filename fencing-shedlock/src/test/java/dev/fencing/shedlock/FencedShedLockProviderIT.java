@@ -28,6 +28,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.support.KeepAliveLockProvider;
+import net.javacrumbs.shedlock.support.ShortKeepAlive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -201,5 +204,32 @@ class FencedShedLockProviderIT {
             assertThat(FencedLocks.currentLease().orElseThrow().remaining()).isGreaterThan(Duration.ofSeconds(15));
             assertThat(FencedLocks.currentToken()).isEqualTo(before);
         }, lock(name("long"), Duration.ofSeconds(2), Duration.ZERO));
+    }
+
+    /**
+     * ShedLock's KeepAliveLockProvider takes only an ExtensibleLockProvider: wrapped in it, a task
+     * that runs for three times lockAtMostFor keeps its lock (the other instance is skipped all the
+     * while) and its lease stays valid; after the unlock the other instance gets it.
+     */
+    @Test
+    void keepAliveLockProviderKeepsALongTasksLeaseAlive() {
+        ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            KeepAliveLockProvider keepAlive = ShortKeepAlive.over(shedLockA, timer, Duration.ofSeconds(1));
+            String name = name("kept-alive");
+            SimpleLock held = keepAlive.lock(lock(name, Duration.ofSeconds(1), Duration.ZERO)).orElseThrow();
+            FencingToken token = FencedLocks.currentToken();
+            Instant until = Instant.now().plusSeconds(3);
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                assertThat(shedLockB.lock(lock(name, Duration.ofSeconds(30), Duration.ZERO)))
+                        .as("the other instance, while the long task runs").isEmpty();
+                return Instant.now().isAfter(until);
+            });
+            assertThat(FencedLocks.currentToken()).isEqualTo(token);
+            held.unlock();
+            shedLockB.lock(lock(name, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow().unlock();
+        } finally {
+            timer.shutdownNow();
+        }
     }
 }
