@@ -157,8 +157,11 @@ public abstract class AbstractLease implements Lease {
         }
         stopRenewal();
         boolean held = doRelease();
-        if (previous == State.LOST) {
-            throw LeaseLostException.of(token, "it was found lost before the release");
+        if (previous == State.LOST) { // the loss was reported when it was found: no second ending
+            if (!held) {
+                throw LeaseLostException.of(token, "it was found lost before the release");
+            }
+            return; // the server still had it (a renewal that failed without losing it): released now
         }
         if (!held) {
             String reason = "at release the lock was no longer held by owner " + ownerId + " (it expired or was taken over)";
