@@ -200,7 +200,7 @@ final class Backend implements AutoCloseable {
                         .build()).disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2))).build());
         try {
-            locks = RedisLockProvider.builder(client).build();
+            locks = RedisLockProvider.builder(client).connectTimeout(CONNECT_TIMEOUT).build();
         } catch (RuntimeException e) {
             throw unreachable("Redis for the lock at " + Endpoints.redacted(uri), "--redis-uri or FENCING_REDIS_URI", e);
         }
@@ -227,7 +227,7 @@ final class Backend implements AutoCloseable {
             lockDescription = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList());
         }
         try {
-            locks = RedlockProvider.builder(uris).build();
+            locks = RedlockProvider.builder(uris).connectTimeout(CONNECT_TIMEOUT).build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCode.USAGE, "--redis-uri: " + e.getMessage());
         } catch (RuntimeException e) {
@@ -250,7 +250,7 @@ final class Backend implements AutoCloseable {
             return;
         }
         try {
-            locks = PostgresAdvisoryLockProvider.create(database.dataSource());
+            locks = PostgresAdvisoryLockProvider.builder(database.dataSource()).connectTimeout(CONNECT_TIMEOUT).build();
         } catch (RuntimeException e) {
             throw unreachable("PostgreSQL for the lock (" + database.description() + ")", "--pg-url or FENCING_PG_URL", e);
         }
@@ -338,9 +338,14 @@ final class Backend implements AutoCloseable {
         }
     }
 
-    /** A Lettuce client for {@code uri} whose connect gives up after {@link #CONNECT_TIMEOUT}. */
+    /**
+     * A Lettuce client for {@code uri} whose connect and handshake give up after
+     * {@link #CONNECT_TIMEOUT} (the URI's timeout bounds the handshake: 60 s by default).
+     */
     private RedisClient redisClient(String uri) {
-        RedisClient client = RedisClient.create(RedisURI.create(uri));
+        RedisURI parsed = RedisURI.create(uri);
+        parsed.setTimeout(CONNECT_TIMEOUT);
+        RedisClient client = RedisClient.create(parsed);
         client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
                 .build()).build());
         resources.push(client::shutdown);
@@ -425,6 +430,8 @@ final class Backend implements AutoCloseable {
                 // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
                 .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
+                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes
+                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT))
                 .build();
         resources.push(client::close);
         try {
@@ -483,6 +490,8 @@ final class Backend implements AutoCloseable {
                 .region(Region.of(System.getenv().getOrDefault("AWS_REGION", S3TestServer.REGION)))
                 .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
+                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes
+                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT))
                 .build();
         resources.push(client::close);
         try {

@@ -69,15 +69,25 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     /** A store on {@code table} keyed by string attribute {@code keyAttribute}. */
     public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
             FencingListener listener) {
+        return create(client, table, keyAttribute, policy, listener, BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * A store on {@code table} keyed by string attribute {@code keyAttribute}, each request bounded
+     * by {@code requestTimeout} (100 ms to 1 h; see {@link FencedDynamoDb.Builder#requestTimeout}).
+     */
+    public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
+            FencingListener listener, Duration requestTimeout) {
         Checks.requireNonNull("client", client);
         Checks.requireName("table", table);
         Attributes.requireName("keyAttribute", keyAttribute);
         if (keyAttribute.equals(VALUE) || keyAttribute.equals(VERSION) || keyAttribute.startsWith("fencing_")) {
             throw new IllegalArgumentException("keyAttribute '" + keyAttribute + "' is one of the store's own attributes");
         }
-        FencedDynamoDb fenced = FencedDynamoDb.builder(client).policy(policy).build();
-        return new StorageBasedFencedStore(new DynamoDbFencedStore(client, fenced, table, keyAttribute), policy, listener,
-                100);
+        DynamoDbClient bounded = BoundedDynamoDb.wrap(client, BoundedDynamoDb.check(requestTimeout));
+        FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
+        return new StorageBasedFencedStore(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute), policy,
+                listener, 100);
     }
 
     /**

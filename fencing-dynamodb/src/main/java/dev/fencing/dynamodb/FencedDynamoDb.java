@@ -5,6 +5,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -105,7 +106,8 @@ public final class FencedDynamoDb {
     private final RequestFencer fencer;
     private final KeySchemas keySchemas;
 
-    private FencedDynamoDb(DynamoDbClient client, RequestFencer fencer) {
+    private FencedDynamoDb(DynamoDbClient callers, RequestFencer fencer, Duration requestTimeout) {
+        DynamoDbClient client = BoundedDynamoDb.wrap(callers, requestTimeout);
         this.client = client;
         this.fencer = fencer;
         this.keySchemas = new KeySchemas(table -> CompletableFuture.completedFuture(
@@ -371,6 +373,7 @@ public final class FencedDynamoDb {
         private String tokenAttribute = DEFAULT_TOKEN_ATTRIBUTE;
         private String tombstoneAttribute = DEFAULT_TOMBSTONE_ATTRIBUTE;
         private Policy policy = Policy.MONOTONIC;
+        private Duration requestTimeout = BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
@@ -398,9 +401,25 @@ public final class FencedDynamoDb {
             return this;
         }
 
+        /**
+         * How long each DynamoDB request of the wrapper may take, the SDK's retries included; default
+         * 10 s, 100 ms to 1 h. Set on every request the wrapper sends as its {@code apiCallTimeout}
+         * and {@code apiCallAttemptTimeout}, unless the client or your request sets a shorter one,
+         * which is kept. A DynamoDB that accepts the connection and never answers makes the call fail
+         * within it with an {@link software.amazon.awssdk.core.exception.SdkClientException} naming the
+         * endpoint, the operation, the table and the bound. A write whose reply is lost is looked up
+         * with one consistent read (bounded too) and then reported as
+         * {@link dev.fencing.core.WriteOutcomeUnknownException}: up to twice the bound in all.
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = BoundedDynamoDb.check(requestTimeout);
+            return this;
+        }
+
         /** The wrapper; {@link FencingTokenExtension#of(FencedDynamoDb)} gives the enhanced client the same settings. */
         public FencedDynamoDb build() {
-            return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy));
+            return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy),
+                    requestTimeout);
         }
     }
 }

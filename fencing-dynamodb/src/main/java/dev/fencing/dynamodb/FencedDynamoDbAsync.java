@@ -4,6 +4,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,7 +46,8 @@ public final class FencedDynamoDbAsync {
     private final RequestFencer fencer;
     private final KeySchemas keySchemas;
 
-    private FencedDynamoDbAsync(DynamoDbAsyncClient client, RequestFencer fencer) {
+    private FencedDynamoDbAsync(DynamoDbAsyncClient callers, RequestFencer fencer, Duration requestTimeout) {
+        DynamoDbAsyncClient client = BoundedDynamoDb.wrap(callers, requestTimeout);
         this.client = client;
         this.fencer = fencer;
         this.keySchemas = new KeySchemas(table -> client.describeTable(request -> request.tableName(table)));
@@ -57,14 +59,23 @@ public final class FencedDynamoDbAsync {
                 Policy.MONOTONIC);
     }
 
-    /** Fencing with the given attributes and policy. */
+    /** Fencing with the given attributes and policy; each request bounded by the default 10 s. */
     public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
             Policy policy) {
+        return create(client, tokenAttribute, tombstoneAttribute, policy, BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * Fencing with the given attributes and policy, each request of the wrapper bounded by
+     * {@code requestTimeout} (100 ms to 1 h; see {@link FencedDynamoDb.Builder#requestTimeout}).
+     */
+    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
+            Policy policy, Duration requestTimeout) {
         Checks.requireNonNull("client", client);
         Attributes.requireName("tokenAttribute", tokenAttribute);
         Attributes.requireName("tombstoneAttribute", tombstoneAttribute);
         return new FencedDynamoDbAsync(client, new RequestFencer(tokenAttribute, tombstoneAttribute,
-                Checks.requireNonNull("policy", policy)));
+                Checks.requireNonNull("policy", policy)), BoundedDynamoDb.check(requestTimeout));
     }
 
     /** See {@link FencedDynamoDb#putItem}. */

@@ -6,6 +6,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.internal.Checks;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -58,8 +59,8 @@ public final class FencedS3 {
 
     private final FencedWrites<RequestBody> writes;
 
-    private FencedS3(S3Client s3, Settings settings) {
-        this.writes = new FencedWrites<>(new SyncS3Port(s3), settings);
+    private FencedS3(S3Client s3, Settings settings, Duration requestTimeout) {
+        this.writes = new FencedWrites<>(new SyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings);
     }
 
     /** {@link S3Layout#POINTER}, {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
@@ -158,7 +159,7 @@ public final class FencedS3 {
 
         /** The wrapper. */
         public FencedS3 build() {
-            return new FencedS3(s3, settings());
+            return new FencedS3(s3, settings(), requestTimeout());
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -26,8 +27,8 @@ public final class FencedS3Async {
 
     private final FencedWrites<AsyncRequestBody> writes;
 
-    private FencedS3Async(S3AsyncClient s3, Settings settings) {
-        this.writes = new FencedWrites<>(new AsyncS3Port(s3), settings);
+    private FencedS3Async(S3AsyncClient s3, Settings settings, Duration requestTimeout) {
+        this.writes = new FencedWrites<>(new AsyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings);
     }
 
     /** {@link S3Layout#POINTER}, {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
@@ -108,7 +109,7 @@ public final class FencedS3Async {
 
         /** The wrapper. */
         public FencedS3Async build() {
-            return new FencedS3Async(s3, settings());
+            return new FencedS3Async(s3, settings(), requestTimeout());
         }
     }
 }

@@ -13,6 +13,7 @@ import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -68,11 +69,22 @@ public final class S3FencedStore implements StorageAccessor<String> {
 
     /** A store on {@code bucket} with object keys {@code prefix + key}. */
     public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener) {
+        return create(s3, bucket, prefix, policy, listener, BoundedS3.DEFAULT_REQUEST_TIMEOUT);
+    }
+
+    /**
+     * A store on {@code bucket} with object keys {@code prefix + key}, whose every request gives up
+     * within {@code requestTimeout} (100 ms to 1 h; see {@link FencedS3.Builder#requestTimeout}).
+     */
+    public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener,
+            Duration requestTimeout) {
         Checks.requireNonNull("s3", s3);
         FencedWrites.requireBucket(bucket);
         Checks.requireNonNull("prefix", prefix);
-        FencedS3 fenced = FencedS3.builder(s3).layout(S3Layout.IN_PLACE).policy(policy).build();
-        return new StorageBasedFencedStore(new S3FencedStore(s3, fenced, bucket, prefix), policy, listener, 100);
+        S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
+        FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
+                .requestTimeout(requestTimeout).build();
+        return new StorageBasedFencedStore(new S3FencedStore(bounded, fenced, bucket, prefix), policy, listener, 100);
     }
 
     @Override

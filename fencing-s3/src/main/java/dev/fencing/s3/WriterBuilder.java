@@ -1,6 +1,8 @@
 package dev.fencing.s3;
 
 import dev.fencing.core.Policy;
+import dev.fencing.core.internal.Checks;
+import java.time.Duration;
 
 /**
  * The settings both fenced S3 wrappers share; {@link FencedS3.Builder} and
@@ -11,11 +13,32 @@ import dev.fencing.core.Policy;
 abstract class WriterBuilder<T extends WriterBuilder<T>> {
 
     private Settings settings = Settings.defaults();
+    private Duration requestTimeout = BoundedS3.DEFAULT_REQUEST_TIMEOUT;
 
     abstract T self();
 
     Settings settings() {
         return settings;
+    }
+
+    Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /**
+     * How long each S3 request of the wrapper may take, the SDK's retries included; default 10 s,
+     * 100 ms to 1 h. Set on every request as its {@code apiCallTimeout} and
+     * {@code apiCallAttemptTimeout}, unless the client or your request sets a shorter one, which is
+     * kept. An S3 that accepts the connection and never answers makes the call fail within it with
+     * an {@link software.amazon.awssdk.core.exception.SdkClientException} naming the endpoint, the
+     * bucket and the bound (a write whose reply is lost this way is looked up, then reported as
+     * {@link dev.fencing.core.WriteOutcomeUnknownException} with that cause). It bounds the transfer
+     * of a body too: raise it for objects or parts that take longer to upload or download.
+     */
+    public T requestTimeout(Duration requestTimeout) {
+        this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(100),
+                Duration.ofHours(1));
+        return self();
     }
 
     /** How objects are laid out; default {@link S3Layout#POINTER}, sound for every body. */

@@ -683,7 +683,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                     connected.close();
                 }
                 throw LockUnavailableException.providerUnavailable("etcd lock provider for " + target,
-                        "etcd did not answer: " + e.getMessage(), e);
+                        "etcd did not answer within requestTimeout " + requestTimeout.toMillis() + " ms: "
+                                + e.getMessage(), e);
             } catch (InterruptedException e) {
                 if (owns) {
                     connected.close();

@@ -16,8 +16,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL session advisory locks whose grants carry durable fencing tokens.
@@ -372,6 +377,7 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
     public static final class Builder extends ProviderBuilder<Builder> {
         private final DataSource dataSource;
         private String counterTable = "fencing_token_counter";
+        private Duration connectTimeout = Duration.ofSeconds(10);
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -383,37 +389,83 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
             return this;
         }
 
+        /**
+         * How long {@code build()} waits for a connection and the answer to its check of the server
+         * and the counter table; default 10 s, 100 ms to 5 min.
+         */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = Checks.requireBetween("connectTimeout", connectTimeout, Duration.ofMillis(100),
+                    Duration.ofMinutes(5));
+            return this;
+        }
+
         @Override
         protected Builder self() {
             return this;
         }
 
         /**
-         * Checks the server (PostgreSQL 14 or newer) and the counter table, then builds.
+         * Checks the server (PostgreSQL 14 or newer) and the counter table, then builds. The check
+         * — borrowing a connection and one query — runs on a helper thread and is awaited at most
+         * {@link #connectTimeout}: a {@code DataSource} whose {@code getConnection()} ignores
+         * interrupts (a plain driver data source blocked on a silent server) is bounded too. Such a
+         * helper thread may stay blocked until the driver's own timeouts end it (pgJDBC's
+         * {@code loginTimeout}, {@code socketTimeout}).
          *
          * @throws IllegalStateException if the server is too old or the counter table is missing
-         * @throws LockUnavailableException if the database cannot be reached
+         * @throws LockUnavailableException if the database cannot be reached, or does not answer
+         *     within the connect timeout (naming the data source and the bound)
          */
         public PostgresAdvisoryLockProvider build() {
-            try (Connection connection = dataSource.getConnection();
-                    PreparedStatement statement = connection.prepareStatement(CounterSql.PREFLIGHT)) {
-                statement.setString(1, counterTable);
-                try (ResultSet row = statement.executeQuery()) {
-                    row.next();
-                    int version = row.getInt(1);
-                    if (version < 140000) {
-                        throw new IllegalStateException("PostgreSQL " + version / 10000 + " is too old: leases rely on"
-                                + " idle_session_timeout, which needs PostgreSQL 14 or newer");
-                    }
-                    if (!row.getBoolean(2)) {
-                        throw new IllegalStateException("table '" + counterTable + "' does not exist: run"
-                                + " FencingMigrations.migrate(dataSource) from the 'migrations' module first");
-                    }
+            String provider = "Postgres advisory lock provider on " + dataSource.getClass().getSimpleName();
+            FutureTask<Void> preflight = new FutureTask<>(this::preflight);
+            Thread helper = new Thread(preflight, "fencing-postgres-preflight");
+            helper.setDaemon(true);
+            helper.start();
+            try {
+                preflight.get(connectTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                preflight.cancel(true);
+                throw LockUnavailableException.providerUnavailable(provider, "PostgreSQL did not answer within"
+                        + " connectTimeout " + connectTimeout.toMillis() + " ms (no connection from the data source, or"
+                        + " no reply to the check of the server and the counter table)", null);
+            } catch (InterruptedException e) {
+                preflight.cancel(true);
+                Thread.currentThread().interrupt();
+                throw LockUnavailableException.providerUnavailable(provider, "interrupted while connecting", e);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof SQLException sql) {
+                    throw LockUnavailableException.unreachable("*", "cannot reach PostgreSQL: " + sql.getMessage(), sql);
                 }
-            } catch (SQLException e) {
-                throw LockUnavailableException.unreachable("*", "cannot reach PostgreSQL: " + e.getMessage(), e);
+                throw e.getCause() instanceof RuntimeException runtime ? runtime
+                        : new IllegalStateException(e.getCause());
             }
             return new PostgresAdvisoryLockProvider(this);
+        }
+
+        private @Nullable Void preflight() throws SQLException {
+            try (Connection connection = dataSource.getConnection()) {
+                int previous = connection.getNetworkTimeout();
+                connection.setNetworkTimeout(Runnable::run, (int) connectTimeout.toMillis());
+                try (PreparedStatement statement = connection.prepareStatement(CounterSql.PREFLIGHT)) {
+                    statement.setString(1, counterTable);
+                    try (ResultSet row = statement.executeQuery()) {
+                        row.next();
+                        int version = row.getInt(1);
+                        if (version < 140000) {
+                            throw new IllegalStateException("PostgreSQL " + version / 10000 + " is too old: leases rely"
+                                    + " on idle_session_timeout, which needs PostgreSQL 14 or newer");
+                        }
+                        if (!row.getBoolean(2)) {
+                            throw new IllegalStateException("table '" + counterTable + "' does not exist: run"
+                                    + " FencingMigrations.migrate(dataSource) from the 'migrations' module first");
+                        }
+                    }
+                } finally {
+                    connection.setNetworkTimeout(Runnable::run, previous);
+                }
+            }
+            return null;
         }
     }
 }

@@ -32,7 +32,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -147,14 +147,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
     public static Builder builder(String uri) {
         Checks.requireName("Redis URI", uri);
         RedisURI parsed = RedisURI.create(uri);
-        return new Builder(timeout -> RedisBackend.standalone(RedisClient.create(parsed), true, timeout),
-                redactedTarget(parsed), true);
+        return new Builder((timeout, connectTimeout) -> RedisBackend.standalone(
+                RedisClient.create(RedisBackend.withConnectTimeout(parsed, connectTimeout)), true, timeout,
+                connectTimeout), redactedTarget(parsed), true);
     }
 
     /** A builder for a provider on a client the caller owns (and shuts down after closing the provider). */
     public static Builder builder(RedisClient client) {
         Checks.requireNonNull("client", client);
-        return new Builder(timeout -> RedisBackend.standalone(client, false, timeout), "the given RedisClient", true);
+        return new Builder((timeout, connectTimeout) -> RedisBackend.standalone(client, false, timeout, connectTimeout),
+                "the given RedisClient", true);
     }
 
     /**
@@ -171,15 +173,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
             parsed.add(RedisURI.create(Checks.requireName("Redis Cluster seed URI", uri)));
         }
         String target = parsed.stream().map(RedisLockProvider::redactedTarget).collect(Collectors.joining(","));
-        return new Builder(timeout -> RedisBackend.cluster(RedisClusterClient.create(parsed), true, timeout),
-                target, false);
+        return new Builder((timeout, connectTimeout) -> RedisBackend.cluster(RedisClusterClient.create(
+                parsed.stream().map(uri -> RedisBackend.withConnectTimeout(uri, connectTimeout)).toList()), true,
+                timeout, connectTimeout), target, false);
     }
 
     /** A builder for a provider on a cluster client the caller owns (and shuts down after closing the provider). */
     public static Builder builder(RedisClusterClient client) {
         Checks.requireNonNull("client", client);
-        return new Builder(timeout -> RedisBackend.cluster(client, false, timeout), "the given RedisClusterClient",
-                false);
+        return new Builder((timeout, connectTimeout) -> RedisBackend.cluster(client, false, timeout, connectTimeout),
+                "the given RedisClusterClient", false);
     }
 
     private static String redactedTarget(RedisURI uri) {
@@ -470,14 +473,14 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
     /** Configures a {@link RedisLockProvider}; every setting is optional. */
     public static final class Builder extends RedisProviderBuilder<Builder> {
-        private final Function<Duration, RedisBackend> connector;
+        private final BiFunction<Duration, Duration, RedisBackend> connector;
         private final String target;
         private final boolean waitSupported;
         private Duration commandTimeout = Duration.ofSeconds(5);
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
 
-        private Builder(Function<Duration, RedisBackend> connector, String target, boolean waitSupported) {
+        private Builder(BiFunction<Duration, Duration, RedisBackend> connector, String target, boolean waitSupported) {
             this.connector = connector;
             this.target = target;
             this.waitSupported = waitSupported;
@@ -535,24 +538,27 @@ public final class RedisLockProvider extends AbstractLockProvider {
          * Connects and subscribes to release notices.
          *
          * @throws IllegalArgumentException if the settings contradict each other
-         * @throws LockUnavailableException if Redis cannot be reached, or runs a version older than
+         * @throws LockUnavailableException if Redis cannot be reached, does not answer the connection
+         *     handshake within {@linkplain #connectTimeout the connect timeout}, or runs a version older than
          *     {@value RedisVersion#MINIMUM} (read from {@code INFO server})
          */
         public RedisLockProvider build() {
             checkTokenSettings();
+            String provider = "Redis lock provider for " + target;
+            long start = System.nanoTime();
             RedisBackend backend;
             try {
-                backend = connector.apply(commandTimeout);
+                backend = connector.apply(commandTimeout, connectTimeout);
             } catch (RedisException e) {
-                throw LockUnavailableException.providerUnavailable("Redis lock provider for " + target,
-                        "cannot connect: " + e.getMessage(), e);
+                throw LockUnavailableException.providerUnavailable(provider,
+                        RedisBackend.connectFailure(e, connectTimeout, System.nanoTime() - start), e);
             }
             Optional<String> tooOld;
             try {
                 tooOld = RedisVersion.problem(backend.keys().info("server"), "Redis at " + target);
             } catch (RedisException e) {
                 backend.close();
-                throw LockUnavailableException.providerUnavailable("Redis lock provider for " + target,
+                throw LockUnavailableException.providerUnavailable(provider,
                         "the server did not answer INFO server: " + e.getMessage(), e);
             }
             if (tooOld.isPresent()) {

@@ -15,6 +15,10 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     boolean tokenSeeding = true;
     Duration tokenIdleExpiry = Duration.ofDays(30);
     double driftFactor = 0.01;
+    Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+
+    /** The default {@link #connectTimeout}: 10 s. */
+    static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     RedisProviderBuilder() {}
 
@@ -68,6 +72,20 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
             throw new IllegalArgumentException("driftFactor must be between 0 and 0.5, got " + driftFactor);
         }
         this.driftFactor = driftFactor;
+        return self();
+    }
+
+    /**
+     * How long {@code build()} waits for a server to accept the connection and answer its first
+     * requests (Lettuce's handshake, then {@code INFO server}); default 10 s, 100 ms to 5 min. A
+     * server that accepts TCP but never answers — a hung process, a black-holing middlebox — makes
+     * {@code build()} throw {@link dev.fencing.core.LockUnavailableException} within this bound
+     * (plus scheduling), naming the server and the bound. Applies to clients the provider creates;
+     * a client passed in keeps its own {@code RedisURI} timeout for the handshake.
+     */
+    public B connectTimeout(Duration connectTimeout) {
+        this.connectTimeout = Checks.requireBetween("connectTimeout", connectTimeout, Duration.ofMillis(100),
+                Duration.ofMinutes(5));
         return self();
     }
 

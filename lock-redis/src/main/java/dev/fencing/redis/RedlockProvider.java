@@ -11,11 +11,13 @@ import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.redis.internal.DriftMargin;
 import dev.fencing.redis.internal.LuaScript;
+import dev.fencing.redis.internal.RedisBackend;
 import dev.fencing.redis.internal.RedisVersion;
 import dev.fencing.redis.internal.ReleaseSubscriptions;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -689,7 +691,8 @@ public final class RedlockProvider extends AbstractLockProvider {
         /**
          * Connects to every node.
          *
-         * @throws LockUnavailableException if fewer than a majority of the nodes can be reached, or
+         * @throws LockUnavailableException if fewer than a majority of the nodes answer within
+         *     {@linkplain #connectTimeout the connect timeout} (the nodes connect in parallel), or
          *     a node runs a version older than {@value RedisVersion#MINIMUM} (read from {@code INFO server})
          */
         public RedlockProvider build() {
@@ -700,16 +703,20 @@ public final class RedlockProvider extends AbstractLockProvider {
             for (String uri : uris) {
                 RedisClient client = RedisClient.create();
                 client.setOptions(ClientOptions.builder()
+                        .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                         .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
                         .build());
-                nodes.add(new Node(client, RedisURI.create(uri), resource -> java.util.Objects.requireNonNull(releases.get(),
-                        "set to a consumer at creation and never cleared").accept(resource)));
+                nodes.add(new Node(client, RedisBackend.withConnectTimeout(RedisURI.create(uri), connectTimeout),
+                        resource -> java.util.Objects.requireNonNull(releases.get(),
+                                "set to a consumer at creation and never cleared").accept(resource)));
             }
+            // the nodes connect in parallel: one deadline for all, not one bound per node in turn
+            long deadline = System.nanoTime() + connectTimeout.toNanos();
             long reachable = 0;
             for (Node node : nodes) {
                 try {
-                    node.connection.get(5, TimeUnit.SECONDS);
+                    node.connection.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                     reachable++;
                 } catch (ExecutionException e) {
                     if (e.getCause() instanceof UnsupportedVersion tooOld) {
@@ -726,7 +733,8 @@ public final class RedlockProvider extends AbstractLockProvider {
             if (reachable < uris.size() / 2 + 1) {
                 nodes.forEach(Node::close);
                 throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris), "only " + reachable
-                        + " of " + uris.size() + " Redis nodes answered within 5 s; Redlock needs a majority", null);
+                        + " of " + uris.size() + " Redis nodes answered within connectTimeout " + connectTimeout.toMillis()
+                        + " ms; Redlock needs a majority", null);
             }
             RedlockProvider provider = new RedlockProvider(this, List.copyOf(nodes));
             releases.set(resource -> provider.releaseSignals().signal(resource));

@@ -628,7 +628,9 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         /**
          * How long to wait for a connection: when building, before each attempt while
          * disconnected, and how long after a request Curator may still retry it; from 100 ms to
-         * 5 min, default 5 s. A request to a server that accepts connections but does not answer
+         * 5 min, default 5 s. {@code build()} against servers that accept TCP and never answer
+         * throws {@link LockUnavailableException} within it, naming the servers and the bound, and
+         * logs no ERROR. A request to a server that accepts connections but does not answer
          * fails after the client's read timeout, two thirds of the session timeout (see "Unclear
          * replies" on {@link ZooKeeperLockProvider}).
          */
@@ -642,6 +644,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
          * Connects and waits for the session.
          *
          * @throws LockUnavailableException if no ZooKeeper server answered within the connection timeout
+         *     (servers that accept TCP and never answer included), naming the servers and the bound
          */
         public ZooKeeperLockProvider build() {
             CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
@@ -649,6 +652,9 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                     .connectionTimeoutMs((int) connectionTimeout.toMillis())
                     .retryPolicy(new RetryUntilElapsed((int) connectionTimeout.toMillis(), 100))
                     .zookeeperFactory(ZxidZooKeeper.FACTORY)
+                    // its background getConfig logs two ERROR traces when no server answers; the
+                    // provider keeps the connect string it was given
+                    .ensembleTracker(false)
                     .build();
             client.start();
             boolean connected;
@@ -659,12 +665,25 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 connected = false;
             }
             if (!connected) {
-                client.close();
+                closeInBackground(client);
                 throw LockUnavailableException.providerUnavailable("ZooKeeper lock provider for " + connectString,
-                        "no server answered within " + connectionTimeout.toMillis() + " ms", null);
+                        "no server answered: they did not answer within connectionTimeout "
+                                + connectionTimeout.toMillis() + " ms", null);
             }
             return new ZooKeeperLockProvider(this, client);
         }
+    }
+
+    /**
+     * Closes a client that never connected without waiting: ZooKeeper's close waits for the pending
+     * session request until its socket to a silent server times out (sessionTimeout / servers, 5 s
+     * with the defaults and two servers), which would stretch {@code build()} past the connection
+     * timeout.
+     */
+    private static void closeInBackground(CuratorFramework client) {
+        Thread closer = new Thread(client::close, "fencing-zookeeper-close");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     /** For tests: the Curator client whose session holds this provider's znodes. */

@@ -3,6 +3,10 @@ package dev.fencing.redis.internal;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -16,6 +20,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -59,9 +64,11 @@ public final class RedisBackend implements AutoCloseable {
      * command queues on the client's one timer — while a synchronous call's wait ends at the same
      * timeout anyway.
      */
-    public static RedisBackend standalone(RedisClient client, boolean ownsClient, Duration commandTimeout) {
+    public static RedisBackend standalone(RedisClient client, boolean ownsClient, Duration commandTimeout,
+            Duration connectTimeout) {
         if (ownsClient) {
             client.setOptions(ClientOptions.builder()
+                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
                     .build());
@@ -86,11 +93,13 @@ public final class RedisBackend implements AutoCloseable {
      * Connects to a Redis Cluster. An owned client gets {@code commandTimeout}, a topology refresh
      * every 30 s, and keeps commands queued while a node reconnects (up to the timeout).
      */
-    public static RedisBackend cluster(RedisClusterClient client, boolean ownsClient, Duration commandTimeout) {
+    public static RedisBackend cluster(RedisClusterClient client, boolean ownsClient, Duration commandTimeout,
+            Duration connectTimeout) {
         if (ownsClient) {
             // not REJECT_COMMANDS: the cluster writer would reject commands to a node whose
             // connection is still being opened lazily; the command timeout bounds the wait instead
             client.setOptions(ClusterClientOptions.builder()
+                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                     .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(Duration.ofSeconds(30)).build())
@@ -105,6 +114,39 @@ public final class RedisBackend implements AutoCloseable {
             closeAfterFailure(client, ownsClient, connection);
             throw e;
         }
+    }
+
+    /**
+     * {@code uri} (and its Sentinels) with {@code connectTimeout} as the timeout of the connection
+     * handshake — Lettuce waits the URI's timeout (default 60 s) for a server that accepted the
+     * connection to answer {@code HELLO}/{@code PING}; the command timeout is set on each
+     * connection afterwards.
+     */
+    public static RedisURI withConnectTimeout(RedisURI uri, Duration connectTimeout) {
+        uri.setTimeout(connectTimeout);
+        uri.getSentinels().forEach(sentinel -> sentinel.setTimeout(connectTimeout));
+        return uri;
+    }
+
+    /**
+     * The one-line reason a connect failed: "did not answer within connectTimeout" when it took the
+     * whole bound (a server that accepts TCP but never answers), else Lettuce's reason.
+     */
+    public static String connectFailure(RedisException e, Duration connectTimeout, long tookNanos) {
+        if (tookNanos >= connectTimeout.toNanos() - TimeUnit.MILLISECONDS.toNanos(50) || timedOut(e)) {
+            return "the server did not answer the connection handshake within connectTimeout "
+                    + connectTimeout.toMillis() + " ms (Lettuce: " + e.getMessage() + ")";
+        }
+        return "cannot connect: " + e.getMessage();
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandTimeoutException || cause instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static void closeAfterFailure(AbstractRedisClient client, boolean ownsClient,

@@ -103,6 +103,14 @@ public class FencingProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration commandTimeout = Duration.ofSeconds(5);
 
+        /**
+         * How long the start waits for Redis to accept the connection and answer its handshake
+         * (100ms to 5m); a Redis that never answers fails the start within it. A bare number is in
+         * seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration connectTimeout = Duration.ofSeconds(10);
+
         public @Nullable String getUri() {
             return uri;
         }
@@ -126,6 +134,14 @@ public class FencingProperties {
         public void setCommandTimeout(Duration commandTimeout) {
             this.commandTimeout = commandTimeout;
         }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
     }
 
     /** {@code fencing.lock.redlock.*}: a RedlockProvider over independent Redis masters. */
@@ -143,6 +159,13 @@ public class FencingProperties {
          */
         @DurationUnit(ChronoUnit.MILLIS)
         private Duration nodeTimeout = Duration.ofMillis(100);
+
+        /**
+         * How long the start waits for a majority of the masters to answer their connection
+         * handshake (100ms to 5m). A bare number is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration connectTimeout = Duration.ofSeconds(10);
 
         public List<String> getUris() {
             return uris;
@@ -166,6 +189,14 @@ public class FencingProperties {
 
         public void setNodeTimeout(Duration nodeTimeout) {
             this.nodeTimeout = nodeTimeout;
+        }
+
+        public Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
         }
     }
 

@@ -6,6 +6,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -21,7 +22,9 @@ import org.springframework.boot.ssl.SslBundle;
  * (it never shares Spring Data Redis's), shut down when the context closes, after the provider
  * (which depends on it). Its options are the ones {@code RedisLockProvider} gives a client it
  * creates itself: commands fail fast while disconnected (standalone and Sentinel), the command
- * timeout bounds every call, a Cluster refreshes its topology every 30 s; and TLS with the
+ * timeout bounds every call, the connect timeout bounds the connection handshake (a Redis that
+ * accepts TCP and never answers fails the start within it), a Cluster refreshes its topology every
+ * 30 s; and TLS with the
  * application's SSL bundle.
  */
 final class FencingRedisClient implements AutoCloseable {
@@ -35,15 +38,17 @@ final class FencingRedisClient implements AutoCloseable {
     }
 
     /** A client for {@code settings}; connects nothing yet. */
-    static FencingRedisClient of(RedisConnectionSettings settings, Duration commandTimeout) {
+    static FencingRedisClient of(RedisConnectionSettings settings, Duration commandTimeout, Duration connectTimeout) {
         SslOptions ssl = settings.ssl() == null ? null : sslOptions(settings.ssl());
         String servers = settings.nodes().stream().map(node -> node.host() + ":" + node.port())
                 .reduce((a, b) -> a + "," + b).orElseThrow() + " from " + settings.source();
         if (settings.topology() == Topology.CLUSTER) {
             List<RedisURI> seeds = settings.nodes().stream()
-                    .map(node -> dataNode(RedisURI.Builder.redis(node.host(), node.port()), settings)).toList();
+                    .map(node -> dataNode(RedisURI.Builder.redis(node.host(), node.port()), settings, connectTimeout))
+                    .toList();
             RedisClusterClient cluster = RedisClusterClient.create(seeds);
             ClusterClientOptions.Builder options = ClusterClientOptions.builder()
+                    .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                     .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(Duration.ofSeconds(30)).build());
@@ -56,20 +61,23 @@ final class FencingRedisClient implements AutoCloseable {
         if (settings.topology() == Topology.SENTINEL) {
             RedisURI.Builder uri = RedisURI.builder().withSentinelMasterId(settings.sentinelMaster());
             for (HostPort sentinel : settings.nodes()) {
-                RedisURI.Builder node = RedisURI.Builder.redis(sentinel.host(), sentinel.port());
+                RedisURI.Builder node = RedisURI.Builder.redis(sentinel.host(), sentinel.port())
+                        .withTimeout(connectTimeout);
                 credentials(node, settings.sentinelUsername(), settings.sentinelPassword());
                 uri.withSentinel(node.withSsl(ssl != null).build());
             }
-            return standalone(dataNode(uri.withDatabase(settings.database()), settings), ssl, commandTimeout,
+            return standalone(dataNode(uri.withDatabase(settings.database()), settings, connectTimeout), ssl,
+                    commandTimeout, connectTimeout,
                     "Redis Sentinel master '" + settings.sentinelMaster() + "' at " + servers);
         }
         HostPort server = settings.nodes().get(0);
         RedisURI.Builder uri = RedisURI.Builder.redis(server.host(), server.port()).withDatabase(settings.database());
-        return standalone(dataNode(uri, settings), ssl, commandTimeout, "Redis " + servers);
+        return standalone(dataNode(uri, settings, connectTimeout), ssl, commandTimeout, connectTimeout,
+                "Redis " + servers);
     }
 
     /** A client for a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI. */
-    static FencingRedisClient of(String uri, Duration commandTimeout) {
+    static FencingRedisClient of(String uri, Duration commandTimeout, Duration connectTimeout) {
         RedisURI parsed;
         try {
             parsed = RedisURI.create(uri);
@@ -79,13 +87,17 @@ final class FencingRedisClient implements AutoCloseable {
         }
         String target = parsed.getSentinels().isEmpty() ? parsed.getHost() + ":" + parsed.getPort()
                 : "sentinel master " + parsed.getSentinelMasterId();
-        return standalone(parsed, null, commandTimeout, "Redis " + target + " from fencing.lock.redis.uri");
+        parsed.setTimeout(connectTimeout);
+        parsed.getSentinels().forEach(sentinel -> sentinel.setTimeout(connectTimeout));
+        return standalone(parsed, null, commandTimeout, connectTimeout,
+                "Redis " + target + " from fencing.lock.redis.uri");
     }
 
     private static FencingRedisClient standalone(RedisURI uri, @Nullable SslOptions ssl, Duration commandTimeout,
-            String target) {
+            Duration connectTimeout, String target) {
         RedisClient client = RedisClient.create(uri);
         ClientOptions.Builder options = ClientOptions.builder()
+                .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
         if (ssl != null) {
@@ -95,9 +107,10 @@ final class FencingRedisClient implements AutoCloseable {
         return new FencingRedisClient(client, target);
     }
 
-    private static RedisURI dataNode(RedisURI.Builder uri, RedisConnectionSettings settings) {
+    /** A data node's URI; its timeout is the handshake's bound (the command timeout is set per connection). */
+    private static RedisURI dataNode(RedisURI.Builder uri, RedisConnectionSettings settings, Duration connectTimeout) {
         credentials(uri, settings.username(), settings.password());
-        return uri.withSsl(settings.ssl() != null).build();
+        return uri.withSsl(settings.ssl() != null).withTimeout(connectTimeout).build();
     }
 
     private static void credentials(RedisURI.Builder uri, @Nullable String username, @Nullable String password) {

@@ -35,15 +35,17 @@ class RedisLockConfiguration {
         // the provider's bounds, checked before the client's options take the value
         PropertyChecks.requireBetween("fencing.lock.redis.command-timeout", redis.getCommandTimeout(),
                 Duration.ofMillis(10), Duration.ofMinutes(5));
+        PropertyChecks.requireBetween("fencing.lock.redis.connect-timeout", redis.getConnectTimeout(),
+                Duration.ofMillis(100), Duration.ofMinutes(5));
         if (redis.getUri() != null && !redis.getUri().isBlank()) {
-            return FencingRedisClient.of(redis.getUri().strip(), redis.getCommandTimeout());
+            return FencingRedisClient.of(redis.getUri().strip(), redis.getCommandTimeout(), redis.getConnectTimeout());
         }
         RedisConnectionSettings settings = ClassUtils.isPresent(BootRedisConnectionDetails.CLASS_NAME,
                 beanFactory.getBeanClassLoader())
                 ? BootRedisConnectionDetails.find(beanFactory)
                         .orElseGet(() -> RedisPropertiesFallback.read(Binder.get(environment), beanFactory))
                 : RedisPropertiesFallback.read(Binder.get(environment), beanFactory);
-        return FencingRedisClient.of(settings, redis.getCommandTimeout());
+        return FencingRedisClient.of(settings, redis.getCommandTimeout(), redis.getConnectTimeout());
     }
 
     @Bean
@@ -56,6 +58,7 @@ class RedisLockConfiguration {
                 : RedisLockProvider.builder((RedisClient) client.client());
         PropertyChecks.apply("fencing.lock.redis.key-prefix", redis.getKeyPrefix(), builder::keyPrefix);
         PropertyChecks.apply("fencing.lock.redis.command-timeout", redis.getCommandTimeout(), builder::commandTimeout);
+        PropertyChecks.apply("fencing.lock.redis.connect-timeout", redis.getConnectTimeout(), builder::connectTimeout);
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {

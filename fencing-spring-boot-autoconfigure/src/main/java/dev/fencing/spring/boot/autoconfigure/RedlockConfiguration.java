@@ -32,6 +32,8 @@ class RedlockConfiguration {
         }
         PropertyChecks.apply("fencing.lock.redlock.key-prefix", redlock.getKeyPrefix(), builder::keyPrefix);
         PropertyChecks.apply("fencing.lock.redlock.node-timeout", redlock.getNodeTimeout(), builder::nodeTimeout);
+        PropertyChecks.apply("fencing.lock.redlock.connect-timeout", redlock.getConnectTimeout(),
+                builder::connectTimeout);
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {

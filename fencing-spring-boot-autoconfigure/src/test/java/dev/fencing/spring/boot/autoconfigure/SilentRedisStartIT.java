@@ -1,0 +1,64 @@
+package dev.fencing.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.testkit.servers.SilentServer;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * An application whose Redis accepts TCP and never answers fails to start within
+ * {@code fencing.lock.redis.connect-timeout} (plus a slack of 1.5 s for scheduling and the context
+ * itself) with one message naming the server and the bound; a shorter setting fails sooner. Before
+ * the property existed the start waited for Lettuce's 60 s handshake timeout (74 s measured for a
+ * whole application).
+ */
+@Timeout(30)
+class SilentRedisStartIT {
+
+    private static final Duration SLACK = Duration.ofMillis(1500);
+
+    private final SilentServer silent = SilentServer.start();
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+                    FencingLockAutoConfiguration.class));
+
+    @AfterEach
+    void close() {
+        silent.close();
+    }
+
+    @Test
+    void theStartFailsWithinTheConnectTimeoutNamingTheServer() {
+        for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
+            long start = System.nanoTime();
+            runner.withPropertyValues("fencing.lock.type=redis", "spring.data.redis.host=127.0.0.1",
+                    "spring.data.redis.port=" + silent.port(),
+                    "fencing.lock.redis.connect-timeout=" + bound.toMillis() + "ms").run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(messages(context.getStartupFailure()))
+                                .contains("fencing.lock.type=redis: cannot use Redis " + silent.hostPort())
+                                .contains("did not answer the connection handshake within connectTimeout "
+                                        + bound.toMillis() + " ms");
+                    });
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(took).as("failed after %s with connect-timeout %s", took, bound)
+                    .isBetween(bound.minusMillis(100), bound.plus(SLACK));
+        }
+    }
+
+    private static String messages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable e = failure; e != null; e = e.getCause()) {
+            all.append(e.getMessage()).append('\n');
+        }
+        return all.toString();
+    }
+}
