@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -374,6 +375,7 @@ public final class FencedDynamoDb {
         private String tombstoneAttribute = DEFAULT_TOMBSTONE_ATTRIBUTE;
         private Policy policy = Policy.MONOTONIC;
         private Duration requestTimeout = BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT;
+        private FencingListener listener = FencingListener.NONE;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
@@ -416,9 +418,19 @@ public final class FencedDynamoDb {
             return this;
         }
 
+        /**
+         * Where every refused write ({@link FencingListener#onStaleWriteRejected}; also logged at WARN
+         * whatever the listener) and every write refused as fenced by another lock
+         * ({@link FencingListener#onWriteFailed}) is reported. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
         /** The wrapper; {@link FencingTokenExtension#of(FencedDynamoDb)} gives the enhanced client the same settings. */
         public FencedDynamoDb build() {
-            return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy),
+            return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy, listener),
                     requestTimeout);
         }
     }

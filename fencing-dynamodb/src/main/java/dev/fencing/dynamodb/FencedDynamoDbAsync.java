@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -71,11 +72,23 @@ public final class FencedDynamoDbAsync {
      */
     public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
             Policy policy, Duration requestTimeout) {
+        return create(client, tokenAttribute, tombstoneAttribute, policy, requestTimeout, FencingListener.NONE);
+    }
+
+    /**
+     * As {@link #create(DynamoDbAsyncClient, String, String, Policy, Duration)}, reporting every refused
+     * write to {@code listener} ({@link FencingListener#onStaleWriteRejected}; also logged at WARN
+     * whatever the listener) and every write refused as fenced by another lock
+     * ({@link FencingListener#onWriteFailed}).
+     */
+    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
+            Policy policy, Duration requestTimeout, FencingListener listener) {
         Checks.requireNonNull("client", client);
         Attributes.requireName("tokenAttribute", tokenAttribute);
         Attributes.requireName("tombstoneAttribute", tombstoneAttribute);
         return new FencedDynamoDbAsync(client, new RequestFencer(tokenAttribute, tombstoneAttribute,
-                Checks.requireNonNull("policy", policy)), BoundedDynamoDb.check(requestTimeout));
+                Checks.requireNonNull("policy", policy), Checks.requireNonNull("listener", listener)),
+                BoundedDynamoDb.check(requestTimeout));
     }
 
     /** See {@link FencedDynamoDb#putItem}. */

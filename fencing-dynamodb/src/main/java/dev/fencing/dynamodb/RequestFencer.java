@@ -1,9 +1,12 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.internal.SafeListener;
+import dev.fencing.core.spi.Refusals;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,8 +41,15 @@ final class RequestFencer {
     private final String tombstoneAttribute;
     private final Policy policy;
     private final TombstoneReads reads;
+    private final FencingListener listener;
 
     RequestFencer(String tokenAttribute, String tombstoneAttribute, Policy policy) {
+        this(tokenAttribute, tombstoneAttribute, policy, FencingListener.NONE);
+    }
+
+    /** As the other, reporting every refusal it finds to {@code listener} (and logging it at WARN). */
+    RequestFencer(String tokenAttribute, String tombstoneAttribute, Policy policy, FencingListener listener) {
+        this.listener = SafeListener.of(listener);
         if (tokenAttribute.equals(tombstoneAttribute)) {
             throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
                     + tokenAttribute + "'");
@@ -260,19 +270,23 @@ final class RequestFencer {
     }
 
     /**
-     * The refusal of {@code token} by the {@code stored} item, as for {@link #staleOr}; null if
-     * neither its resource nor its token refuses it (so the caller's own condition failed).
+     * The refusal of {@code token} by the {@code stored} item, as for {@link #staleOr}, already
+     * reported to the listener (every caller throws it); null if neither its resource nor its token
+     * refuses it (so the caller's own condition failed).
      */
     @Nullable
     RuntimeException refusal(Map<String, AttributeValue> stored, FencingToken token, String table,
             Map<String, AttributeValue> key) {
         String bound = resourceOf(stored);
         if (bound != null && !bound.equals(token.resource())) {
-            return ForeignTokenException.of(describe(table, key), token, bound);
+            ForeignTokenException foreign = ForeignTokenException.of(describe(table, key), token, bound);
+            listener.onWriteFailed(describe(table, key), foreign);
+            return foreign;
         }
         OptionalLong mark = tokenOf(stored);
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
-            return StaleTokenException.of(describe(table, key), token, mark.getAsLong(), policy);
+            return Refusals.reported(listener, StaleTokenException.of(describe(table, key), token, mark.getAsLong(),
+                    policy));
         }
         return null;
     }

@@ -1,6 +1,7 @@
 package dev.fencing.s3;
 
 import dev.fencing.core.ConcurrentUpdateException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -59,8 +60,8 @@ public final class FencedS3 {
 
     private final FencedWrites<RequestBody> writes;
 
-    private FencedS3(S3Client s3, Settings settings, Duration requestTimeout) {
-        this.writes = new FencedWrites<>(new SyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings);
+    private FencedS3(S3Client s3, Settings settings, Duration requestTimeout, FencingListener listener) {
+        this.writes = new FencedWrites<>(new SyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings, listener);
     }
 
     /** {@link S3Layout#POINTER}, {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
@@ -159,7 +160,7 @@ public final class FencedS3 {
 
         /** The wrapper. */
         public FencedS3 build() {
-            return new FencedS3(s3, settings(), requestTimeout());
+            return new FencedS3(s3, settings(), requestTimeout(), listener());
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
@@ -27,8 +28,8 @@ public final class FencedS3Async {
 
     private final FencedWrites<AsyncRequestBody> writes;
 
-    private FencedS3Async(S3AsyncClient s3, Settings settings, Duration requestTimeout) {
-        this.writes = new FencedWrites<>(new AsyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings);
+    private FencedS3Async(S3AsyncClient s3, Settings settings, Duration requestTimeout, FencingListener listener) {
+        this.writes = new FencedWrites<>(new AsyncS3Port(BoundedS3.wrap(s3, requestTimeout)), settings, listener);
     }
 
     /** {@link S3Layout#POINTER}, {@link Policy#MONOTONIC}, 5 attempts, an ETag cache of 10,000 keys. */
@@ -109,7 +110,7 @@ public final class FencedS3Async {
 
         /** The wrapper. */
         public FencedS3Async build() {
-            return new FencedS3Async(s3, settings(), requestTimeout());
+            return new FencedS3Async(s3, settings(), requestTimeout(), listener());
         }
     }
 }

@@ -1,11 +1,15 @@
 package dev.fencing.s3;
 
 import dev.fencing.core.ConcurrentUpdateException;
+import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
+import dev.fencing.core.internal.SafeListener;
 import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.Refusals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -62,11 +66,34 @@ final class FencedWrites<B> {
     private final S3Port<B> s3;
     private final Settings settings;
     private final EtagCache cache;
+    private final FencingListener listener;
 
-    FencedWrites(S3Port<B> s3, Settings settings) {
+    FencedWrites(S3Port<B> s3, Settings settings, FencingListener listener) {
         this.s3 = s3;
         this.settings = settings;
         this.cache = new EtagCache(settings.etagCacheSize());
+        this.listener = SafeListener.of(listener);
+    }
+
+    /**
+     * Tells the listener how a write ended: accepted, refused (also logged at WARN, through
+     * {@link Refusals}), or failed otherwise (a foreign token, a key that kept changing, an unknown
+     * outcome). Every write of the wrappers ends here exactly once.
+     */
+    private <T> CompletableFuture<T> reported(FencingToken token, String bucket, String key, CompletableFuture<T> write) {
+        String id = id(bucket, key);
+        return write.whenComplete((result, failure) -> {
+            if (failure == null) {
+                listener.onWriteAccepted(token, id);
+                return;
+            }
+            Throwable cause = S3Errors.unwrap(failure);
+            if (cause instanceof StaleTokenException refused) {
+                Refusals.reported(listener, refused);
+            } else if (cause instanceof FencingException other) {
+                listener.onWriteFailed(id, other);
+            }
+        });
     }
 
     Settings settings() {
@@ -84,6 +111,10 @@ final class FencedWrites<B> {
     // ---- put, delete ----
 
     CompletableFuture<PutObjectResponse> put(FencingToken token, PutObjectRequest request, B body) {
+        return reported(token, request.bucket(), request.key(), unreportedPut(token, request, body));
+    }
+
+    private CompletableFuture<PutObjectResponse> unreportedPut(FencingToken token, PutObjectRequest request, B body) {
         String writeId = OwnerIds.random();
         if (settings.layout() == S3Layout.POINTER) {
             return putViaPointer(token, request, body, writeId);
@@ -96,6 +127,10 @@ final class FencedWrites<B> {
 
     /** A tombstone with unique bytes at the key, in either layout; the replaced content is deleted. */
     CompletableFuture<Void> delete(FencingToken token, String bucket, String key) {
+        return reported(token, bucket, key, unreportedDelete(token, bucket, key));
+    }
+
+    private CompletableFuture<Void> unreportedDelete(FencingToken token, String bucket, String key) {
         String writeId = OwnerIds.random();
         Write write = new Write(token, bucket, key, writeId, true, false);
         PutObjectRequest tombstone = PutObjectRequest.builder().bucket(bucket).key(key).contentType(Pointer.CONTENT_TYPE)
@@ -348,6 +383,11 @@ final class FencedWrites<B> {
 
     CompletableFuture<CompleteMultipartUploadResponse> putFile(FencingToken token, PutObjectRequest request, Path file,
             long partSize) {
+        return reported(token, request.bucket(), request.key(), unreportedPutFile(token, request, file, partSize));
+    }
+
+    private CompletableFuture<CompleteMultipartUploadResponse> unreportedPutFile(FencingToken token,
+            PutObjectRequest request, Path file, long partSize) {
         List<PartPlan.Part> plan = PartPlan.of(size(file), partSize);
         String writeId = OwnerIds.random();
         boolean viaPointer = settings.layout() == S3Layout.POINTER;

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
 import java.time.Duration;
@@ -14,6 +15,7 @@ abstract class WriterBuilder<T extends WriterBuilder<T>> {
 
     private Settings settings = Settings.defaults();
     private Duration requestTimeout = BoundedS3.DEFAULT_REQUEST_TIMEOUT;
+    private FencingListener listener = FencingListener.NONE;
 
     abstract T self();
 
@@ -23,6 +25,20 @@ abstract class WriterBuilder<T extends WriterBuilder<T>> {
 
     Duration requestTimeout() {
         return requestTimeout;
+    }
+
+    FencingListener listener() {
+        return listener;
+    }
+
+    /**
+     * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
+     * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
+     * listener) or {@link FencingListener#onWriteFailed}. Default: none.
+     */
+    public T listener(FencingListener listener) {
+        this.listener = Checks.requireNonNull("listener", listener);
+        return self();
     }
 
     /**
