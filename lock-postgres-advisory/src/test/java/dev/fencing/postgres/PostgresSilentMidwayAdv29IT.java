@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
+import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import java.time.Duration;
@@ -30,6 +31,7 @@ class PostgresSilentMidwayAdv29IT {
     @Test
     void tryAcquireAndInspectGiveUpWithinTheirBoundWhenTheServerFallsSilent() throws Exception {
         PGSimpleDataSource database = (PGSimpleDataSource) TestServers.postgres().freshDatabase();
+        FencingMigrations.migrate(database);
         try (LaggingProxy proxy = ProxiedPostgres.proxyTo(database)) {
             PGSimpleDataSource plain = ProxiedPostgres.through(proxy, database);
             try (PostgresAdvisoryLockProvider provider = PostgresAdvisoryLockProvider.builder(plain)
@@ -58,8 +60,15 @@ class PostgresSilentMidwayAdv29IT {
                 assertThat(acquire).as("tryAcquire with wait timeout %s against a silent server", wait)
                         .doesNotStartWith("STILL BLOCKED");
                 assertThat(inspect).as("inspect() against a silent server").doesNotStartWith("STILL BLOCKED");
+                assertThat(millis(acquire)).as("ms a tryAcquire with wait timeout %s took against a silent server: %s",
+                        wait, acquire).isLessThanOrEqualTo(wait.plus(SLACK).toMillis());
             }
         }
+    }
+
+    private static long millis(String outcome) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("after (\\d+) ms$").matcher(outcome);
+        return m.find() ? Long.parseLong(m.group(1)) : Long.MAX_VALUE;
     }
 
     private static String timed(java.util.function.Supplier<String> call, Duration patience) throws Exception {
