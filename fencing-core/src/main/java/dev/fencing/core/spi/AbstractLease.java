@@ -156,7 +156,18 @@ public abstract class AbstractLease implements Lease {
             throw new IllegalStateException("lease " + token + " was already released");
         }
         stopRenewal();
-        boolean held = doRelease();
+        boolean held;
+        try {
+            held = doRelease();
+        } catch (RuntimeException | Error unclear) {
+            // no clear answer (a silent server, a closed client): the lock lapses on its TTL at the
+            // latest, and the lease must not end without its one event
+            if (previous != State.LOST) {
+                listener.onLost(this, "the release got no clear answer (" + unclear + "); the lock lapses on its"
+                        + " TTL at the latest", unclear, heldUntilNow());
+            }
+            throw unclear;
+        }
         if (previous == State.LOST) { // the loss was reported when it was found: no second ending
             if (!held) {
                 throw LeaseLostException.of(token, "it was found lost before the release");

@@ -32,6 +32,23 @@ class AbstractLeaseTest {
         }
     };
 
+    /** A release without a clear answer (a silent server, a closed client) still ends the lease with one event. */
+    @Test
+    void aReleaseThatGetsNoClearAnswerEndsTheLeaseAsLostOnce() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.releaseFailure.set(new IllegalStateException("no answer"));
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalStateException.class);
+        lease.close(); // nothing more to end
+        assertThat(events).hasSize(1).allMatch(event -> event.startsWith("lost: the release got no clear answer"));
+
+        FakeLease lostFirst = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lostFirst.lose("taken over");
+        lostFirst.releaseFailure.set(new IllegalStateException("no answer"));
+        assertThatThrownBy(lostFirst::release).isInstanceOf(IllegalStateException.class);
+        assertThat(events).as("a loss reported before is not reported again").hasSize(2).last()
+                .isEqualTo("lost: taken over");
+    }
+
     @Test
     void validityIsCountedOnTheMonotonicClock() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 class FakeLease extends AbstractLease {
     final AtomicBoolean held = new AtomicBoolean(true);
     final AtomicReference<RuntimeException> renewFailure = new AtomicReference<>();
+    final AtomicReference<RuntimeException> releaseFailure = new AtomicReference<>();
     final AtomicInteger renewals = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
 
@@ -32,6 +33,10 @@ class FakeLease extends AbstractLease {
     @Override
     protected boolean doRelease() {
         releases.incrementAndGet();
+        RuntimeException failure = releaseFailure.get();
+        if (failure != null) {
+            throw failure;
+        }
         return held.getAndSet(false);
     }
 
