@@ -17,14 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Adversarial (adv29): "every lease ends in exactly one onReleased or onLost". A release that
+ * Written by an adversary (it failed before the fix): "every lease ends in exactly one onReleased or onLost". A release that
  * cannot reach etcd (frozen member, or a provider already closed) flips the lease to RELEASED and
  * throws from {@code doRelease()} before either listener call: the lease ends with no event at all,
  * and nothing can report it later (markLost needs ACTIVE), although another client takes the lock
  * over once the TTL runs out.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class EtcdLeaseEndingAdv29IT {
+class EtcdReleaseWithoutAnswerIT {
 
     private static String resource(String name) {
         return "adv29-" + name + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);

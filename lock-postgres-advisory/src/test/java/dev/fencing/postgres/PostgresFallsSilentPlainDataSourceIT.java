@@ -24,7 +24,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  * login timeout and a slack.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class PostgresSilentMidwayAdv29IT {
+class PostgresFallsSilentPlainDataSourceIT {
 
     private static final Duration SLACK = Duration.ofMillis(1500);
 
