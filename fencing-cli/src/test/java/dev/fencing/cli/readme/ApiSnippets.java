@@ -34,7 +34,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
  * The README's snippets for the core API, Redis, Postgres, etcd, ZooKeeper, S3, Flyway and the history checker,
- * verbatim: compiled by the build (never run), and found in the README by {@link ReadmeSnippetsTest}.
+ * verbatim: compiled by the build (never run), and found in the README by {@link DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class ApiSnippets {

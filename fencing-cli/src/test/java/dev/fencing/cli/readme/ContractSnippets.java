@@ -11,7 +11,7 @@ import dev.fencing.testkit.servers.TestServers;
 
 /**
  * The README's contract snippets, verbatim, as inner classes so that they compile but do not run
- * (the build runs the contracts on the real stores and providers). Checked by {@link ReadmeSnippetsTest}.
+ * (the build runs the contracts on the real stores and providers). Checked by {@link DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class ContractSnippets {

@@ -10,7 +10,7 @@ import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 
-/** The README's ShedLock snippet, verbatim: compiled by the build, found in the README by {@link ReadmeSnippetsTest}. */
+/** The README's ShedLock snippet, verbatim: compiled by the build, found in the README by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class ShedLockSnippets {
 

@@ -9,7 +9,7 @@ import java.time.Duration;
 
 /**
  * The README's Spring Boot snippet, verbatim: compiled by the build (without Spring: the class is
- * a plain constructor-injected bean), found in the README by {@link ReadmeSnippetsTest}.
+ * a plain constructor-injected bean), found in the README by {@link DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class SpringBootSnippets {

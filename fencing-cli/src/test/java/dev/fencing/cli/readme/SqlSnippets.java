@@ -13,7 +13,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.jdbi.v3.core.Jdbi;
 
-/** The README's SQL snippets, verbatim: compiled by the build (never run), checked by {@link ReadmeSnippetsTest}. */
+/** The README's SQL snippets, verbatim: compiled by the build (never run), checked by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class SqlSnippets {
 

@@ -10,7 +10,7 @@ import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The README's Spring transaction snippet, verbatim: compiled by this module's build, found in the
- * README by the CLI module's {@code ReadmeSnippetsTest}.
+ * README by the CLI module's {@code DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class TransactionalSnippets {
