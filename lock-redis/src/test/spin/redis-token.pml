@@ -6,7 +6,7 @@
  *   spin -a [-DVARIANT] redis-token.pml && gcc -O2 -DSAFETY -o pan pan.c && ./pan
  *
  * ---------------------------------------------------------------------------------------------
- * THE SCHEME (issue 15): every grant, inside the acquire script, takes
+ * THE SCHEME: every grant, inside the acquire script, takes
  *
  *     token = max(counter + 1, server TIME in microseconds)
  *

@@ -23,8 +23,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * The testkit's randomized history check with the two DynamoDB paths writing one table: two
  * low-level {@link DynamoDbFencedStore} processes and one that writes only through the enhanced
  * client ({@link EnhancedPathAccessor}). With both paths on one token attribute the history is
- * consistent; with the enhanced bean's token in another attribute — the README's old snippet,
- * issue 18 — the checker finds the stale writes and resurrections that the cross-path review found
+ * consistent; with the enhanced bean's token in another attribute — the README's old snippet —
+ * the checker finds the stale writes and resurrections that the cross-path review found
  * by hand.
  */
 class CrossPathHistoryIT {
@@ -61,7 +61,7 @@ class CrossPathHistoryIT {
         HistoryChecker.check(run(StorageBasedFencedStore.of(accessor), 19)).assertPassed();
     }
 
-    /** Issue 18, case 1, found by the checker: the paths keep the token in two attributes and ignore each other's marks. */
+    /** Found by the checker: the paths keep the token in two attributes and ignore each other's marks. */
     @Test
     void theCheckerFindsTheResurrectionsWhenThePathsKeepTheTokenInTwoAttributes() {
         FencedDynamoDb misnamed = FencedDynamoDb.builder(forEnhanced).tokenAttribute("fencingToken").build();

@@ -97,7 +97,7 @@ class EnhancedDynamoReadsIT {
     }
 
     /**
-     * Issue 18: the extension sees an item only after the server projected it, so a plain projected
+     * The extension sees an item only after the server projected it, so a plain projected
      * query or scan that leaves out {@code fencing_deleted} hands back a tombstone as a key-only bean.
      * The fenced table's filter runs on the server before the projection and drops it; projecting
      * {@code fencing_deleted} too lets the extension map it to null again.

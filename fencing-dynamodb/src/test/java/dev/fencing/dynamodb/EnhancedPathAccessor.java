@@ -24,7 +24,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * on one table. A put replaces the whole item; its version is a fresh random number, so a
  * low-level writer that loaded the item before can never mistake it for the version it saw.
  *
- * @param <T> the bean ({@link HistoryItem}, or {@link MisnamedHistoryItem} to reproduce issue 18)
+ * @param <T> the bean ({@link HistoryItem}, or {@link MisnamedHistoryItem} to reproduce the paths
+ *     keeping the token in two attributes)
  */
 final class EnhancedPathAccessor<T> implements StorageAccessor<Long> {
 

@@ -6,7 +6,7 @@ import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbParti
 /**
  * {@link HistoryItem} as the README used to show it: the token attribute left to the bean's
  * property name, {@code fencingToken}, while the low-level path writes {@code fencing_token} — the
- * two paths then do not see each other's marks (issue 18, case 1). The extension now refuses that
+ * two paths then do not see each other's marks. The extension now refuses that
  * mismatch unless it is declared, as here, for a wrapper configured with {@code fencingToken}.
  */
 @DynamoDbBean

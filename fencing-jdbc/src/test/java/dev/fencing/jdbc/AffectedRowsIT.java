@@ -15,7 +15,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 17, item 7: a MySQL/MariaDB connection with {@code useAffectedRows=true} counts changed
+ * A MySQL/MariaDB connection with {@code useAffectedRows=true} counts changed
  * rows, so re-writing identical values counted 0 and read as "no such row". MariaDB only: the
  * option does not exist for PostgreSQL.
  */

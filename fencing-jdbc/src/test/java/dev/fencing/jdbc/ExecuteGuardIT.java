@@ -35,7 +35,7 @@ class ExecuteGuardIT {
         return FencingToken.of("execute-" + value, value);
     }
 
-    /** Issue 17, item 1: this statement set the token but never compared it; token 7 overwrote token 10 and moved it back. */
+    /** A statement like this one once set the token but never compared it; token 7 overwrote token 10 and moved it back. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
     void aStatementThatOnlySetsTheTokenIsStillComparedAndRefused(SqlTestServer server) throws SQLException {

@@ -28,7 +28,7 @@ class GuardedStatementTest {
         assertThat(statement.bind(List.of(30, 30), 9L, List.of(7L))).containsExactly(9L, 30, 30, 7L, 9L);
     }
 
-    /** The statement of issue 17: it set the token but never compared it, so token 7 overwrote token 10. */
+    /** A statement that once set the token but never compared it, so token 7 overwrote token 10. */
     @Test
     void aStatementThatSetsTheTokenWithoutComparingItGetsTheComparison() {
         GuardedStatement statement = parse("UPDATE accounts SET balance = ?, fencing_token = :fencing_token WHERE id = ?");

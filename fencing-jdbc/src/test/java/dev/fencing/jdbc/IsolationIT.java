@@ -47,7 +47,7 @@ class IsolationIT {
     private static final FencedTable ACCOUNTS = FencedTable.of("accounts", "id");
 
     /**
-     * Issue 17, item 4: the caller's transaction read the row (its snapshot is taken), then a newer
+     * A snapshot taken before the newer token: the caller's transaction read the row (its snapshot is taken), then a newer
      * holder committed token 10, then the caller writes with token 7. MySQL/MariaDB at REPEATABLE
      * READ used to re-read the mark from the old snapshot and answer "no such row" (update) or
      * "kept racing" (upsert); the locking read sees token 10. PostgreSQL at REPEATABLE READ refuses

@@ -83,10 +83,10 @@ class NewBuildOnPreviouslyConvertedTableIT {
     private static DataSource convertedByThePreviousScript() throws SQLException {
         DataSource db = TestServers.mariaDb().freshDatabase();
         Flyway.configure().dataSource(db).table(FencingMigrations.HISTORY_TABLE)
-                .locations("classpath:db/adv28-before-namespaces/mysql").load().migrate();
+                .locations("classpath:db/before-namespaces/mysql").load().migrate();
         assertThat(oldBuildAdvances(db, null, "account-7", 10)).isTrue();
         Flyway.configure().dataSource(db).table(FencingMigrations.HISTORY_TABLE)
-                .locations("classpath:db/adv28-previous-conversion/mysql").load().migrate();
+                .locations("classpath:db/previous-conversion/mysql").load().migrate();
         assertThat(marks(db)).containsExactly("'lock' account-7=10");
         return db;
     }

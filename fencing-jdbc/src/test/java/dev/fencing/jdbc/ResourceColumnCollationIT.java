@@ -79,7 +79,7 @@ class ResourceColumnCollationIT {
     }
 
     /**
-     * An install from before issue 17 (MariaDB/MySQL key columns in {@code utf8mb4_bin}, a PAD SPACE
+     * An install from before the key columns compared byte for byte (MariaDB/MySQL key columns in {@code utf8mb4_bin}, a PAD SPACE
      * collation: {@code "k"} and {@code "k "} are one key) is refused on first use, naming the
      * column and the migration, before anything is written — for the key-value store's
      * {@code item_key} and for a fence table's {@code resource}.

@@ -41,7 +41,7 @@ class RowKeysIT {
         return FencingToken.of("row-keys-" + value, value);
     }
 
-    /** Issue 17, item 2: on a case-insensitive column 'AliceN' and 'alicen' are one row; the toolkit cannot name its entry. */
+    /** On a case-insensitive column 'AliceN' and 'alicen' are one row; the toolkit cannot name its entry. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
     void aCaseInsensitiveKeyColumnIsRefusedBeforeAnythingIsWritten(SqlTestServer server) throws SQLException {
@@ -154,7 +154,7 @@ class RowKeysIT {
         }
     }
 
-    /** Issue 17, item 7: ("a,b", "c") and ("a", "b,c") were both 'pairs:a,b,c'. */
+    /** ("a,b", "c") and ("a", "b,c") were both 'pairs:a,b,c' while a separator inside a value went unescaped. */
     @ParameterizedTest(name = "{0}")
     @MethodSource("servers")
     void compositeKeysWithTheSeparatorInsideAreDifferentEntries(SqlTestServer server) throws SQLException {

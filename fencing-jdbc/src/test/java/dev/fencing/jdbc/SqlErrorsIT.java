@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 17, item 5: only a unique violation of the row's own key means "the row exists"; a CHECK
+ * Only a unique violation of the row's own key means "the row exists"; a CHECK
  * violation, or a unique violation of another column, is the caller's error and surfaces unchanged.
  */
 class SqlErrorsIT {

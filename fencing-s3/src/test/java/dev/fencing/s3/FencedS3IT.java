@@ -89,7 +89,7 @@ class FencedS3IT {
     }
 
     /**
-     * Issue 14, case 1 (warm cache): A wrote {@code body} with token 5 and remembers its ETag; B wrote
+     * Identical bytes, warm cache: A wrote {@code body} with token 5 and remembers its ETag; B wrote
      * the same bytes with token 6. Under POINTER the ETag A remembers is its own pointer's, which B's
      * write replaced, so A's put is refused — for the empty body too, whose data objects all share
      * one ETag (the MD5 of nothing).
@@ -129,7 +129,7 @@ class FencedS3IT {
         assertThat(a.highWaterMark(bucket, key)).hasValue(5);
     }
 
-    /** Issue 14, case 2: tombstones are unique, so repeated deletes never share an ETag. */
+    /** Tombstones are unique, so repeated deletes never share an ETag. */
     @ParameterizedTest
     @EnumSource(S3Layout.class)
     void aZombieCannotResurrectAKeyDeletedTwice(S3Layout layout) {
@@ -148,7 +148,7 @@ class FencedS3IT {
     }
 
     /**
-     * Issue 14, case 3 (cold path, no cache): B writes A's bytes with a newer token between A's HEAD
+     * Identical bytes, cold path (no cache): B writes A's bytes with a newer token between A's HEAD
      * and A's conditional put, under both policies.
      */
     @ParameterizedTest
@@ -373,7 +373,7 @@ class FencedS3IT {
     }
 
     /**
-     * Issue 14: a missing bucket is the SDK's {@link NoSuchBucketException} naming it, on every write
+     * A missing bucket is the SDK's {@link NoSuchBucketException} naming it, on every write
      * and read path (put and get are covered above), in both layouts, and nothing is written anywhere:
      * no bucket appears and the real bucket is as it was.
      */

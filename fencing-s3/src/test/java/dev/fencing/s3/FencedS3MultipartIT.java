@@ -45,7 +45,7 @@ class FencedS3MultipartIT {
         return Files.write(dir.resolve(name), bytes);
     }
 
-    /** Issue 14, case 4: the same file uploaded by a newer holder does not let the zombie's next upload land. */
+    /** The same file uploaded by a newer holder does not let the zombie's next upload land. */
     @Test
     void aNewerHolderUploadingTheSameFileFencesTheZombiesNextUpload() throws IOException {
         Path same = file("same.bin", PART + 4, 's');

@@ -511,7 +511,7 @@ public abstract class LockProviderContract {
         assertThatThrownBy(() -> closing.tryAcquire(resource("r"), longLease())).isInstanceOf(IllegalStateException.class);
     }
 
-    // ---- issue 16: takeover timing, unreachable servers, zero and bounded waits, close, release vs renewal ----
+    // ---- takeover timing, unreachable servers, zero and bounded waits, close, release vs renewal ----
 
     /**
      * No moment has two valid leases: the old holder's validity, sampled right after another

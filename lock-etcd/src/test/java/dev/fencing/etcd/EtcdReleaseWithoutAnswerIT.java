@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdReleaseWithoutAnswerIT {
 
     private static String resource(String name) {
-        return "adv29-" + name + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+        return "no-answer-" + name + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
     }
 
     @Test
@@ -54,7 +54,7 @@ class EtcdReleaseWithoutAnswerIT {
                                 Optional::isPresent).orElseThrow();
                 lease.close(); // a second chance to report: a no-op
                 assertThat(lease.isValid()).isFalse();
-                System.out.println("adv29 frozen-release endings of " + lease.token() + ": " + events.endingsOf(lease)
+                System.out.println("frozen-release endings of " + lease.token() + ": " + events.endingsOf(lease)
                         + "; taken over with " + taker.token());
                 assertThat(events.endingsOf(lease)).as("endings of a lease whose release could not reach etcd,"
                         + " taken over since by %s", taker.token()).hasSize(1);
@@ -89,7 +89,7 @@ class EtcdReleaseWithoutAnswerIT {
                 Lease taker = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                         .until(() -> b.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(10))),
                                 Optional::isPresent).orElseThrow();
-                System.out.println("adv29 release-after-close threw " + thrown + "; endings of " + lease.token()
+                System.out.println("release-after-close threw " + thrown + "; endings of " + lease.token()
                         + ": " + events.endingsOf(lease) + "; taken over with " + taker.token());
                 assertThat(events.endingsOf(lease)).as("endings of a lease released after its provider closed"
                         + " (release threw %s), taken over since by %s", thrown, taker.token()).hasSize(1);

@@ -37,13 +37,13 @@ class PostgresFallsSilentPlainDataSourceIT {
             plain.setLoginTimeout(1); // the documented bound of a DataSource without a pool
             try (PostgresAdvisoryLockProvider provider = PostgresAdvisoryLockProvider.builder(plain)
                     .connectTimeout(Duration.ofSeconds(2)).build()) {
-                provider.tryAcquire("adv29-silent", LeaseOptions.ofTtl(Duration.ofSeconds(5))).orElseThrow().release();
+                provider.tryAcquire("falls-silent", LeaseOptions.ofTtl(Duration.ofSeconds(5))).orElseThrow().release();
 
                 proxy.holdReplies(); // the server falls silent: connections open, nothing answers
                 Duration wait = Duration.ofSeconds(1);
                 String acquire = timed(() -> {
                     try {
-                        return String.valueOf(provider.tryAcquire("adv29-silent",
+                        return String.valueOf(provider.tryAcquire("falls-silent",
                                 LeaseOptions.ofTtl(Duration.ofSeconds(5)).withWaitTimeout(wait)).map(Lease::token));
                     } catch (RuntimeException e) {
                         return e.toString();
@@ -51,12 +51,12 @@ class PostgresFallsSilentPlainDataSourceIT {
                 }, Duration.ofSeconds(15));
                 String inspect = timed(() -> {
                     try {
-                        return String.valueOf(provider.inspect("adv29-silent"));
+                        return String.valueOf(provider.inspect("falls-silent"));
                     } catch (RuntimeException e) {
                         return e.toString();
                     }
                 }, Duration.ofSeconds(15));
-                System.out.println("adv29 silent-midway: tryAcquire(wait 1 s) -> " + acquire + "; inspect -> " + inspect);
+                System.out.println("falls silent midway: tryAcquire(wait 1 s) -> " + acquire + "; inspect -> " + inspect);
                 proxy.passReplies();
                 assertThat(acquire).as("tryAcquire with wait timeout %s against a silent server", wait)
                         .doesNotStartWith("STILL BLOCKED");
@@ -78,7 +78,7 @@ class PostgresFallsSilentPlainDataSourceIT {
     private static String timed(java.util.function.Supplier<String> call, Duration patience) throws Exception {
         long start = System.nanoTime();
         CompletableFuture<String> running = CompletableFuture.supplyAsync(call, runnable -> {
-            Thread thread = new Thread(runnable, "adv29-call");
+            Thread thread = new Thread(runnable, "falls-silent-call");
             thread.setDaemon(true);
             thread.start();
         });

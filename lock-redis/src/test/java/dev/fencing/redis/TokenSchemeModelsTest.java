@@ -23,7 +23,7 @@ import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Model checks of the token schemes ({@code src/test/spin/*.pml}, issue 19): for each model and
+ * Model checks of the token schemes ({@code src/test/spin/*.pml}): for each model and
  * variant, {@code spin -a -D...}, {@code gcc -DSAFETY pan.c}, {@code ./pan}, then: a variant whose
  * assumptions hold must finish a full state-space search with {@code errors: 0} (never cut short
  * by the depth bound or the memory limit); a variant that drops an assumption must end in an

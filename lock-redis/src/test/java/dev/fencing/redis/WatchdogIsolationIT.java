@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * One frozen Redis must not cost the leases on another Redis their renewals. Both providers use
  * the JVM's shared watchdog (two ticking threads); the frozen server (SIGSTOP) leaves its
- * renewals blocked for the client's command timeout. Before issue 16 those blocked renewals held
- * both watchdog threads and the lease on the healthy server expired: 0 renewals, and another
+ * renewals blocked for the client's command timeout. When the watchdog's ticking threads still ran
+ * the renewals themselves, those blocked renewals held both watchdog threads and the lease on the healthy server expired: 0 renewals, and another
  * client took its lock.
  */
 class WatchdogIsolationIT {

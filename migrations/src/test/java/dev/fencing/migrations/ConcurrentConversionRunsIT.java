@@ -94,7 +94,7 @@ class ConcurrentConversionRunsIT {
         // the next run (say run B again, after Flyway's repair: a history table that has not applied this script)
         String nextRunError = null;
         try {
-            Flyway.configure().dataSource(db).table("adv28_other_application_history").baselineOnMigrate(true)
+            Flyway.configure().dataSource(db).table("other_application_history").baselineOnMigrate(true)
                     .baselineVersion("0").locations(Vendor.MYSQL.location()).load().migrate();
         } catch (RuntimeException e) {
             nextRunError = String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage());

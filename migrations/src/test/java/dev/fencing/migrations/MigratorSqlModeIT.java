@@ -145,7 +145,7 @@ class MigratorSqlModeIT {
         // and a run in an ordinary session (after Flyway's repair, under another history table)
         String ordinaryRun = "finished";
         try {
-            Flyway.configure().dataSource(db).table("adv28_other_application_history").baselineOnMigrate(true)
+            Flyway.configure().dataSource(db).table("other_application_history").baselineOnMigrate(true)
                     .baselineVersion("0").locations(Vendor.MYSQL.location()).load().migrate();
         } catch (RuntimeException e) {
             ordinaryRun = "failed: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage());

@@ -1,4 +1,4 @@
--- Test fixture (adv28): the MySQL/MariaDB script as committed in 36f7ffb, the version before 0e4e1d4.
+-- Test fixture: the MySQL/MariaDB script as committed in 36f7ffb, the version before 0e4e1d4.
 -- The fencing toolkit's own tables (MySQL 8 / MariaDB 10.6+). Repeatable and idempotent: safe to
 -- apply under the toolkit's history table or inside an application's own Flyway run.
 --
