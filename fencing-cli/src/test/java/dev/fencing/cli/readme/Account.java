@@ -6,7 +6,7 @@ import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbAttri
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
 
-/** The README's enhanced-client bean, verbatim (checked by {@link DocsSnippetsTest}). */
+/** docs/dynamodb.md's enhanced-client bean, verbatim (checked by {@link DocsSnippetsTest}). */
 @DynamoDbBean
 public class Account {
     private String pk;

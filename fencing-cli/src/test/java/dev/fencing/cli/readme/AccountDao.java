@@ -4,7 +4,7 @@ import org.jdbi.v3.sqlobject.customizer.Bind;
 import org.jdbi.v3.sqlobject.statement.SqlQuery;
 import org.jdbi.v3.sqlobject.statement.SqlUpdate;
 
-/** The README's plain Jdbi DAO: it knows nothing of tokens. */
+/** The plain Jdbi DAO of docs/sql.md and docs/postgres.md: it knows nothing of tokens. */
 interface AccountDao {
 
     @SqlQuery("SELECT balance FROM accounts WHERE id = :id")

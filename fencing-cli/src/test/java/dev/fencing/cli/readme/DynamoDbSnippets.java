@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
-/** The README's DynamoDB snippets, verbatim: compiled by the build (never run), checked by {@link DocsSnippetsTest}. */
+/** The Java snippets of docs/dynamodb.md, verbatim: compiled by the build (never run), checked by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class DynamoDbSnippets {
 

@@ -9,7 +9,7 @@ import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
 
-/** The README's Micrometer snippet, verbatim: compiled by the build, found in the README by {@link DocsSnippetsTest}. */
+/** The Java snippet of docs/metrics.md, verbatim: compiled by the build, found in the docs by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class MetricsSnippets {
 

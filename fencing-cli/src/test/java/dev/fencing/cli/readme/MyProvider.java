@@ -2,7 +2,7 @@ package dev.fencing.cli.readme;
 
 import dev.fencing.redis.RedisLockProvider;
 
-/** Stands in for the reader's own provider in the README's testing snippets. */
+/** Stands in for the reader's own provider in the snippets of docs/testing.md. */
 final class MyProvider {
 
     private MyProvider() {}

@@ -6,7 +6,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import javax.sql.DataSource;
 
-/** Stands in for the reader's own store in the README's testing snippets. */
+/** Stands in for the reader's own store in the snippets of docs/testing.md. */
 final class MyStore {
 
     private MyStore() {}

@@ -10,7 +10,7 @@ import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 
-/** The README's ShedLock snippet, verbatim: compiled by the build, found in the README by {@link DocsSnippetsTest}. */
+/** The Java snippet of docs/shedlock.md, verbatim: compiled by the build, found in the docs by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class ShedLockSnippets {
 

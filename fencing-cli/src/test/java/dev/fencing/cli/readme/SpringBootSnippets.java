@@ -8,8 +8,8 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 
 /**
- * The README's Spring Boot snippet, verbatim: compiled by the build (without Spring: the class is
- * a plain constructor-injected bean), found in the README by {@link DocsSnippetsTest}.
+ * The JdbcFence snippet of docs/spring-boot.md, verbatim: compiled by the build (without Spring: the class is
+ * a plain constructor-injected bean), found in the docs by {@link DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class SpringBootSnippets {

@@ -1,30 +1,34 @@
 package dev.fencing.cli.readme;
 
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.jdbc.FencedTable;
 import dev.fencing.jdbc.JdbiFence;
-import dev.fencing.postgres.TransactionLocks;
+import dev.fencing.migrations.FencingMigrations;
+import dev.fencing.migrations.Vendor;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Map;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 import org.jdbi.v3.core.Jdbi;
 
-/** The README's SQL snippets, verbatim: compiled by the build (never run), checked by {@link DocsSnippetsTest}. */
+/** The Java snippets of docs/sql.md, verbatim: compiled by the build (never run), checked by {@link DocsSnippetsTest}. */
 @SuppressWarnings("unused")
 final class SqlSnippets {
 
     private SqlSnippets() {}
 
-    static void transactionLocks(Jdbi jdbi) throws SQLException {
-        jdbi.useTransaction(handle -> {
-            FencingToken token = TransactionLocks.create().lock(handle.getConnection(), "account-7");
-            JdbiFence.create(jdbi).advance(handle, token);
-            handle.attach(AccountDao.class).setBalance(7, 150);
-        });                                                          // commit releases the lock
+    static void migrations(DataSource dataSource) {
+        FencingMigrations.migrate(dataSource);
+    }
+
+    static void flyway(DataSource dataSource) {
+        Flyway.configure().dataSource(dataSource)
+              .locations("classpath:db/migration", Vendor.POSTGRESQL.location())   // or Vendor.MYSQL
+              .load().migrate();
     }
 
     static void jdbiFence(Jdbi jdbi, LockProvider locks) throws InterruptedException {

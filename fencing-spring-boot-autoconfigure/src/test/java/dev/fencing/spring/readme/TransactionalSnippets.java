@@ -9,8 +9,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * The README's Spring transaction snippet, verbatim: compiled by this module's build, found in the
- * README by the CLI module's {@code DocsSnippetsTest}.
+ * The Spring transaction snippets of docs/spring-boot.md, verbatim: compiled by this module's build,
+ * found in the docs by the CLI module's {@code DocsSnippetsTest}.
  */
 @SuppressWarnings("unused")
 final class TransactionalSnippets {
