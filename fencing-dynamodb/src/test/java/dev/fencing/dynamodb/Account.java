@@ -4,7 +4,7 @@ import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbAttri
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbBean;
 import software.amazon.awssdk.enhanced.dynamodb.mapper.annotations.DynamoDbPartitionKey;
 
-/** A bean with a fencing token attribute, as the README tells a user of the enhanced client to write it. */
+/** A bean with a fencing token attribute, as docs/dynamodb.md tells a user of the enhanced client to write it. */
 @DynamoDbBean
 public class Account {
     private String pk;

@@ -77,7 +77,7 @@ class DynamoLostReplyIT {
     }
 
     /**
-     * The README's debit ({@code SET balance = balance - :amount}) on the low-level wrapper. Before
+     * The debit of docs/dynamodb.md ({@code SET balance = balance - :amount}) on the low-level wrapper. Before
      * the fix the SDK's retry passed the caller's condition again and debited twice.
      */
     @Test

@@ -21,7 +21,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  * through {@link FencingTokenExtension}, replaces the whole item and so drops
  * {@code fencing_resource}; the next low-level fenced write of ANY lock then binds the key anew.
  * Two processes: one holds lock "orders" (low-level wrapper and enhanced client), the other
- * holds lock "payments" (low-level wrapper on a client of its own). README guarantee 9 names the
+ * holds lock "payments" (low-level wrapper on a client of its own). Guarantee 9 in docs/guarantees.md names the
  * enhanced client as not keeping the name; these tests show what that costs.
  */
 class EnhancedClientRebindsKeysIT {
@@ -47,7 +47,7 @@ class EnhancedClientRebindsKeysIT {
     }
 
     /**
-     * As documented (README guarantee 9, "What is not checked"): the holder of lock "orders" writes
+     * As documented (docs/guarantees.md, guarantee 9, "What is not checked"): the holder of lock "orders" writes
      * through the enhanced client, whose put replaces the item without its lock name; a low-level
      * write of lock "payments" then binds the key to "payments", and "orders" is refused on it.
      * On a table written through the enhanced client, use one lock per item.

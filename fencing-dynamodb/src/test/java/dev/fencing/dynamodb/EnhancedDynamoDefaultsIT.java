@@ -19,7 +19,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
- * With the fencing extension installed as the README shows, the SDK's default extensions still
+ * With the fencing extension installed as docs/dynamodb.md shows, the SDK's default extensions still
  * work: a stale {@code @DynamoDbVersionAttribute} write is refused, and {@code @DynamoDbAtomicCounter}
  * counts. (Given alone to {@code .extensions(...)}, any extension replaces the defaults.)
  */

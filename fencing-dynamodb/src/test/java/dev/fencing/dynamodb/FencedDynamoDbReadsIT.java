@@ -92,7 +92,7 @@ class FencedDynamoDbReadsIT {
                 .filterExpression("balance > :min").expressionAttributeValues(Map.of(":min", AttributeValue.fromN("100")))
                 .build())).items()).as("the caller's own filter still applies").isEmpty();
         assertThat(client.scan(ScanRequest.builder().tableName(table).build()).items())
-                .as("a raw scan, which the README warns about, does return the tombstone").hasSize(2);
+                .as("a raw scan, which docs/dynamodb.md warns about, does return the tombstone").hasSize(2);
     }
 
     @Test

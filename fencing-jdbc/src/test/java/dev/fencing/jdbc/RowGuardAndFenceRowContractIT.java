@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Nested;
 class RowGuardAndFenceRowContractIT {
 
     private static final String ROW_GUARD = "the row guard compares a token with the row's own token column and"
-            + " guard entry, which hold no lock name (README: what the row guard can and cannot check)";
+            + " guard entry, which hold no lock name (docs/guarantees.md, guarantee 9: what is not checked)";
     private static final String CROSS_PATH = "both paths, with one lock per key named like the row's fence entry;"
             + " the row guard keeps no lock name";
     private static final String FENCE_ROW = "a fence row is the lock's own row, keyed by the lock's name: a token"

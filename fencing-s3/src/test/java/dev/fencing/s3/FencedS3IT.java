@@ -205,7 +205,7 @@ class FencedS3IT {
         assertThat(dataObjects(key)).hasSize(1);
     }
 
-    /** The request counts the README states for each layout, cold and warm. */
+    /** The request counts docs/s3.md states for each layout, cold and warm. */
     @ParameterizedTest
     @EnumSource(S3Layout.class)
     void requestsPerPutColdAndWarm(S3Layout layout) {

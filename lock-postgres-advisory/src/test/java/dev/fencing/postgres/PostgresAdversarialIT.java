@@ -85,7 +85,7 @@ class PostgresAdversarialIT {
 
     /**
      * Was broken before (a) for TransactionLocks: "every grant's token is greater than every token issued
-     * before". The README says the counter increment rolls back with the transaction, "so use such
+     * before". docs/postgres.md says the counter increment rolls back with the transaction, "so use such
      * a token only for writes in the same transaction". But a ROLLBACK TO SAVEPOINT (Spring's
      * NESTED propagation, Jdbi/JDBC savepoints around a step that failed) undoes the lock AND the
      * count while the transaction goes on: the transaction still holds the token and writes with
@@ -105,7 +105,7 @@ class PostgresAdversarialIT {
             Savepoint step = first.setSavepoint();
             FencingToken held = locks.lock(first, resource);
             first.rollback(step); // a nested step failed; the outer transaction carries on with its token
-            JdbcFence.create(db).advance(first, held); // the README's use: a write in the same transaction
+            JdbcFence.create(db).advance(first, held); // docs/postgres.md's use: a write in the same transaction
 
             Optional<FencingToken> other = locks.tryLock(second, resource);
             first.commit();

@@ -117,7 +117,7 @@ class RedisProvidersAdversarialIT {
     }
 
     /**
-     * Was broken before (c) "a frozen server costs its own leases, never another server's" (README, Guarantees)
+     * Was broken before (c) "a frozen server costs its own leases, never another server's" (docs/guarantees.md, Limits)
      * and LeaseWatchdog's "one slow server delays only its own leases". The watchdog hands each
      * renewal to a pool of at most 1024 threads (SynchronousQueue, rejected beyond): 1100 auto-renewed
      * leases on a Redis that freezes (SIGSTOP) each block a renewal thread for the default 5 s

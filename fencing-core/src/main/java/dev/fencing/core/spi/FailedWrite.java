@@ -4,7 +4,7 @@ import java.net.ConnectException;
 
 /**
  * What a failed write request may have done, decided from what its client saw of the server's
- * reply — the one rule every store follows for lost replies (README guarantee 8). A store maps its
+ * reply — the one rule every store follows for lost replies (guarantee 8 in docs/guarantees.md). A store maps its
  * client library's errors onto {@link #withoutReply} or {@link #answered} in one place; the rule
  * itself is here.
  *
