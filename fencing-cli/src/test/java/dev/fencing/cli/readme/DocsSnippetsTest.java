@@ -59,6 +59,7 @@ class DocsSnippetsTest {
         }
         assertThat(blocks).as("java blocks in README.md and docs/").hasSizeGreaterThan(20);
         assertThat(blocks).as("java blocks in README.md").anyMatch(block -> block.where().startsWith("README.md"));
+        assertThat(blocks).as("java blocks in docs/").anyMatch(block -> block.where().startsWith("docs"));
         List<Source> sources = sources();
         List<String> problems = new ArrayList<>();
         for (Block block : blocks) {
@@ -121,10 +122,8 @@ class DocsSnippetsTest {
 
     private static List<Path> pages() throws IOException {
         List<Path> pages = new ArrayList<>(List.of(README));
-        if (Files.isDirectory(DOCS)) {
-            try (Stream<Path> files = Files.list(DOCS)) {
-                pages.addAll(files.filter(file -> file.toString().endsWith(".md")).sorted().toList());
-            }
+        try (Stream<Path> files = Files.list(DOCS)) {
+            pages.addAll(files.filter(file -> file.toString().endsWith(".md")).sorted().toList());
         }
         return pages;
     }
