@@ -4,6 +4,12 @@
 -- Keys use the "C" collation: compared byte for byte, whatever the database's default collation,
 -- so 'a', 'A' and 'a ' are three keys.
 
+-- Applied again over its own tables, each CREATE ... IF NOT EXISTS would send a notice ("already
+-- exists, skipping"), which Flyway logs as a WARN: notices are off while the script runs, and the
+-- caller's level comes back at its end (with the transaction, if the script fails).
+SELECT set_config('fencing.caller_client_min_messages', current_setting('client_min_messages'), false);
+SET client_min_messages = warning;
+
 -- fencing-jdbc's marks, in two namespaces that never meet: kind 'lock' holds a lock's fence row
 -- (resource = the lock's name: the highest token a fenced transaction or row guard write of that
 -- lock presented), kind 'row' the row guard's entries (resource = '<schema>.<table>:<key>': the mark
@@ -91,3 +97,5 @@ BEGIN
             WHERE kind = 'lock' AND resource LIKE '%.%:%';
     END IF;
 END $$;
+
+SELECT set_config('client_min_messages', current_setting('fencing.caller_client_min_messages'), false);

@@ -17,6 +17,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ChildProcess {
 
+    private static final int TEXT_FILE_BUSY_ATTEMPTS = 20;
+
     private final String name;
     private final List<String> command;
     private final int port;
@@ -61,20 +63,40 @@ public final class ChildProcess {
         if (Ports.isOpen(port)) {
             throw new IllegalStateException("port " + port + " is taken; cannot start " + name);
         }
-        try {
-            process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                    .directory(new File(System.getProperty("java.io.tmpdir")))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + name + " with " + command, e);
-        }
+        process = launch();
         try {
             Ports.awaitOpen(port, startTimeout, process, name);
         } catch (IllegalStateException e) {
             killQuietly();
             throw new IllegalStateException(e.getMessage() + "; see " + log, e);
+        }
+    }
+
+    /**
+     * Starts the command. A binary unpacked a moment ago can fail with "Text file busy" (ETXTBSY)
+     * while another thread of this JVM forks a child that inherited the unpacking's still-open
+     * write descriptor; the child closes it when it execs, so the start is tried again, up to
+     * {@link #TEXT_FILE_BUSY_ATTEMPTS} times.
+     */
+    private Process launch() {
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .directory(new File(System.getProperty("java.io.tmpdir")));
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return builder.start();
+            } catch (IOException e) {
+                if (attempt >= TEXT_FILE_BUSY_ATTEMPTS || !String.valueOf(e.getMessage()).contains("error=26")) {
+                    throw new UncheckedIOException("cannot start " + name + " with " + command, e);
+                }
+                try {
+                    Thread.sleep(20L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new UncheckedIOException("interrupted starting " + name, e);
+                }
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import dev.fencing.jdbc.JdbiFence;
 import dev.fencing.micrometer.MicrometerFencingListener;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.redis.RedisLockProvider;
+import dev.fencing.shedlock.FencedShedLockProvider;
 import dev.fencing.testkit.InMemoryLockProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -35,7 +36,8 @@ class FencingAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingMetricsAutoConfiguration.class,
                     FencingLockAutoConfiguration.class, FencingFlywayAutoConfiguration.class,
-                    FencingJdbcAutoConfiguration.class, FencingHealthAutoConfiguration.class));
+                    FencingJdbcAutoConfiguration.class, FencingHealthAutoConfiguration.class,
+                    FencingShedLockAutoConfiguration.class));
 
     @Configuration(proxyBeanMethods = false)
     static class OwnProvider {
@@ -102,6 +104,34 @@ class FencingAutoConfigurationTest {
                     assertThat(context).hasSingleBean(FencingHealthIndicator.class);
                     assertThat(context).hasBean("fencingHealthIndicator");
                 });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnShedLockProvider {
+        @Bean
+        net.javacrumbs.shedlock.core.LockProvider shedLockProvider() {
+            return configuration -> java.util.Optional.empty();
+        }
+    }
+
+    @Test
+    void withShedLockThereIsAFencedShedLockProviderOverTheToolkitsProvider() {
+        runner.withUserConfiguration(OwnProvider.class).run(context -> {
+            assertThat(context).hasSingleBean(net.javacrumbs.shedlock.core.LockProvider.class);
+            assertThat(context).hasSingleBean(FencedShedLockProvider.class);
+        });
+    }
+
+    @Test
+    void theFencedShedLockProviderBacksOffForTheApplicationsOwnAndWithoutShedLockSpringOrAToolkitProvider() {
+        runner.withUserConfiguration(OwnProvider.class, OwnShedLockProvider.class).run(context -> {
+            assertThat(context).doesNotHaveBean(FencedShedLockProvider.class);
+            assertThat(context).hasSingleBean(net.javacrumbs.shedlock.core.LockProvider.class);
+        });
+        runner.withUserConfiguration(OwnProvider.class)
+                .withClassLoader(new FilteredClassLoader("net.javacrumbs.shedlock.spring"))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedShedLockProvider.class));
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedShedLockProvider.class));
     }
 
     @Test

@@ -10,14 +10,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Empty databases on the testkit's PostgreSQL, so each application context starts on a schema of its own. */
-final class TestDatabases {
+public final class TestDatabases {
 
     private static final Pattern URL = Pattern.compile("(jdbc:postgresql://[^/]+/)([^?]*)(.*)");
 
     private TestDatabases() {}
 
     /** The JDBC URL (credentials included) of a new, empty database. */
-    static String freshPostgresUrl() {
+    public static String freshPostgresUrl() {
         PostgresTestServer postgres = TestServers.postgres();
         String name = "boot_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         try (Connection connection = postgres.connect(); Statement statement = connection.createStatement()) {
