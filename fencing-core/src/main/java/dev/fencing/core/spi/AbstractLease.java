@@ -119,7 +119,8 @@ public abstract class AbstractLease implements Lease {
             throw LeaseLostException.of(token, "it was found lost earlier");
         }
         long left = deadlineNanos - clock.nanoTime();
-        if (left < margin.toNanos()) {
+        // at the deadline itself the lease is no longer valid (isValid), whatever the margin
+        if (left <= 0 || left < margin.toNanos()) {
             throw LeaseLostException.of(token, left <= 0
                     ? "it expired " + Duration.ofNanos(-left).toMillis() + " ms ago"
                     : "only " + Duration.ofNanos(left).toMillis() + " ms left, the side effect needs " + margin.toMillis() + " ms");

@@ -74,6 +74,21 @@ class AbstractLeaseTest {
         assertThatThrownBy(() -> lease.requireValidFor(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class);
     }
 
+    /** Exactly at the deadline the lease is no longer valid, so no margin, not even zero, hands out its token. */
+    @Test
+    void atTheDeadlineNoMarginHandsOutTheToken() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(lease.isValid()).isFalse();
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ZERO)).isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("expired 0 ms ago");
+        clock.advance(Duration.ofNanos(-1));
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.requireValidFor(Duration.ZERO)).isEqualTo(lease.token());
+        assertThat(lease.requireValidFor(Duration.ofNanos(1))).as("exactly the margin left").isEqualTo(lease.token());
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ofNanos(2))).isInstanceOf(LeaseLostException.class);
+    }
+
     @Test
     void renewMovesTheDeadlineFromTheRequestTime() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
