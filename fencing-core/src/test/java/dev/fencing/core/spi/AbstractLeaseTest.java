@@ -89,6 +89,83 @@ class AbstractLeaseTest {
         assertThatThrownBy(() -> lease.requireValidFor(Duration.ofNanos(2))).isInstanceOf(LeaseLostException.class);
     }
 
+    /** The watchdog's renewal finds the lock held by someone else: the lease is lost at once, and said so once. */
+    @Test
+    void aWatchdogRenewalThatFindsTheLockGoneEndsTheLease() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.held.set(false);
+        lease.renewFromWatchdog(Duration.ofSeconds(10));
+        assertThat(lease.isValid()).as("valid by the clock, but the lock is gone").isFalse();
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ZERO)).isInstanceOf(LeaseLostException.class);
+        assertThat(events).containsExactly("lost: the watchdog's renewal found the lock no longer held by owner "
+                + lease.ownerId());
+        lease.renewFromWatchdog(Duration.ofSeconds(10));
+        assertThat(lease.renewals).as("no renewal after the loss").hasValue(1);
+        assertThat(events).hasSize(1);
+    }
+
+    /** A watchdog renewal the server accepts moves the deadline and is reported as a renewal, not a loss. */
+    @Test
+    void aWatchdogRenewalThatTheServerAcceptsMovesTheDeadline() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        clock.advance(Duration.ofSeconds(8));
+        lease.renewFromWatchdog(Duration.ofSeconds(10));
+        assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(events).containsExactly("renewed");
+    }
+
+    /** A release that finds the lock gone is a loss: the caller hears it, and so does the listener, once. */
+    @Test
+    void aReleaseThatFindsTheLockGoneIsReportedAsALoss() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.held.set(false);
+        assertThatThrownBy(lease::release).isInstanceOf(LeaseLostException.class);
+        assertThat(events).hasSize(1).allMatch(event -> event.startsWith("lost: "));
+    }
+
+    /** A failed renewal is retried while time is left; one that fails after the deadline ends the lease. */
+    @Test
+    void aWatchdogRenewalThatFailsEndsTheLeaseOnlyOnceItExpired() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        lease.renewFailure.set(new IllegalStateException("server busy"));
+        clock.advance(Duration.ofSeconds(9));
+        lease.renewFromWatchdog(Duration.ofSeconds(10));
+        assertThat(lease.isValid()).isTrue();
+        assertThat(events).isEmpty();
+        clock.advance(Duration.ofSeconds(1));
+        lease.renewFromWatchdog(Duration.ofSeconds(10));
+        assertThat(events).containsExactly("lost: the watchdog could not renew it before it expired");
+    }
+
+    /** A renewal that hangs (a silent server) cannot keep the lease: past its deadline it is lost. */
+    @Test
+    void aHungWatchdogRenewalPastTheDeadlineEndsTheLease() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        clock.advance(Duration.ofMillis(9_999));
+        lease.renewalStillInFlight();
+        assertThat(events).as("still time left").isEmpty();
+        clock.advance(Duration.ofMillis(1));
+        lease.renewalStillInFlight();
+        assertThat(events).containsExactly("lost: the watchdog's renewal did not answer before the lease expired");
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ZERO)).hasMessageContaining("found lost earlier");
+    }
+
+    /** The held time reported with a loss is the time the lease was valid, never more. */
+    @Test
+    void theHeldTimeOfALossIsTheTimeSinceTheGrant() {
+        List<Duration> held = new ArrayList<>();
+        FencingListener timing = new FencingListener() {
+            @Override
+            public void onLost(Lease lease, String reason, Throwable cause, Duration heldFor) {
+                held.add(heldFor);
+            }
+        };
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), timing);
+        clock.advance(Duration.ofSeconds(3));
+        lease.lose("taken over");
+        assertThat(held).containsExactly(Duration.ofSeconds(3));
+    }
+
     @Test
     void renewMovesTheDeadlineFromTheRequestTime() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
