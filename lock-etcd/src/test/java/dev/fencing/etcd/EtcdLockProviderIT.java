@@ -61,12 +61,22 @@ class EtcdLockProviderIT extends LockProviderContract {
                 .requestTimeout(Duration.ofSeconds(3)).build();
     }
 
+    /**
+     * A provider with a short request timeout, built again while its first answer takes longer than
+     * that (a new client on a loaded machine): the short bound is for what the test does next.
+     */
+    private static EtcdLockProvider built(java.util.function.Supplier<EtcdLockProvider> build) {
+        return org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptionsInstanceOf(dev.fencing.core.LockUnavailableException.class)
+                .until(build::get, provider -> true);
+    }
+
     /** Built through a proxy that is then closed: etcd is up, this client cannot reach it. */
     @Override
     protected LockProvider createUnreachableProvider() {
         LaggingProxy proxy = LaggingProxy.start("127.0.0.1", etcd.port());
-        LockProvider cutOff = EtcdLockProvider.builder("http://127.0.0.1:" + proxy.port())
-                .requestTimeout(Duration.ofSeconds(1)).build();
+        LockProvider cutOff = built(() -> EtcdLockProvider.builder("http://127.0.0.1:" + proxy.port())
+                .requestTimeout(Duration.ofSeconds(1)).build());
         proxy.close();
         return cutOff;
     }
@@ -76,7 +86,8 @@ class EtcdLockProviderIT extends LockProviderContract {
     protected Optional<UnclearReplies> unclearReplies() {
         HoldTxnReplies hold = new HoldTxnReplies();
         Client client = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).interceptor(hold).build();
-        EtcdLockProvider held = EtcdLockProvider.builder(client).requestTimeout(Duration.ofMillis(500)).build();
+        EtcdLockProvider held = built(() -> EtcdLockProvider.builder(client).requestTimeout(Duration.ofMillis(500))
+                .build());
         return Optional.of(new UnclearReplies() {
             @Override
             public LockProvider provider() {

@@ -30,6 +30,20 @@ class EtcdReleaseWithoutAnswerIT {
         return "no-answer-" + name + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
     }
 
+    /**
+     * A provider whose requests give up after 1 s, so a frozen member's release ends quickly. A
+     * loaded machine (a parallel build) can take longer than that for a new client's first
+     * answer, which build() waits for: the build is tried again until it connects.
+     */
+    private static EtcdLockProvider provider(String[] endpoints, RecordingListener events) {
+        return await().atMost(Duration.ofSeconds(30)).ignoreExceptionsInstanceOf(LockUnavailableException.class)
+                .until(() -> {
+                    EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints)
+                            .requestTimeout(Duration.ofSeconds(1));
+                    return events == null ? builder.build() : builder.listener(events).build();
+                }, provider -> true);
+    }
+
     @Test
     void aReleaseAgainstAFrozenMemberEndsTheLeaseWithExactlyOneEvent() {
         EtcdTestServer etcd = EtcdTestServer.launch();
@@ -37,10 +51,7 @@ class EtcdReleaseWithoutAnswerIT {
             String[] endpoints = etcd.endpoints().toArray(String[]::new);
             RecordingListener events = new RecordingListener();
             String resource = resource("frozen");
-            try (EtcdLockProvider a = EtcdLockProvider.builder(endpoints).listener(events)
-                    .requestTimeout(Duration.ofSeconds(1)).build();
-                    EtcdLockProvider b = EtcdLockProvider.builder(endpoints).requestTimeout(Duration.ofSeconds(1))
-                            .build()) {
+            try (EtcdLockProvider a = provider(endpoints, events); EtcdLockProvider b = provider(endpoints, null)) {
                 Lease lease = a.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
                 etcd.pause();
                 try {
@@ -73,8 +84,7 @@ class EtcdReleaseWithoutAnswerIT {
             RecordingListener events = new RecordingListener();
             String resource = resource("closed");
             Lease lease;
-            EtcdLockProvider a = EtcdLockProvider.builder(endpoints).listener(events)
-                    .requestTimeout(Duration.ofSeconds(1)).build();
+            EtcdLockProvider a = provider(endpoints, events);
             lease = a.tryAcquire(resource, LeaseOptions.builder().ttl(Duration.ofSeconds(2)).autoRenew(true).build())
                     .orElseThrow();
             a.close();
@@ -84,8 +94,7 @@ class EtcdReleaseWithoutAnswerIT {
             } catch (RuntimeException e) {
                 thrown = e;
             }
-            try (EtcdLockProvider b = EtcdLockProvider.builder(endpoints).requestTimeout(Duration.ofSeconds(1))
-                    .build()) {
+            try (EtcdLockProvider b = provider(endpoints, null)) {
                 Lease taker = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                         .until(() -> b.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(10))),
                                 Optional::isPresent).orElseThrow();
