@@ -154,9 +154,14 @@ class RedisUnclearAcquireIT {
         pending.cancel(true);
     }
 
-    /** Waits, well within the attempt's 60 s TTL, until no node holds the lock key. */
+    /**
+     * Waits, well within the attempt's 60 s TTL, until no node holds the lock key. The waits
+     * before it (the refused give-back, at most 20 s) and this one (20 s) stay under the TTL
+     * together, so the key cannot vanish by expiry and pass the test for the wrong reason; they
+     * are that long because a loaded machine (a parallel build) once took more than 10 s.
+     */
     private static void awaitNoLockKey(RedlockProvider locks, String resource, List<RedisTestServer> nodes) {
-        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
             for (RedisTestServer node : nodes) {
                 assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on " + node).isEqualTo("0");
             }
@@ -186,7 +191,7 @@ class RedisUnclearAcquireIT {
 
             pending.cancel(true);
             redis.command("ACL", "SETUSER", user, "-evalsha", "-eval");
-            await().atMost(Duration.ofSeconds(10)).until(() -> String.valueOf(redis.command("ACL", "LOG")).contains(user));
+            await().atMost(Duration.ofSeconds(20)).until(() -> String.valueOf(redis.command("ACL", "LOG")).contains(user));
             redis.command("ACL", "SETUSER", user, "+evalsha", "+eval");
             proxy.lagReplies(Duration.ZERO);
 
@@ -210,7 +215,7 @@ class RedisUnclearAcquireIT {
             String resource = resource();
             cancelWhileTheGrantIsOnItsWay(locks, resource, nodes, proxies);
             nodes.forEach(node -> node.command("ACL", "SETUSER", user, "-evalsha", "-eval"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> nodes.stream()
+            await().atMost(Duration.ofSeconds(20)).until(() -> nodes.stream()
                     .allMatch(node -> String.valueOf(node.command("ACL", "LOG")).contains(user)));
             nodes.forEach(node -> node.command("ACL", "SETUSER", user, "+evalsha", "+eval"));
             proxies.forEach(each -> each.lagReplies(Duration.ZERO));
