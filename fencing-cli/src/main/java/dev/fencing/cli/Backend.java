@@ -579,7 +579,7 @@ final class Backend implements AutoCloseable {
     /**
      * For the jdbc store: the marks {@code fencing_fence} holds under the name {@code resource}, by
      * kind — {@code lock} (the fence row of the lock so named: {@code JdbcFence}, {@code JdbiFence},
-     * {@code TransactionalFence} and {@code FencedTable} raise it) and {@code row} (the row guard's
+     * {@code TransactionalFence} and {@code RowGuard} raise it) and {@code row} (the row guard's
      * entry, for a name like {@code <schema>.<table>:<key>}). Empty for other stores or without the
      * table. Read-only.
      */

@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  * fence checks that it compares resources byte for byte and keeps locks' fence rows apart from
  * the row guard's entries (an install from before either conversion is refused, naming the
  * migration). Any lock name is fine, one spelled like a row guard entry included: its fence row is
- * the lock's own (see {@link FencedTable}). A fence serves one database. Only writes made inside the
+ * the lock's own (see {@link RowGuard}). A fence serves one database. Only writes made inside the
  * callback are fenced. The cost is one statement, so one round trip, more than the same
  * transaction without the fence. Thread-safe.
  */

@@ -26,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * module's {@code AddFencingTokenColumns}).
  *
  * <pre>{@code
- * FencedTable accounts = FencedTable.of("accounts", "id");
+ * RowGuard accounts = RowGuard.of("accounts", "id");
  * accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
  * // the fence row of the token's lock, then
  * // UPDATE accounts SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
@@ -118,7 +118,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Identifiers are validated when the table is described; values are always bound. Immutable and
  * thread-safe.
  */
-public final class FencedTable {
+public final class RowGuard {
 
     /** The marker a hand-written statement may use for the token. */
     public static final String TOKEN_MARKER = ":fencing_token";
@@ -138,7 +138,7 @@ public final class FencedTable {
     /** Hand-written statements already parsed and rewritten, per dialect. */
     private final Map<String, GuardedStatement> statements = new ConcurrentHashMap<>();
 
-    private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable,
+    private RowGuard(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable,
             FencingListener listener) {
         this.table = table;
         this.keyColumns = keyColumns;
@@ -149,7 +149,7 @@ public final class FencedTable {
     }
 
     /** {@code table} keyed by {@code keyColumns}, token column {@code fencing_token}, {@link Policy#MONOTONIC}. */
-    public static FencedTable of(String table, String... keyColumns) {
+    public static RowGuard of(String table, String... keyColumns) {
         Sql.requireTable(table);
         if (keyColumns == null || keyColumns.length == 0) {
             throw new IllegalArgumentException("name the key column(s) of table '" + table + "'");
@@ -158,29 +158,29 @@ public final class FencedTable {
         for (String key : keyColumns) {
             keys.add(Sql.requireColumn("key column", key));
         }
-        return new FencedTable(table, List.copyOf(keys), "fencing_token", Policy.MONOTONIC, JdbcFence.DEFAULT_TABLE,
+        return new RowGuard(table, List.copyOf(keys), "fencing_token", Policy.MONOTONIC, JdbcFence.DEFAULT_TABLE,
                 FencingListener.NONE);
     }
 
     /** The same table with another token column. */
-    public FencedTable withTokenColumn(String column) {
-        return new FencedTable(table, keyColumns, Sql.requireColumn("token column", column), policy, fenceTable, listener);
+    public RowGuard withTokenColumn(String column) {
+        return new RowGuard(table, keyColumns, Sql.requireColumn("token column", column), policy, fenceTable, listener);
     }
 
     /** The same table under another policy. */
-    public FencedTable withPolicy(Policy policy) {
+    public RowGuard withPolicy(Policy policy) {
         if (policy == null) {
             throw new IllegalArgumentException("policy must not be null");
         }
-        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, listener);
+        return new RowGuard(table, keyColumns, tokenColumn, policy, fenceTable, listener);
     }
 
     /**
      * The same table keeping deleted rows' marks in another fence table: unqualified, it is looked up
      * in the data table's schema (database); qualified, where named.
      */
-    public FencedTable withFenceTable(String fenceTable) {
-        return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable), listener);
+    public RowGuard withFenceTable(String fenceTable) {
+        return new RowGuard(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable), listener);
     }
 
     /**
@@ -188,11 +188,11 @@ public final class FencedTable {
      * ({@link FencingListener#onStaleWriteRejected}; a refusal is also logged at WARN whatever the
      * listener). The default reports to none.
      */
-    public FencedTable withListener(FencingListener listener) {
+    public RowGuard withListener(FencingListener listener) {
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null (FencingListener.NONE for none)");
         }
-        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, SafeListener.of(listener));
+        return new RowGuard(table, keyColumns, tokenColumn, policy, fenceTable, SafeListener.of(listener));
     }
 
     /**
@@ -516,7 +516,7 @@ public final class FencedTable {
         boolean foldsCase = shape.dialect() == SqlDialect.POSTGRESQL;
         if (!(foldsCase ? written.equalsIgnoreCase(table) || written.equalsIgnoreCase(shape.canonicalName())
                 : written.equals(table) || written.equals(shape.canonicalName()))) {
-            throw new IllegalArgumentException("the statement updates '" + written + "', but this FencedTable guards '"
+            throw new IllegalArgumentException("the statement updates '" + written + "', but this RowGuard guards '"
                     + table + "' (" + shape.canonicalName() + "); got: " + sql);
         }
         return statement;
