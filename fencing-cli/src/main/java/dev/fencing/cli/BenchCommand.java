@@ -398,7 +398,7 @@ final class BenchCommand extends FencingCommand {
             Connection connection = pool.getConnection();
             resources.push(connection);
             PreparedStatement plainUpdate = connection.prepareStatement("UPDATE bench_accounts SET balance = ? WHERE id = 1");
-            RowGuard accounts = RowGuard.of("bench_accounts", "id");
+            RowGuard accounts = RowGuard.create("bench_accounts", "id");
             AtomicLong tokens = new AtomicLong(1);
             JdbcFence fence = JdbcFence.create(pool);
             List<BenchRunner.Contender> contenders = List.of(

@@ -36,7 +36,7 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
 
     CrossPathAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
-        this.table = RowGuard.of("guarded_kv", "k").withPolicy(policy);
+        this.table = RowGuard.builder("guarded_kv", "k").policy(policy).build();
         this.fence = JdbcFence.create(dataSource, JdbcFence.DEFAULT_TABLE, policy);
         this.schema = schemaOf(dataSource);
     }

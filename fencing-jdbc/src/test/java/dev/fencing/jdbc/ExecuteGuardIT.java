@@ -24,7 +24,7 @@ class ExecuteGuardIT {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
-    private static final RowGuard ACCOUNTS = RowGuard.of("accounts", "id");
+    private static final RowGuard ACCOUNTS = RowGuard.create("accounts", "id");
 
     /**
      * One lock per token value: the lock's fence row (which the row guard raises first, shared with
@@ -117,7 +117,7 @@ class ExecuteGuardIT {
      */
     @Test
     void aSearchPathThatFindsAnotherTableOfTheSameNameStillUpdatesTheGuardedOne() throws SQLException {
-        RowGuard accounts = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection connection = Databases.migrated(Databases.postgres()).getConnection()) {
             long id = newAccount(connection, 10, 150);
             accounts.highWaterMark(connection, Map.of("id", id)); // resolved on the default search_path: public

@@ -42,8 +42,8 @@ class FenceTableResolutionIT {
         String resource = "account-" + id;
         try (Connection holder = db.getConnection(); Connection zombie = zombieConnection(server, db, holder)) {
             String qualified = (postgres ? "public" : holder.getCatalog()) + ".accounts";
-            RowGuard holderTable = RowGuard.of("accounts", "id");
-            RowGuard zombieTable = RowGuard.of(qualified, "id"); // another service: the same table, qualified
+            RowGuard holderTable = RowGuard.create("accounts", "id");
+            RowGuard zombieTable = RowGuard.create(qualified, "id"); // another service: the same table, qualified
             holderTable.upsert(holder, FencingToken.of(resource, 9), Map.of("id", id), Map.of("balance", 1));
             holderTable.delete(holder, FencingToken.of(resource, 10), Map.of("id", id));
 
@@ -83,7 +83,7 @@ class FenceTableResolutionIT {
         }
         // the connection finds a fencing_fence (the migrated one), but not in the table's schema
         try (Connection connection = db.getConnection()) {
-            RowGuard bareAccounts = RowGuard.of(schema + ".bare_accounts", "id");
+            RowGuard bareAccounts = RowGuard.create(schema + ".bare_accounts", "id");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> bareAccounts.upsert(connection,
                     FencingToken.of("bare-1", 3), Map.of("id", 1), Map.of("balance", 1)))
                     .isInstanceOf(IllegalStateException.class)

@@ -28,8 +28,8 @@ class HighWaterMarkInRepeatableReadIT {
         DataSource db = Databases.migrated(Databases.mariaDb(), Connection.TRANSACTION_REPEATABLE_READ);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        RowGuard accounts = RowGuard.of("accounts", "id");
-        RowGuard newerClient = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
+        RowGuard newerClient = RowGuard.create("accounts", "id");
         try (Connection setup = db.getConnection()) {
             accounts.upsert(setup, FencingToken.of(resource, 5), Map.of("id", id), Map.of("balance", 0));
         }

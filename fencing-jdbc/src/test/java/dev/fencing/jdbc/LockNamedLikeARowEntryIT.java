@@ -141,7 +141,7 @@ class LockNamedLikeARowEntryIT {
         DataSource zombieDb = clientOf(server);
         long id = newId();
         String lock = entryOf(zombieDb, server, id);
-        RowGuard zombieTable = RowGuard.of("accounts", "id");
+        RowGuard zombieTable = RowGuard.create("accounts", "id");
         try (Connection setup = zombieDb.getConnection()) {
             zombieTable.upsert(setup, FencingToken.of(lock, 5), Map.of("id", id), Map.of("balance", 50));
         }
@@ -166,7 +166,7 @@ class LockNamedLikeARowEntryIT {
         DataSource zombieDb = clientOf(server);
         long id = newId();
         String lock = entryOf(newerDb, server, id);
-        RowGuard newerTable = RowGuard.of("accounts", "id");
+        RowGuard newerTable = RowGuard.create("accounts", "id");
         if (!newerWrite.needsAbsentRow()) {
             try (Connection setup = newerDb.getConnection()) {
                 newerTable.upsert(setup, FencingToken.of(lock, 5), Map.of("id", id), Map.of("balance", 50));
@@ -198,7 +198,7 @@ class LockNamedLikeARowEntryIT {
         DataSource db = clientOf(server);
         long id = newId();
         String lock = entryOf(db, server, id);
-        RowGuard accounts = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection connection = db.getConnection()) {
             accounts.upsert(connection, FencingToken.of("other-lock-" + id, 3), Map.of("id", id), Map.of("balance", 30));
         }
@@ -211,7 +211,7 @@ class LockNamedLikeARowEntryIT {
 
             long strictId = newId();
             String strictLock = entryOf(db, server, strictId);
-            RowGuard strict = accounts.withPolicy(Policy.STRICT);
+            RowGuard strict = RowGuard.builder("accounts", "id").policy(Policy.STRICT).build();
             strict.upsert(connection, FencingToken.of(strictLock, 10), Map.of("id", strictId), Map.of("balance", 1));
             assertThat(row(db, strictId)).isEqualTo("1@10");
             assertThatThrownBy(() -> strict.update(connection, FencingToken.of(strictLock, 10), Map.of("id", strictId),
@@ -254,7 +254,7 @@ class LockNamedLikeARowEntryIT {
                     connection -> setBalance(connection, id, 9)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining(expected)
                     .hasMessageContaining("FencingMigrations.migrate(dataSource)");
-            RowGuard accounts = RowGuard.of("accounts", "id").withFenceTable(schema + "." + table);
+            RowGuard accounts = RowGuard.builder("accounts", "id").fenceTable(schema + "." + table).build();
             try (Connection connection = db.getConnection()) {
                 assertThatThrownBy(() -> accounts.upsert(connection, FencingToken.of(lock, 9), Map.of("id", id),
                         Map.of("balance", 9)))

@@ -29,7 +29,7 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
 
     RowGuardAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
-        this.table = RowGuard.of("guarded_kv", "k").withPolicy(policy);
+        this.table = RowGuard.builder("guarded_kv", "k").policy(policy).build();
         this.schema = CrossPathAccessor.schemaOf(dataSource);
     }
 

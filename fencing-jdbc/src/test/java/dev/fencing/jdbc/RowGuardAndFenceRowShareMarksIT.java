@@ -37,7 +37,7 @@ class RowGuardAndFenceRowShareMarksIT {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        RowGuard accounts = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection setup = db.getConnection()) {
             accounts.upsert(setup, FencingToken.of(resource, 5), Map.of("id", id), Map.of("balance", 0));
         }
@@ -66,7 +66,7 @@ class RowGuardAndFenceRowShareMarksIT {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        RowGuard accounts = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         JdbcFence fence = JdbcFence.create(db);
         // the zombie (token 7) has passed the fence once already, as a holder would
         fence.inTransaction(FencingToken.of(resource, 7), connection -> 0);

@@ -31,7 +31,7 @@ class SqlErrorsIT {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
-    private static final RowGuard CHECKED = RowGuard.of("checked", "id");
+    private static final RowGuard CHECKED = RowGuard.create("checked", "id");
 
     private static FencingToken token(long value) {
         return FencingToken.of("errors", value);

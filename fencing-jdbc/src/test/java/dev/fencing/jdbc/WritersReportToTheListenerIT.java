@@ -72,8 +72,8 @@ class WritersReportToTheListenerIT {
     @Test
     void rowGuardReportsEachRefusedRowWrite() throws Exception {
         RecordingListener zombieEvents = new RecordingListener();
-        RowGuard holder = RowGuard.of("accounts", "id");
-        RowGuard zombie = RowGuard.of("accounts", "id").withListener(zombieEvents);
+        RowGuard holder = RowGuard.create("accounts", "id");
+        RowGuard zombie = RowGuard.builder("accounts", "id").listener(zombieEvents).build();
         long id = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1_000_000;
         String lock = lock();
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
@@ -92,7 +92,7 @@ class WritersReportToTheListenerIT {
     void badListenersAreRefusedByName() {
         assertThatThrownBy(() -> JdbcFence.builder(db).listener(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("listener");
-        assertThatThrownBy(() -> RowGuard.of("accounts", "id").withListener(null))
+        assertThatThrownBy(() -> RowGuard.builder("accounts", "id").listener(null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listener");
     }
 }

@@ -49,7 +49,7 @@ class TransactionLocksIT {
         long first = inTransaction(connection -> {
             FencingToken token = locks.lock(connection, resource);
             JdbcFence.create(db).advance(connection, token);
-            RowGuard.of("ledger", "id").upsert(connection, token, Map.of("id", resource), Map.of("balance", 100));
+            RowGuard.create("ledger", "id").upsert(connection, token, Map.of("id", resource), Map.of("balance", 100));
             return token.value();
         });
         long second = inTransaction(connection -> locks.lock(connection, resource).value());

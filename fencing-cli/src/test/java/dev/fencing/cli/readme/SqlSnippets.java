@@ -42,7 +42,7 @@ final class SqlSnippets {
     }
 
     static void rowGuard(Connection connection, Lease lease) throws SQLException {
-        RowGuard accounts = RowGuard.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
         // fencing_fence row of lease.token().resource() raised to the token (<=), then
         // UPDATE "public"."accounts" SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
