@@ -398,8 +398,7 @@ final class Backend implements AutoCloseable {
                 storeNotSetUp = "table " + JdbcFencedStore.DEFAULT_TABLE + " (the jdbc store's) is missing";
                 return;
             }
-            stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
-                    FencingListener.NONE);
+            stores = policy -> JdbcFencedStore.builder(db.dataSource()).policy(policy).build();
             return;
         }
         try {
@@ -407,8 +406,7 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             throw unreachable("the database for the jdbc store (" + db.description() + ")", "--pg-url or FENCING_PG_URL", e);
         }
-        stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
-                FencingListener.NONE);
+        stores = policy -> JdbcFencedStore.builder(db.dataSource()).policy(policy).build();
     }
 
     private void openDynamoDbStore(ConnectionOptions connections) {

@@ -37,7 +37,7 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
     CrossPathAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
         this.table = RowGuard.builder("guarded_kv", "k").policy(policy).build();
-        this.fence = JdbcFence.create(dataSource, JdbcFence.DEFAULT_TABLE, policy);
+        this.fence = JdbcFence.builder(dataSource).policy(policy).build();
         this.schema = schemaOf(dataSource);
     }
 

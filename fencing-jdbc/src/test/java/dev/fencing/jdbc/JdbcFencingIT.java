@@ -238,7 +238,7 @@ class JdbcFencingIT {
             assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1),
                     Map.of("balance", 1, "balance = 0; --", 2)))
                     .hasMessageContaining("column must be an unquoted SQL name").hasMessageContaining("'balance = 0; --'");
-            assertThatThrownBy(() -> JdbcFence.create(db, "fencing_fence", Policy.STRICT)
+            assertThatThrownBy(() -> JdbcFence.builder(db).table("fencing_fence").policy(Policy.STRICT).build()
                     .advance(null, FencingToken.of("r", 1))).isInstanceOf(IllegalArgumentException.class);
         }
     }

@@ -250,7 +250,7 @@ class LockNamedLikeARowEntryIT {
         String lock = entryOf(db, server, id);
         for (String table : List.of(before, cutShort)) {
             String expected = table.equals(before) ? "has no column 'kind'" : "the migration was cut short";
-            assertThatThrownBy(() -> JdbcFence.create(db, table, Policy.MONOTONIC).inTransaction(FencingToken.of(lock, 9),
+            assertThatThrownBy(() -> JdbcFence.builder(db).table(table).build().inTransaction(FencingToken.of(lock, 9),
                     connection -> setBalance(connection, id, 9)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining(expected)
                     .hasMessageContaining("FencingMigrations.migrate(dataSource)");
