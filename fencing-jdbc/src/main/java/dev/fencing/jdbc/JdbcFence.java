@@ -61,14 +61,6 @@ public final class JdbcFence {
     }
 
     /**
-     * A fence on {@code table} (same columns as {@value #DEFAULT_TABLE}; an unquoted, optionally
-     * schema-qualified name) under {@code policy}, reporting to no listener.
-     */
-    public static JdbcFence create(DataSource dataSource, String table, Policy policy) {
-        return builder(dataSource).table(table).policy(policy).build();
-    }
-
-    /**
      * A builder over {@code dataSource}: table {@value #DEFAULT_TABLE}, {@link Policy#MONOTONIC}
      * and no listener unless set.
      */
