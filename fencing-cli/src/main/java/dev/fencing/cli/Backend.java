@@ -442,7 +442,7 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             throw unreachable("DynamoDB at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
         }
-        stores = policy -> DynamoDbFencedStore.create(client, DYNAMODB_TABLE, "pk", policy, FencingListener.NONE);
+        stores = policy -> DynamoDbFencedStore.builder(client, DYNAMODB_TABLE).policy(policy).build();
         plainStore = new PlainStore() {
             @Override
             public Optional<String> read(String key) {
