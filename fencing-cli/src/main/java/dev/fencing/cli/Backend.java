@@ -505,7 +505,7 @@ final class Backend implements AutoCloseable {
             throw unreachable("S3 at " + endpoint, "--s3-endpoint or FENCING_S3_ENDPOINT", e);
         }
         s3 = client;
-        stores = policy -> S3FencedStore.create(client, S3_BUCKET, "fenced/", policy, FencingListener.NONE);
+        stores = policy -> S3FencedStore.builder(client, S3_BUCKET).prefix("fenced/").policy(policy).build();
         plainStore = new PlainStore() {
             @Override
             public Optional<String> read(String key) {
