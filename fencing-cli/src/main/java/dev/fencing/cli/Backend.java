@@ -3,7 +3,6 @@ package dev.fencing.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
@@ -373,7 +372,7 @@ final class Backend implements AutoCloseable {
                     "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
         }
         resources.push(connection);
-        stores = policy -> RedisFencedStore.create(connection, STORE_PREFIX, policy, FencingListener.NONE);
+        stores = policy -> RedisFencedStore.builder(connection).prefix(STORE_PREFIX).policy(policy).build();
         var redis = connection.sync();
         plainStore = new PlainStore() {
             @Override
