@@ -3,7 +3,6 @@ package dev.fencing.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
@@ -373,7 +372,7 @@ final class Backend implements AutoCloseable {
                     "--redis-store-uri or FENCING_REDIS_STORE_URI", e);
         }
         resources.push(connection);
-        stores = policy -> RedisFencedStore.create(connection, STORE_PREFIX, policy, FencingListener.NONE);
+        stores = policy -> RedisFencedStore.builder(connection).prefix(STORE_PREFIX).policy(policy).build();
         var redis = connection.sync();
         plainStore = new PlainStore() {
             @Override
@@ -398,8 +397,7 @@ final class Backend implements AutoCloseable {
                 storeNotSetUp = "table " + JdbcFencedStore.DEFAULT_TABLE + " (the jdbc store's) is missing";
                 return;
             }
-            stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
-                    FencingListener.NONE);
+            stores = policy -> JdbcFencedStore.builder(db.dataSource()).policy(policy).build();
             return;
         }
         try {
@@ -407,8 +405,7 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             throw unreachable("the database for the jdbc store (" + db.description() + ")", "--pg-url or FENCING_PG_URL", e);
         }
-        stores = policy -> JdbcFencedStore.create(db.dataSource(), JdbcFencedStore.DEFAULT_TABLE, policy,
-                FencingListener.NONE);
+        stores = policy -> JdbcFencedStore.builder(db.dataSource()).policy(policy).build();
     }
 
     private void openDynamoDbStore(ConnectionOptions connections) {
@@ -444,7 +441,7 @@ final class Backend implements AutoCloseable {
         } catch (RuntimeException e) {
             throw unreachable("DynamoDB at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
         }
-        stores = policy -> DynamoDbFencedStore.create(client, DYNAMODB_TABLE, "pk", policy, FencingListener.NONE);
+        stores = policy -> DynamoDbFencedStore.builder(client, DYNAMODB_TABLE).policy(policy).build();
         plainStore = new PlainStore() {
             @Override
             public Optional<String> read(String key) {
@@ -507,7 +504,7 @@ final class Backend implements AutoCloseable {
             throw unreachable("S3 at " + endpoint, "--s3-endpoint or FENCING_S3_ENDPOINT", e);
         }
         s3 = client;
-        stores = policy -> S3FencedStore.create(client, S3_BUCKET, "fenced/", policy, FencingListener.NONE);
+        stores = policy -> S3FencedStore.builder(client, S3_BUCKET).prefix("fenced/").policy(policy).build();
         plainStore = new PlainStore() {
             @Override
             public Optional<String> read(String key) {
@@ -579,7 +576,7 @@ final class Backend implements AutoCloseable {
     /**
      * For the jdbc store: the marks {@code fencing_fence} holds under the name {@code resource}, by
      * kind — {@code lock} (the fence row of the lock so named: {@code JdbcFence}, {@code JdbiFence},
-     * {@code TransactionalFence} and {@code FencedTable} raise it) and {@code row} (the row guard's
+     * {@code TransactionalFence} and {@code RowGuard} raise it) and {@code row} (the row guard's
      * entry, for a name like {@code <schema>.<table>:<key>}). Empty for other stores or without the
      * table. Read-only.
      */

@@ -7,8 +7,8 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
 import dev.fencing.dynamodb.FencedDynamoDb;
-import dev.fencing.jdbc.FencedTable;
 import dev.fencing.jdbc.JdbcFence;
+import dev.fencing.jdbc.RowGuard;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisLockProvider;
@@ -398,7 +398,7 @@ final class BenchCommand extends FencingCommand {
             Connection connection = pool.getConnection();
             resources.push(connection);
             PreparedStatement plainUpdate = connection.prepareStatement("UPDATE bench_accounts SET balance = ? WHERE id = 1");
-            FencedTable accounts = FencedTable.of("bench_accounts", "id");
+            RowGuard accounts = RowGuard.create("bench_accounts", "id");
             AtomicLong tokens = new AtomicLong(1);
             JdbcFence fence = JdbcFence.create(pool);
             List<BenchRunner.Contender> contenders = List.of(
@@ -413,7 +413,7 @@ final class BenchCommand extends FencingCommand {
                             update.executeUpdate();
                         }
                     }),
-                    new BenchRunner.Contender("the guarded UPDATE FencedTable sends, written by hand", (w, i) -> {
+                    new BenchRunner.Contender("the guarded UPDATE RowGuard sends, written by hand", (w, i) -> {
                         try (PreparedStatement update = connection.prepareStatement("UPDATE bench_accounts SET"
                                 + " balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?")) {
                             long token = tokens.incrementAndGet();
@@ -424,7 +424,7 @@ final class BenchCommand extends FencingCommand {
                             update.executeUpdate();
                         }
                     }),
-                    new BenchRunner.Contender("FencedTable.update (autocommit)", (w, i) ->
+                    new BenchRunner.Contender("RowGuard.update (autocommit)", (w, i) ->
                             accounts.update(connection, FencingToken.of("bench", tokens.incrementAndGet()),
                                     Map.of("id", 1L), Map.of("balance", i))),
                     new BenchRunner.Contender("plain transaction: BEGIN, UPDATE, COMMIT", (w, i) ->
@@ -450,7 +450,7 @@ final class BenchCommand extends FencingCommand {
             result.put("fenceTransactionToPlainTransaction", spread(ratiosTo(rows.get(7), rows.get(4))));
             result.put("fenceByHandToPlainTransaction", spread(ratiosTo(rows.get(6), rows.get(4))));
             result.put("secondUpdateToPlainTransaction", spread(ratiosTo(rows.get(5), rows.get(4))));
-            result.put("fencedTableUpdateToPlainTransaction", spread(ratiosTo(rows.get(3), rows.get(4))));
+            result.put("rowGuardUpdateToPlainTransaction", spread(ratiosTo(rows.get(3), rows.get(4))));
         }
     }
 

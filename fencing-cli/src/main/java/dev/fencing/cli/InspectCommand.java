@@ -113,11 +113,11 @@ final class InspectCommand extends FencingCommand {
             });
             if (fenceMarks.containsKey("lock")) {
                 out.println("  fence: lock '" + resource + "' at token " + fenceMarks.get("lock") + " — transactions"
-                        + " fenced by this lock (JdbcFence, JdbiFence, TransactionalFence, FencedTable) with older tokens"
+                        + " fenced by this lock (JdbcFence, JdbiFence, TransactionalFence, RowGuard) with older tokens"
                         + " are refused");
             }
             if (fenceMarks.containsKey("row")) {
-                out.println("  row guard: entry '" + resource + "' at token " + fenceMarks.get("row") + " — FencedTable"
+                out.println("  row guard: entry '" + resource + "' at token " + fenceMarks.get("row") + " — RowGuard"
                         + " writes of that row (a fenced delete left this mark) with older tokens are refused");
             }
             if (lock != null) {

@@ -71,7 +71,7 @@ class CliBenchIT {
                 assertThat(roundTrips.get("plain transaction: BEGIN, UPDATE, COMMIT")).isCloseTo(2.0, within(0.05));
                 assertThat(roundTrips.get("JdbcFence transaction: fence row, UPDATE, COMMIT")).isCloseTo(3.0, within(0.05));
                 // the row guard raises the lock's fence row, then guards the row, in one transaction
-                assertThat(roundTrips.get("FencedTable.update (autocommit)")).isCloseTo(3.0, within(0.05));
+                assertThat(roundTrips.get("RowGuard.update (autocommit)")).isCloseTo(3.0, within(0.05));
                 // the transactions' ratio to their own baseline, the plain transaction, with its spread
                 JsonNode toPlain = result.get("fenceTransactionToPlainTransaction");
                 assertThat(toPlain.get("min").asDouble()).isPositive().isLessThanOrEqualTo(toPlain.get("median").asDouble());

@@ -26,7 +26,7 @@ import java.util.function.Function;
  * under one shared name ({@link FencingToken#forSharedFence(String)}).
  *
  * <p>Every write takes the token first, then the key, then the value: the same order as the
- * toolkit's wrappers ({@code FencedTable}, {@code FencedDynamoDb}, {@code FencedS3}).
+ * toolkit's wrappers ({@code RowGuard}, {@code FencedDynamoDb}, {@code FencedS3}).
  *
  * <p>Keys are 1 to 256 characters without control characters; values are non-null strings.
  * Implementations are thread-safe.

@@ -46,6 +46,9 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     /** How long {@link #createTable} waits for the table to become {@code ACTIVE}. */
     public static final Duration TABLE_WAIT = Duration.ofMinutes(5);
 
+    /** The string partition key attribute unless configured otherwise. */
+    public static final String DEFAULT_KEY_ATTRIBUTE = "pk";
+
     private static final String VALUE = "v";
     private static final String VERSION = "version";
 
@@ -61,33 +64,33 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
         this.keyAttribute = keyAttribute;
     }
 
-    /** A store on {@code table} keyed by string attribute {@code pk}, under {@link Policy#MONOTONIC}. */
+    /** A store on {@code table} keyed by string attribute {@code pk}, {@link Policy#MONOTONIC}, telling no listener. */
     public static FencedStore create(DynamoDbClient client, String table) {
-        return create(client, table, "pk", Policy.MONOTONIC, FencingListener.NONE);
-    }
-
-    /** A store on {@code table} keyed by string attribute {@code keyAttribute}. */
-    public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
-            FencingListener listener) {
-        return create(client, table, keyAttribute, policy, listener, BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT);
+        return builder(client, table).build();
     }
 
     /**
-     * A store on {@code table} keyed by string attribute {@code keyAttribute}, each request bounded
-     * by {@code requestTimeout} (100 ms to 1 h; see {@link FencedDynamoDb.Builder#requestTimeout}).
+     * A store on {@code table} keyed by string attribute {@code keyAttribute}.
+     *
+     * @deprecated use {@code builder(client, table).keyAttribute(keyAttribute).policy(policy).listener(listener)
+     *     .build()}, which names each setting and checks it
      */
+    @Deprecated(since = "0.1.0")
     public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
-            FencingListener listener, Duration requestTimeout) {
-        Checks.requireNonNull("client", client);
-        Checks.requireName("table", table);
-        Attributes.requireName("keyAttribute", keyAttribute);
-        if (keyAttribute.equals(VALUE) || keyAttribute.equals(VERSION) || keyAttribute.startsWith("fencing_")) {
-            throw new IllegalArgumentException("keyAttribute '" + keyAttribute + "' is one of the store's own attributes");
-        }
-        DynamoDbClient bounded = BoundedDynamoDb.wrap(client, BoundedDynamoDb.check(requestTimeout));
-        FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
-        return new StorageBasedFencedStore(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute), policy,
-                listener, 100);
+            FencingListener listener) {
+        return builder(client, table).keyAttribute(keyAttribute).policy(policy).listener(listener).build();
+    }
+
+    /**
+     * A builder for a store on {@code table} through {@code client}: key attribute
+     * {@value #DEFAULT_KEY_ATTRIBUTE}, {@link Policy#MONOTONIC}, requests bounded by 10 s and no
+     * listener unless set.
+     *
+     * @throws IllegalArgumentException if {@code client} is null or {@code table} is blank, longer
+     *     than 256 characters or holds control characters, naming it
+     */
+    public static Builder builder(DynamoDbClient client, String table) {
+        return new Builder(Checks.requireNonNull("client", client), Checks.requireName("table", table));
     }
 
     /**
@@ -191,5 +194,68 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
 
     private Map<String, AttributeValue> key(String key) {
         return Map.of(keyAttribute, AttributeValue.fromS(key));
+    }
+
+    /** Configures a {@link DynamoDbFencedStore}; every setting but the client and the table is optional. */
+    public static final class Builder {
+        private final DynamoDbClient client;
+        private final String table;
+        private String keyAttribute = DEFAULT_KEY_ATTRIBUTE;
+        private Policy policy = Policy.MONOTONIC;
+        private FencingListener listener = FencingListener.NONE;
+        private Duration requestTimeout = BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT;
+
+        private Builder(DynamoDbClient client, String table) {
+            this.client = client;
+            this.table = table;
+        }
+
+        /**
+         * The table's string partition key attribute; default {@value #DEFAULT_KEY_ATTRIBUTE}. 1 to 255
+         * bytes without control characters, and none of the store's own attributes ({@code v},
+         * {@code version}, {@code fencing_*}).
+         */
+        public Builder keyAttribute(String keyAttribute) {
+            Attributes.requireName("keyAttribute", keyAttribute);
+            if (keyAttribute.equals(VALUE) || keyAttribute.equals(VERSION) || keyAttribute.startsWith("fencing_")) {
+                throw new IllegalArgumentException("keyAttribute '" + keyAttribute + "' is one of the store's own"
+                        + " attributes (v, version, fencing_*); name the table's partition key");
+            }
+            this.keyAttribute = keyAttribute;
+            return this;
+        }
+
+        /** Which tokens pass an item's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            this.policy = Checks.requireNonNull("policy", policy);
+            return this;
+        }
+
+        /**
+         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
+         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
+         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /**
+         * How long each request of the store may take, 100 ms to 1 h; default 10 s (see
+         * {@link FencedDynamoDb.Builder#requestTimeout}).
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = BoundedDynamoDb.check(requestTimeout);
+            return this;
+        }
+
+        /** The store. Sends no request: the table is used as it is (see {@link DynamoDbFencedStore#createTable}). */
+        public FencedStore build() {
+            DynamoDbClient bounded = BoundedDynamoDb.wrap(client, requestTimeout);
+            FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
+            return new StorageBasedFencedStore(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute), policy,
+                    listener, 100);
+        }
     }
 }

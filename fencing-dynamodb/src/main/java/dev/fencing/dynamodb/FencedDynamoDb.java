@@ -1,6 +1,5 @@
 package dev.fencing.dynamodb;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -368,70 +367,27 @@ public final class FencedDynamoDb {
         }
     }
 
-    /** Configures a {@link FencedDynamoDb}. */
-    public static final class Builder {
+    /** Configures a {@link FencedDynamoDb}: the same settings as {@link FencedDynamoDbAsync.Builder}. */
+    public static final class Builder extends WrapperBuilder<Builder> {
         private final DynamoDbClient client;
-        private String tokenAttribute = DEFAULT_TOKEN_ATTRIBUTE;
-        private String tombstoneAttribute = DEFAULT_TOMBSTONE_ATTRIBUTE;
-        private Policy policy = Policy.MONOTONIC;
-        private Duration requestTimeout = BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT;
-        private FencingListener listener = FencingListener.NONE;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
         }
 
-        /**
-         * The attribute holding the token; default {@code fencing_token}. Any name: it is always a
-         * placeholder. Beans read by the enhanced client must then say
-         * {@code @DynamoDbFencingToken(attributeName = "...")} with the same name.
-         */
-        public Builder tokenAttribute(String tokenAttribute) {
-            this.tokenAttribute = Attributes.requireName("tokenAttribute", tokenAttribute);
-            return this;
-        }
-
-        /** The attribute marking a tombstone; default {@code fencing_deleted}. */
-        public Builder tombstoneAttribute(String tombstoneAttribute) {
-            this.tombstoneAttribute = Attributes.requireName("tombstoneAttribute", tombstoneAttribute);
-            return this;
-        }
-
-        /** The policy; default {@link Policy#MONOTONIC}. */
-        public Builder policy(Policy policy) {
-            this.policy = Checks.requireNonNull("policy", policy);
+        @Override
+        Builder self() {
             return this;
         }
 
         /**
-         * How long each DynamoDB request of the wrapper may take, the SDK's retries included; default
-         * 10 s, 100 ms to 1 h. Set on every request the wrapper sends as its {@code apiCallTimeout}
-         * and {@code apiCallAttemptTimeout}, unless the client or your request sets a shorter one,
-         * which is kept. A DynamoDB that accepts the connection and never answers makes the call fail
-         * within it with an {@link software.amazon.awssdk.core.exception.SdkClientException} naming the
-         * endpoint, the operation, the table and the bound. A write whose reply is lost is looked up
-         * with one consistent read (bounded too) and then reported as
-         * {@link dev.fencing.core.WriteOutcomeUnknownException}: up to twice the bound in all.
+         * The wrapper; {@link FencingTokenExtension#of(FencedDynamoDb)} gives the enhanced client the same settings.
+         *
+         * @throws IllegalArgumentException if the token and tombstone attributes are one, or one of
+         *     them is an attribute every fenced write keeps ({@code fencing_write}, {@code fencing_resource})
          */
-        public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = BoundedDynamoDb.check(requestTimeout);
-            return this;
-        }
-
-        /**
-         * Where every refused write ({@link FencingListener#onStaleWriteRejected}; also logged at WARN
-         * whatever the listener) and every write refused as fenced by another lock
-         * ({@link FencingListener#onWriteFailed}) is reported. Default: none.
-         */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
-        /** The wrapper; {@link FencingTokenExtension#of(FencedDynamoDb)} gives the enhanced client the same settings. */
         public FencedDynamoDb build() {
-            return new FencedDynamoDb(client, new RequestFencer(tokenAttribute, tombstoneAttribute, policy, listener),
-                    requestTimeout);
+            return new FencedDynamoDb(client, fencer(), requestTimeout());
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.fencing.dynamodb;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -56,39 +55,16 @@ public final class FencedDynamoDbAsync {
 
     /** Fencing with attribute {@code fencing_token}, tombstone marker {@code fencing_deleted}, {@link Policy#MONOTONIC}. */
     public static FencedDynamoDbAsync create(DynamoDbAsyncClient client) {
-        return create(client, FencedDynamoDb.DEFAULT_TOKEN_ATTRIBUTE, FencedDynamoDb.DEFAULT_TOMBSTONE_ATTRIBUTE,
-                Policy.MONOTONIC);
-    }
-
-    /** Fencing with the given attributes and policy; each request bounded by the default 10 s. */
-    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
-            Policy policy) {
-        return create(client, tokenAttribute, tombstoneAttribute, policy, BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT);
+        return builder(client).build();
     }
 
     /**
-     * Fencing with the given attributes and policy, each request of the wrapper bounded by
-     * {@code requestTimeout} (100 ms to 1 h; see {@link FencedDynamoDb.Builder#requestTimeout}).
+     * A builder over {@code client}: the settings of {@link FencedDynamoDb#builder}, attributes
+     * {@code fencing_token} and {@code fencing_deleted}, {@link Policy#MONOTONIC}, requests bounded
+     * by 10 s and no listener unless set.
      */
-    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
-            Policy policy, Duration requestTimeout) {
-        return create(client, tokenAttribute, tombstoneAttribute, policy, requestTimeout, FencingListener.NONE);
-    }
-
-    /**
-     * As {@link #create(DynamoDbAsyncClient, String, String, Policy, Duration)}, reporting every refused
-     * write to {@code listener} ({@link FencingListener#onStaleWriteRejected}; also logged at WARN
-     * whatever the listener) and every write refused as fenced by another lock
-     * ({@link FencingListener#onWriteFailed}).
-     */
-    public static FencedDynamoDbAsync create(DynamoDbAsyncClient client, String tokenAttribute, String tombstoneAttribute,
-            Policy policy, Duration requestTimeout, FencingListener listener) {
-        Checks.requireNonNull("client", client);
-        Attributes.requireName("tokenAttribute", tokenAttribute);
-        Attributes.requireName("tombstoneAttribute", tombstoneAttribute);
-        return new FencedDynamoDbAsync(client, new RequestFencer(tokenAttribute, tombstoneAttribute,
-                Checks.requireNonNull("policy", policy), Checks.requireNonNull("listener", listener)),
-                BoundedDynamoDb.check(requestTimeout));
+    public static Builder builder(DynamoDbAsyncClient client) {
+        return new Builder(Checks.requireNonNull("client", client));
     }
 
     /** See {@link FencedDynamoDb#putItem}. */
@@ -202,5 +178,29 @@ public final class FencedDynamoDbAsync {
             }
             return failure == null ? CompletableFuture.completedFuture(response) : CompletableFuture.<T>failedFuture(cause);
         }).thenCompose(Function.identity());
+    }
+
+    /** Configures a {@link FencedDynamoDbAsync}: the same settings as {@link FencedDynamoDb.Builder}. */
+    public static final class Builder extends WrapperBuilder<Builder> {
+        private final DynamoDbAsyncClient client;
+
+        private Builder(DynamoDbAsyncClient client) {
+            this.client = client;
+        }
+
+        @Override
+        Builder self() {
+            return this;
+        }
+
+        /**
+         * The wrapper.
+         *
+         * @throws IllegalArgumentException if the token and tombstone attributes are one, or one of
+         *     them is an attribute every fenced write keeps ({@code fencing_write}, {@code fencing_resource})
+         */
+        public FencedDynamoDbAsync build() {
+            return new FencedDynamoDbAsync(client, fencer(), requestTimeout());
+        }
     }
 }

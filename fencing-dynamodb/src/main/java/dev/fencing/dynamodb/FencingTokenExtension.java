@@ -98,7 +98,11 @@ public final class FencingTokenExtension implements DynamoDbEnhancedClientExtens
         return create(FencedDynamoDb.DEFAULT_TOKEN_ATTRIBUTE, FencedDynamoDb.DEFAULT_TOMBSTONE_ATTRIBUTE, policy);
     }
 
-    /** With the given attributes and policy, as given to {@link FencedDynamoDbAsync#create(software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient, String, String, Policy)}. */
+    /**
+     * With the given attributes and policy, as set on the wrappers' builders
+     * ({@code FencedDynamoDb.builder(client).tokenAttribute(...).tombstoneAttribute(...).policy(...)});
+     * {@link #of(FencedDynamoDb)} copies them from a wrapper.
+     */
     public static FencingTokenExtension create(String tokenAttribute, String tombstoneAttribute, Policy policy) {
         return new FencingTokenExtension(Attributes.requireName("tokenAttribute", tokenAttribute),
                 Attributes.requireName("tombstoneAttribute", tombstoneAttribute), Checks.requireNonNull("policy", policy));

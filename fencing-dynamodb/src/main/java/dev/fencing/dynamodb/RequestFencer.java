@@ -54,11 +54,11 @@ final class RequestFencer {
             throw new IllegalArgumentException("tokenAttribute and tombstoneAttribute must differ, both are '"
                     + tokenAttribute + "'");
         }
-        for (String reserved : List.of(LostReplies.ATTRIBUTE, RESOURCE_ATTRIBUTE)) {
-            if (tokenAttribute.equals(reserved) || tombstoneAttribute.equals(reserved)) {
-                throw new IllegalArgumentException("'" + reserved + "' is written by every fenced write; choose"
-                        + " another tokenAttribute or tombstoneAttribute");
-            }
+        List<String> reserved = List.of(LostReplies.ATTRIBUTE, RESOURCE_ATTRIBUTE);
+        if (reserved.contains(tokenAttribute) || reserved.contains(tombstoneAttribute)) {
+            String what = reserved.contains(tokenAttribute) ? "tokenAttribute" : "tombstoneAttribute";
+            throw new IllegalArgumentException(what + " '" + (reserved.contains(tokenAttribute) ? tokenAttribute
+                    : tombstoneAttribute) + "' is written by every fenced write; choose a name other than " + reserved);
         }
         this.tokenAttribute = tokenAttribute;
         this.tombstoneAttribute = tombstoneAttribute;

@@ -3,8 +3,6 @@ package dev.fencing.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
-import dev.fencing.core.Policy;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.testkit.history.CheckResult;
 import dev.fencing.testkit.history.History;
@@ -36,9 +34,9 @@ class CrossPathHistoryIT {
 
     private History run(FencedStore enhancedPath, long seed) {
         List<FencedStore> stores = List.of(
-                DynamoDbFencedStore.create(lowLevel, table, "pk", Policy.MONOTONIC, FencingListener.NONE),
+                DynamoDbFencedStore.builder(lowLevel, table).build(),
                 enhancedPath,
-                DynamoDbFencedStore.create(third, table, "pk", Policy.MONOTONIC, FencingListener.NONE));
+                DynamoDbFencedStore.builder(third, table).build());
         return HistoryRun.builder().keyPrefix("cross-" + UUID.randomUUID().toString().substring(0, 8)).seed(seed)
                 .operationsPerWriter(80).timeLimit(Duration.ofSeconds(8)).build().run(stores);
     }

@@ -1,7 +1,6 @@
 package dev.fencing.dynamodb;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.LostReplies;
@@ -25,7 +24,7 @@ class DynamoDbFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return DynamoDbFencedStore.create(closeAfterTest(Dynamo.newClient()), table(), "pk", policy, FencingListener.NONE);
+        return DynamoDbFencedStore.builder(closeAfterTest(Dynamo.newClient()), table()).policy(policy).build();
     }
 
     /**
@@ -36,7 +35,7 @@ class DynamoDbFencedStoreIT extends FencedStoreContract {
     @Override
     protected LostReplies lostReplies() {
         ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.dynamoDb().endpoint());
-        return LostReplies.through(proxy, "DynamoDB_20120810.UpdateItem", true, policy -> DynamoDbFencedStore.create(
-                closeAfterTest(Dynamo.client(proxy.httpEndpoint())), table(), "pk", policy, FencingListener.NONE));
+        return LostReplies.through(proxy, "DynamoDB_20120810.UpdateItem", true, policy -> DynamoDbFencedStore
+                .builder(closeAfterTest(Dynamo.client(proxy.httpEndpoint())), table()).policy(policy).build());
     }
 }

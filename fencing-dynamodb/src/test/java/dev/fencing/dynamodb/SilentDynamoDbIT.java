@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.SilentServer;
 import java.net.URI;
@@ -87,8 +85,7 @@ class SilentDynamoDbIT {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClient(NettyNioAsyncHttpClient.create()).build()) {
             for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
-                FencedDynamoDbAsync fenced = FencedDynamoDbAsync.create(async, "fencing_token", "fencing_deleted",
-                        Policy.MONOTONIC, bound);
+                FencedDynamoDbAsync fenced = FencedDynamoDbAsync.builder(async).requestTimeout(bound).build();
                 givesUpWithin(bound, "requestTimeout", () -> fenced.putItem(TOKEN, put()).join());
             }
         }
@@ -97,8 +94,7 @@ class SilentDynamoDbIT {
     @Test
     void theStoreGivesUpWithinItsRequestTimeout() {
         for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
-            FencedStore store = DynamoDbFencedStore.create(client, "t", "pk", Policy.MONOTONIC, FencingListener.NONE,
-                    bound);
+            FencedStore store = DynamoDbFencedStore.builder(client, "t").requestTimeout(bound).build();
             givesUpWithin(bound, "requestTimeout", () -> store.read("k"));
         }
     }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.testkit.RecordingListener;
 import java.util.Map;
@@ -54,9 +53,7 @@ class WritersReportToTheListenerIT {
     void theAsyncWrapperReportsEachRefusalOnce() {
         RecordingListener zombieEvents = new RecordingListener();
         FencedDynamoDbAsync holder = FencedDynamoDbAsync.create(Dynamo.asyncClient());
-        FencedDynamoDbAsync zombie = FencedDynamoDbAsync.create(Dynamo.asyncClient(), FencedDynamoDb.DEFAULT_TOKEN_ATTRIBUTE,
-                FencedDynamoDb.DEFAULT_TOMBSTONE_ATTRIBUTE, Policy.MONOTONIC, java.time.Duration.ofSeconds(10),
-                zombieEvents);
+        FencedDynamoDbAsync zombie = FencedDynamoDbAsync.builder(Dynamo.asyncClient()).listener(zombieEvents).build();
         String id = "acct-" + UUID.randomUUID();
         holder.putItem(FencingToken.of("account", 10), put(id)).join();
 

@@ -98,7 +98,7 @@ final class Catalog {
                     + " the table's own " + (dialect == SqlDialect.POSTGRESQL ? "schema" : "database") + ", '" + schema
                     + "', never in one a connection's " + (dialect == SqlDialect.POSTGRESQL ? "search_path" : "current"
                     + " database") + " happens to find; migrate that " + (dialect == SqlDialect.POSTGRESQL ? "schema"
-                    : "database") + ", or name a fence table with FencedTable.withFenceTable(\"schema.table\")");
+                    : "database") + ", or name a fence table with RowGuard.builder(...).fenceTable(\"schema.table\")");
         }
         return requireExactKey(connection, dialect, qualified, column);
     }

@@ -195,7 +195,7 @@ final class GuardedStatement {
             if (column.equals(tokenColumn.toLowerCase(Locale.ROOT))) {
                 if (t - equals != 2 || tokens.get(equals + 1).kind() != Kind.MARKER) {
                     throw SqlLexer.refuse("the token column may only be set to the marker (" + tokenColumn + " = "
-                            + FencedTable.TOKEN_MARKER + "), or left out: the guard sets it", sql);
+                            + RowGuard.TOKEN_MARKER + "), or left out: the guard sets it", sql);
                 }
                 setsToken = true;
             } else if (keyColumns.stream().anyMatch(key -> key.equalsIgnoreCase(column))) {

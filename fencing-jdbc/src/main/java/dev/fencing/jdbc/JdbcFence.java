@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  * fence checks that it compares resources byte for byte and keeps locks' fence rows apart from
  * the row guard's entries (an install from before either conversion is refused, naming the
  * migration). Any lock name is fine, one spelled like a row guard entry included: its fence row is
- * the lock's own (see {@link FencedTable}). A fence serves one database. Only writes made inside the
+ * the lock's own (see {@link RowGuard}). A fence serves one database. Only writes made inside the
  * callback are fenced. The cost is one statement, so one round trip, more than the same
  * transaction without the fence. Thread-safe.
  */
@@ -58,14 +58,6 @@ public final class JdbcFence {
     /** A fence on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static JdbcFence create(DataSource dataSource) {
         return builder(dataSource).build();
-    }
-
-    /**
-     * A fence on {@code table} (same columns as {@value #DEFAULT_TABLE}; an unquoted, optionally
-     * schema-qualified name) under {@code policy}, reporting to no listener.
-     */
-    public static JdbcFence create(DataSource dataSource, String table, Policy policy) {
-        return builder(dataSource).table(table).policy(policy).build();
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
+import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
@@ -69,17 +70,30 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
         this.table = table;
     }
 
-    /** A store on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}. */
+    /** A store on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static FencedStore create(DataSource dataSource) {
-        return create(dataSource, DEFAULT_TABLE, Policy.MONOTONIC, FencingListener.NONE);
+        return builder(dataSource).build();
     }
 
-    /** A store on {@code table} (the columns of {@value #DEFAULT_TABLE}) under {@code policy}. */
+    /**
+     * A store on {@code table} (the columns of {@value #DEFAULT_TABLE}) under {@code policy}.
+     *
+     * @deprecated use {@code builder(dataSource).table(table).policy(policy).listener(listener).build()},
+     *     which names each setting and checks it
+     */
+    @Deprecated(since = "0.1.0")
     public static FencedStore create(DataSource dataSource, String table, Policy policy, FencingListener listener) {
-        if (dataSource == null) {
-            throw new IllegalArgumentException("dataSource must not be null");
-        }
-        return new StorageBasedFencedStore(new JdbcFencedStore(dataSource, Sql.requireTable(table)), policy, listener, 100);
+        return builder(dataSource).table(table).policy(policy).listener(listener).build();
+    }
+
+    /**
+     * A builder for a store over {@code dataSource}: table {@value #DEFAULT_TABLE},
+     * {@link Policy#MONOTONIC} and no listener unless set.
+     *
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(Checks.requireNonNull("dataSource", dataSource));
     }
 
     @Override
@@ -253,5 +267,47 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
             checked = dialect;
         }
         return dialect;
+    }
+
+    /** Configures a {@link JdbcFencedStore}; every setting but the data source is optional. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private String table = DEFAULT_TABLE;
+        private Policy policy = Policy.MONOTONIC;
+        private FencingListener listener = FencingListener.NONE;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * The store's table, with the columns of {@value #DEFAULT_TABLE} (an unquoted SQL name,
+         * optionally schema-qualified); default {@value #DEFAULT_TABLE}.
+         */
+        public Builder table(String table) {
+            this.table = Sql.requireTable(table);
+            return this;
+        }
+
+        /** Which tokens pass an item's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            this.policy = Checks.requireNonNull("policy", policy);
+            return this;
+        }
+
+        /**
+         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
+         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
+         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /** The store. Touches no database: the table is checked on first use. */
+        public FencedStore build() {
+            return new StorageBasedFencedStore(new JdbcFencedStore(dataSource, table), policy, listener, 100);
+        }
     }
 }

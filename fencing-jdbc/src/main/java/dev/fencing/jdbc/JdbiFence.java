@@ -44,11 +44,6 @@ public final class JdbiFence {
         return builder(jdbi).build();
     }
 
-    /** A fence on {@code table} under {@code policy}, reporting to no listener. */
-    public static JdbiFence create(Jdbi jdbi, String table, Policy policy) {
-        return builder(jdbi).table(table).policy(policy).build();
-    }
-
     /**
      * A builder over {@code jdbi}: table {@value JdbcFence#DEFAULT_TABLE}, {@link Policy#MONOTONIC}
      * and no listener unless set.

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the catalog says about a {@link FencedTable}'s table in one database: the name it resolves
+ * What the catalog says about a {@link RowGuard}'s table in one database: the name it resolves
  * to, how each key column compares and how much it holds, that the token column is
  * {@code BIGINT NOT NULL}, and which fence table keeps its entries (in the table's own schema unless
  * named qualified) and that it compares its keys exactly. Described once per database and remembered.
@@ -147,9 +147,9 @@ final class TableShape {
         return new RowKey(key, keyColumns, values);
     }
 
-    /** The value of {@code column} in {@code key}, which {@link FencedTable} checked holds no null key value. */
+    /** The value of {@code column} in {@code key}, which {@link RowGuard} checked holds no null key value. */
     private static Object keyValue(Map<String, ?> key, String column) {
-        return Objects.requireNonNull(key.get(column), "FencedTable refuses a null key value");
+        return Objects.requireNonNull(key.get(column), "RowGuard refuses a null key value");
     }
 
     /**

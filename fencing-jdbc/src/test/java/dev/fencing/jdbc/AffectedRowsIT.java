@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  */
 class AffectedRowsIT {
 
-    private static final FencedTable ACCOUNTS = FencedTable.of("accounts", "id");
+    private static final RowGuard ACCOUNTS = RowGuard.create("accounts", "id");
 
     private static FencingToken token(long value) {
         return FencingToken.of("affected-rows", value);

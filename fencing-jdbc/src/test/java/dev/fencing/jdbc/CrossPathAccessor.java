@@ -16,7 +16,7 @@ import javax.sql.DataSource;
 
 /**
  * The FencedStore SPI over both JDBC paths on one table, {@code guarded_kv}: a write with an even
- * token goes through the row guard ({@link FencedTable}), one with an odd token through the fence
+ * token goes through the row guard ({@link RowGuard}), one with an odd token through the fence
  * row ({@link JdbcFence} around plain DAO statements that know nothing of tokens), so the contract's
  * holders and zombies keep meeting each other across the paths. Each key is guarded by one lock,
  * named exactly like the row's fence entry ({@code <schema>.guarded_kv:<key>}): the row guard's entry
@@ -30,14 +30,14 @@ final class CrossPathAccessor implements StorageAccessor<Long> {
     private static final long TOMBSTONE_VERSION = 0;
 
     private final DataSource dataSource;
-    private final FencedTable table;
+    private final RowGuard table;
     private final JdbcFence fence;
     private final String schema;
 
     CrossPathAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
-        this.table = FencedTable.of("guarded_kv", "k").withPolicy(policy);
-        this.fence = JdbcFence.create(dataSource, JdbcFence.DEFAULT_TABLE, policy);
+        this.table = RowGuard.builder("guarded_kv", "k").policy(policy).build();
+        this.fence = JdbcFence.builder(dataSource).policy(policy).build();
         this.schema = schemaOf(dataSource);
     }
 

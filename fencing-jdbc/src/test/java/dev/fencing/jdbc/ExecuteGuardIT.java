@@ -17,14 +17,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** {@link FencedTable#execute} cannot be used to write past the guard. */
+/** {@link RowGuard#execute} cannot be used to write past the guard. */
 class ExecuteGuardIT {
 
     static Stream<SqlTestServer> servers() {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
-    private static final FencedTable ACCOUNTS = FencedTable.of("accounts", "id");
+    private static final RowGuard ACCOUNTS = RowGuard.create("accounts", "id");
 
     /**
      * One lock per token value: the lock's fence row (which the row guard raises first, shared with
@@ -85,7 +85,7 @@ class ExecuteGuardIT {
             assertThatThrownBy(() -> ACCOUNTS.execute(connection, token(11), Map.of("id", id),
                     "UPDATE unfenced SET balance = 0 WHERE id = ?", id))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("the statement updates 'unfenced', but this FencedTable guards 'accounts'");
+                    .hasMessageContaining("the statement updates 'unfenced', but this RowGuard guards 'accounts'");
             assertThat(row(connection, id)).isEqualTo("150@10");
             assertThat(count(connection, "SELECT COUNT(*) FROM accounts WHERE id = " + fresh)).isZero();
 
@@ -111,13 +111,13 @@ class ExecuteGuardIT {
     }
 
     /**
-     * The statement updates the table this FencedTable resolved and guards (the one whose fence
+     * The statement updates the table this RowGuard resolved and guards (the one whose fence
      * entries it raises), however the connection's search_path spells it: before, a connection
      * whose search_path found another {@code accounts} first updated that table instead.
      */
     @Test
     void aSearchPathThatFindsAnotherTableOfTheSameNameStillUpdatesTheGuardedOne() throws SQLException {
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection connection = Databases.migrated(Databases.postgres()).getConnection()) {
             long id = newAccount(connection, 10, 150);
             accounts.highWaterMark(connection, Map.of("id", id)); // resolved on the default search_path: public

@@ -30,7 +30,7 @@ final class FenceRowAccessor implements StorageAccessor<Long> {
 
     FenceRowAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
-        this.fence = JdbcFence.create(dataSource, JdbcFence.DEFAULT_TABLE, policy);
+        this.fence = JdbcFence.builder(dataSource).policy(policy).build();
     }
 
     @Override

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * One table, one fence table: FencedTable keeps a table's fence entries in {@code fencing_fence} of
+ * One table, one fence table: RowGuard keeps a table's fence entries in {@code fencing_fence} of
  * the data table's own schema (PostgreSQL) or database (MariaDB), whatever the connection's
  * search_path or current database finds first. Two services whose connections default to different
  * schemas/databases, each with the toolkit's migrations, writing the same table (one by its
@@ -42,8 +42,8 @@ class FenceTableResolutionIT {
         String resource = "account-" + id;
         try (Connection holder = db.getConnection(); Connection zombie = zombieConnection(server, db, holder)) {
             String qualified = (postgres ? "public" : holder.getCatalog()) + ".accounts";
-            FencedTable holderTable = FencedTable.of("accounts", "id");
-            FencedTable zombieTable = FencedTable.of(qualified, "id"); // another service: the same table, qualified
+            RowGuard holderTable = RowGuard.create("accounts", "id");
+            RowGuard zombieTable = RowGuard.create(qualified, "id"); // another service: the same table, qualified
             holderTable.upsert(holder, FencingToken.of(resource, 9), Map.of("id", id), Map.of("balance", 1));
             holderTable.delete(holder, FencingToken.of(resource, 10), Map.of("id", id));
 
@@ -83,7 +83,7 @@ class FenceTableResolutionIT {
         }
         // the connection finds a fencing_fence (the migrated one), but not in the table's schema
         try (Connection connection = db.getConnection()) {
-            FencedTable bareAccounts = FencedTable.of(schema + ".bare_accounts", "id");
+            RowGuard bareAccounts = RowGuard.create(schema + ".bare_accounts", "id");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> bareAccounts.upsert(connection,
                     FencingToken.of("bare-1", 3), Map.of("id", 1), Map.of("balance", 1)))
                     .isInstanceOf(IllegalStateException.class)

@@ -13,7 +13,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * A re-read inside REPEATABLE READ must not see the past: FencedTable.highWaterMark reads the row and
+ * A re-read inside REPEATABLE READ must not see the past: RowGuard.highWaterMark reads the row and
  * its entry with locking reads ({@code SELECT ... FOR UPDATE}), the newest committed rows, so inside
  * the caller's MariaDB transaction (REPEATABLE READ is its default) the mark it answers is never
  * older than the mark a refusal in the same transaction named. (Found by the adversarial review:
@@ -28,8 +28,8 @@ class HighWaterMarkInRepeatableReadIT {
         DataSource db = Databases.migrated(Databases.mariaDb(), Connection.TRANSACTION_REPEATABLE_READ);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        FencedTable accounts = FencedTable.of("accounts", "id");
-        FencedTable newerClient = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
+        RowGuard newerClient = RowGuard.create("accounts", "id");
         try (Connection setup = db.getConnection()) {
             accounts.upsert(setup, FencingToken.of(resource, 5), Map.of("id", id), Map.of("balance", 0));
         }

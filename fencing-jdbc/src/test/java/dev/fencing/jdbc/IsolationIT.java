@@ -44,7 +44,7 @@ class IsolationIT {
         void run(Connection connection, FencingToken token, Map<String, Object> key) throws SQLException;
     }
 
-    private static final FencedTable ACCOUNTS = FencedTable.of("accounts", "id");
+    private static final RowGuard ACCOUNTS = RowGuard.create("accounts", "id");
 
     /**
      * A snapshot taken before the newer token: the caller's transaction read the row (its snapshot is taken), then a newer

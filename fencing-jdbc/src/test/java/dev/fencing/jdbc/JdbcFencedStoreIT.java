@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.LostReplies;
@@ -29,8 +28,7 @@ class JdbcFencedStoreIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return JdbcFencedStore.create(isolated(Databases.migrated(server())), JdbcFencedStore.DEFAULT_TABLE, policy,
-                    FencingListener.NONE);
+            return JdbcFencedStore.builder(isolated(Databases.migrated(server()))).policy(policy).build();
         }
 
         /**
@@ -44,7 +42,7 @@ class JdbcFencedStoreIT {
             ReplyDroppingProxy proxy = Databases.proxyTo(database);
             DataSource viaProxy = isolated(Databases.through(proxy, database));
             return LostReplies.through(proxy, "UPDATE " + JdbcFencedStore.DEFAULT_TABLE + " SET", false,
-                    policy -> JdbcFencedStore.create(viaProxy, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE));
+                    policy -> JdbcFencedStore.builder(viaProxy).policy(policy).build());
         }
     }
 

@@ -120,7 +120,7 @@ class JdbcFencingIT {
     @MethodSource("servers")
     void theRowGuardUpdatesTellsStaleFromMissingAndFencesHandWrittenStatements(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         long id = newId();
         String resource = resource();
         try (Connection connection = db.getConnection()) {
@@ -151,7 +151,7 @@ class JdbcFencingIT {
     @MethodSource("servers")
     void aDeletedRowKeepsItsMarkSoAZombieCannotRecreateIt(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         long id = newId();
         String resource = resource();
         try (Connection connection = db.getConnection()) {
@@ -185,19 +185,19 @@ class JdbcFencingIT {
                 .hasMessageContaining("table 'fencing_fence' does not exist")
                 .hasMessageContaining("FencingMigrations.migrate(dataSource)");
         try (Connection connection = bare.getConnection()) {
-            assertThatThrownBy(() -> FencedTable.of("ledger", "id").update(connection, FencingToken.of("r", 1),
+            assertThatThrownBy(() -> RowGuard.create("ledger", "id").update(connection, FencingToken.of("r", 1),
                     Map.of("id", 1), Map.of("balance", 1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("table 'ledger'")
                     .hasMessageContaining("the token column is 'fencing_token'")
                     .hasMessageContaining("AddFencingTokenColumns");
-            assertThatThrownBy(() -> FencedTable.of("nowhere", "id").delete(connection, FencingToken.of("r", 1),
+            assertThatThrownBy(() -> RowGuard.create("nowhere", "id").delete(connection, FencingToken.of("r", 1),
                     Map.of("id", 1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("table 'nowhere' does not exist")
                     .hasMessageContaining("AddFencingTokenColumns");
             String schema = server.vendor().equals("postgresql") ? "public" : connection.getCatalog();
-            assertThatThrownBy(() -> FencedTable.of("fenced_ledger", "id").delete(connection, FencingToken.of("r", 1),
+            assertThatThrownBy(() -> RowGuard.create("fenced_ledger", "id").delete(connection, FencingToken.of("r", 1),
                     Map.of("id", 1)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("table '" + schema + ".fencing_fence' does not exist") // the data table's schema
@@ -220,13 +220,13 @@ class JdbcFencingIT {
         assertThatThrownBy(() -> jdbi.useHandle(handle -> JdbiFence.create(jdbi).advance(handle, FencingToken.of("r", 1))))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("advance needs a transaction");
-        assertThatThrownBy(() -> FencedTable.of("accounts; DROP TABLE accounts", "id"))
+        assertThatThrownBy(() -> RowGuard.create("accounts; DROP TABLE accounts", "id"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'accounts; DROP TABLE accounts'");
-        assertThatThrownBy(() -> FencedTable.of("accounts", "id").withTokenColumn("token--"))
+        assertThatThrownBy(() -> RowGuard.builder("accounts", "id").tokenColumn("token--"))
                 .hasMessageContaining("token column must be an unquoted SQL name");
         try (Connection connection = db.getConnection()) {
-            FencedTable accounts = FencedTable.of("accounts", "id");
+            RowGuard accounts = RowGuard.create("accounts", "id");
             assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("ident", 1),
                     Map.of("balance", 1))).hasMessageContaining("the key of table 'accounts' is [id], got [ident]");
             assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1),
@@ -238,7 +238,7 @@ class JdbcFencingIT {
             assertThatThrownBy(() -> accounts.update(connection, FencingToken.of("r", 1), Map.of("id", 1),
                     Map.of("balance", 1, "balance = 0; --", 2)))
                     .hasMessageContaining("column must be an unquoted SQL name").hasMessageContaining("'balance = 0; --'");
-            assertThatThrownBy(() -> JdbcFence.create(db, "fencing_fence", Policy.STRICT)
+            assertThatThrownBy(() -> JdbcFence.builder(db).table("fencing_fence").policy(Policy.STRICT).build()
                     .advance(null, FencingToken.of("r", 1))).isInstanceOf(IllegalArgumentException.class);
         }
     }

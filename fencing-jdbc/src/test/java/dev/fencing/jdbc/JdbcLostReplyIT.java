@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.servers.ReplyDroppingProxy;
@@ -29,8 +27,7 @@ class JdbcLostReplyIT {
     void theUnknownOutcomeCarriesTheDriversIoError(String vendor) {
         DataSource database = Databases.migrated(vendor.equals("postgresql") ? Databases.postgres() : Databases.mariaDb());
         try (ReplyDroppingProxy proxy = Databases.proxyTo(database)) {
-            FencedStore holder = JdbcFencedStore.create(Databases.through(proxy, database), JdbcFencedStore.DEFAULT_TABLE,
-                    Policy.MONOTONIC, FencingListener.NONE);
+            FencedStore holder = JdbcFencedStore.builder(Databases.through(proxy, database)).build();
             FencedStore observer = JdbcFencedStore.create(database);
             String key = "lost-" + UUID.randomUUID();
             FencingToken token = FencingToken.of(key, 5);

@@ -56,8 +56,8 @@ class KeysTheColumnCannotHoldIT {
         createTable(db, server);
         String key = UUID.randomUUID().toString().substring(0, 8); // exactly VARCHAR(8)
         String lock = "truncated-" + key;
-        FencedTable newer = FencedTable.of("short_kv", "k");
-        FencedTable zombie = FencedTable.of("short_kv", "k"); // another client instance
+        RowGuard newer = RowGuard.create("short_kv", "k");
+        RowGuard zombie = RowGuard.create("short_kv", "k"); // another client instance
         try (Connection holder = db.getConnection(); Connection zombieConnection = db.getConnection()) {
             newer.upsert(holder, FencingToken.of(lock, 9), Map.of("k", key), Map.of("v", "live"));
             newer.delete(holder, FencingToken.of(lock, 10), Map.of("k", key));
@@ -83,8 +83,8 @@ class KeysTheColumnCannotHoldIT {
         createTable(db, server);
         String key = UUID.randomUUID().toString().substring(0, 8);
         String lock = "truncated-" + key;
-        FencedTable newer = FencedTable.of("short_kv", "k");
-        FencedTable zombie = FencedTable.of("short_kv", "k");
+        RowGuard newer = RowGuard.create("short_kv", "k");
+        RowGuard zombie = RowGuard.create("short_kv", "k");
         try (Connection holder = db.getConnection(); Connection zombieConnection = db.getConnection()) {
             newer.upsert(holder, FencingToken.of(lock, 9), Map.of("k", key), Map.of("v", "live"));
             newer.delete(holder, FencingToken.of(lock, 10), Map.of("k", key));
@@ -104,7 +104,7 @@ class KeysTheColumnCannotHoldIT {
     void anIntegerKeyOutsideTheColumnsRangeIsRefused(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
         createTable(db, server);
-        FencedTable small = FencedTable.of("small_kv", "id");
+        RowGuard small = RowGuard.create("small_kv", "id");
         try (Connection connection = db.getConnection()) {
             assertThatThrownBy(() -> small.upsert(connection, FencingToken.of("small-kv-range", 3),
                     Map.of("id", 40000), Map.of("v", "x"))).isInstanceOf(IllegalArgumentException.class)
@@ -130,8 +130,8 @@ class KeysTheColumnCannotHoldIT {
             statement.execute("DELETE FROM tiny_kv");
         }
         DataSource lax = Databases.mariaDbWith("sessionVariables=sql_mode=''");
-        FencedTable newer = FencedTable.of("tiny_kv", "id");
-        FencedTable zombie = FencedTable.of("tiny_kv", "id");
+        RowGuard newer = RowGuard.create("tiny_kv", "id");
+        RowGuard zombie = RowGuard.create("tiny_kv", "id");
         String lock = "tiny-" + UUID.randomUUID();
         try (Connection holder = strict.getConnection(); Connection zombieConnection = lax.getConnection()) {
             newer.upsert(holder, FencingToken.of(lock, 9), Map.of("id", 127), Map.of("v", "live"));

@@ -38,19 +38,19 @@ class LockNamedLikeARowEntryIT {
     enum RowGuardWrite {
         UPDATE {
             @Override
-            void run(FencedTable table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
+            void run(RowGuard table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
                 table.update(connection, token, Map.of("id", id), Map.of("balance", balance));
             }
         },
         EXECUTE {
             @Override
-            void run(FencedTable table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
+            void run(RowGuard table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
                 table.execute(connection, token, Map.of("id", id), "UPDATE accounts SET balance = ?", balance);
             }
         },
         UPSERT {
             @Override
-            void run(FencedTable table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
+            void run(RowGuard table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
                 table.upsert(connection, token, Map.of("id", id), Map.of("balance", balance));
             }
         },
@@ -61,18 +61,18 @@ class LockNamedLikeARowEntryIT {
             }
 
             @Override
-            void run(FencedTable table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
+            void run(RowGuard table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
                 table.insert(connection, token, Map.of("id", id), Map.of("balance", balance));
             }
         },
         DELETE {
             @Override
-            void run(FencedTable table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
+            void run(RowGuard table, Connection connection, FencingToken token, long id, long balance) throws SQLException {
                 table.delete(connection, token, Map.of("id", id));
             }
         };
 
-        abstract void run(FencedTable table, Connection connection, FencingToken token, long id, long balance)
+        abstract void run(RowGuard table, Connection connection, FencingToken token, long id, long balance)
                 throws SQLException;
 
         /** Whether the newer holder's write needs the row absent (else the row exists with token 5). */
@@ -141,7 +141,7 @@ class LockNamedLikeARowEntryIT {
         DataSource zombieDb = clientOf(server);
         long id = newId();
         String lock = entryOf(zombieDb, server, id);
-        FencedTable zombieTable = FencedTable.of("accounts", "id");
+        RowGuard zombieTable = RowGuard.create("accounts", "id");
         try (Connection setup = zombieDb.getConnection()) {
             zombieTable.upsert(setup, FencingToken.of(lock, 5), Map.of("id", id), Map.of("balance", 50));
         }
@@ -166,7 +166,7 @@ class LockNamedLikeARowEntryIT {
         DataSource zombieDb = clientOf(server);
         long id = newId();
         String lock = entryOf(newerDb, server, id);
-        FencedTable newerTable = FencedTable.of("accounts", "id");
+        RowGuard newerTable = RowGuard.create("accounts", "id");
         if (!newerWrite.needsAbsentRow()) {
             try (Connection setup = newerDb.getConnection()) {
                 newerTable.upsert(setup, FencingToken.of(lock, 5), Map.of("id", id), Map.of("balance", 50));
@@ -198,7 +198,7 @@ class LockNamedLikeARowEntryIT {
         DataSource db = clientOf(server);
         long id = newId();
         String lock = entryOf(db, server, id);
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection connection = db.getConnection()) {
             accounts.upsert(connection, FencingToken.of("other-lock-" + id, 3), Map.of("id", id), Map.of("balance", 30));
         }
@@ -211,7 +211,7 @@ class LockNamedLikeARowEntryIT {
 
             long strictId = newId();
             String strictLock = entryOf(db, server, strictId);
-            FencedTable strict = accounts.withPolicy(Policy.STRICT);
+            RowGuard strict = RowGuard.builder("accounts", "id").policy(Policy.STRICT).build();
             strict.upsert(connection, FencingToken.of(strictLock, 10), Map.of("id", strictId), Map.of("balance", 1));
             assertThat(row(db, strictId)).isEqualTo("1@10");
             assertThatThrownBy(() -> strict.update(connection, FencingToken.of(strictLock, 10), Map.of("id", strictId),
@@ -250,11 +250,11 @@ class LockNamedLikeARowEntryIT {
         String lock = entryOf(db, server, id);
         for (String table : List.of(before, cutShort)) {
             String expected = table.equals(before) ? "has no column 'kind'" : "the migration was cut short";
-            assertThatThrownBy(() -> JdbcFence.create(db, table, Policy.MONOTONIC).inTransaction(FencingToken.of(lock, 9),
+            assertThatThrownBy(() -> JdbcFence.builder(db).table(table).build().inTransaction(FencingToken.of(lock, 9),
                     connection -> setBalance(connection, id, 9)))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining(expected)
                     .hasMessageContaining("FencingMigrations.migrate(dataSource)");
-            FencedTable accounts = FencedTable.of("accounts", "id").withFenceTable(schema + "." + table);
+            RowGuard accounts = RowGuard.builder("accounts", "id").fenceTable(schema + "." + table).build();
             try (Connection connection = db.getConnection()) {
                 assertThatThrownBy(() -> accounts.upsert(connection, FencingToken.of(lock, 9), Map.of("id", id),
                         Map.of("balance", 9)))

@@ -68,7 +68,7 @@ class ResourceColumnCollationIT {
     void aLockNameColumnThatIgnoresCaseIsRefusedBeforeAnyWrite(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
         String table = createTable(server, db);
-        FencedStore ordersHolder = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
+        FencedStore ordersHolder = JdbcFencedStore.builder(db).table(table).build();
         String key = "k-" + UUID.randomUUID();
 
         assertThatThrownBy(() -> ordersHolder.write(FencingToken.of("Orders", 5), key, "orders' value"))
@@ -98,13 +98,13 @@ class ResourceColumnCollationIT {
                     + " NOT NULL PRIMARY KEY, token BIGINT NOT NULL, updated_at DATETIME(6) NOT NULL"
                     + " DEFAULT CURRENT_TIMESTAMP(6))");
         }
-        FencedStore legacyStore = JdbcFencedStore.create(db, store, Policy.MONOTONIC, FencingListener.NONE);
+        FencedStore legacyStore = JdbcFencedStore.builder(db).table(store).build();
         assertThatThrownBy(() -> legacyStore.write(FencingToken.of("orders", 5), "k", "v"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("column 'item_key'")
                 .hasMessageContaining("does not compare keys byte for byte")
                 .hasMessageContaining("FencingMigrations.migrate");
-        JdbcFence legacyFence = JdbcFence.create(db, fence, Policy.MONOTONIC);
+        JdbcFence legacyFence = JdbcFence.builder(db).table(fence).build();
         assertThatThrownBy(() -> legacyFence.inTransaction(FencingToken.of("orders", 5), connection -> 1))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("column 'resource'")

@@ -16,7 +16,7 @@ import java.util.OptionalLong;
 import javax.sql.DataSource;
 
 /**
- * The FencedStore SPI built only from {@link FencedTable}'s public row guard on a user table
+ * The FencedStore SPI built only from {@link RowGuard}'s public row guard on a user table
  * {@code guarded_kv(k, v, version, fencing_token)}: how the contract exercises the row guard.
  */
 final class RowGuardAccessor implements StorageAccessor<Long> {
@@ -24,12 +24,12 @@ final class RowGuardAccessor implements StorageAccessor<Long> {
     private static final long TOMBSTONE_VERSION = 0;
 
     private final DataSource dataSource;
-    private final FencedTable table;
+    private final RowGuard table;
     private final String schema;
 
     RowGuardAccessor(DataSource dataSource, Policy policy) {
         this.dataSource = dataSource;
-        this.table = FencedTable.of("guarded_kv", "k").withPolicy(policy);
+        this.table = RowGuard.builder("guarded_kv", "k").policy(policy).build();
         this.schema = CrossPathAccessor.schemaOf(dataSource);
     }
 

@@ -11,7 +11,7 @@ import dev.fencing.testkit.FencedStoreContract;
 import org.junit.jupiter.api.Nested;
 
 /**
- * The FencedStoreContract through the two native JDBC paths — the row guard ({@link FencedTable}
+ * The FencedStoreContract through the two native JDBC paths — the row guard ({@link RowGuard}
  * on a table with a token column) and the fence row ({@link JdbcFence} around plain DAO
  * statements) — and through both at once on one table ({@link CrossPathAccessor}: even tokens
  * through the row guard, odd ones through the fence row), on PostgreSQL and MariaDB, each at its

@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fence row (JdbcFence wrapping DAO code that has no idea about tokens) and the row guard
- * (FencedTable) on the same rows share one mark per lock: every row guard write also raises, and is
+ * (RowGuard) on the same rows share one mark per lock: every row guard write also raises, and is
  * refused by, the fence row of its token's lock in the same fence table, inside its transaction. So a
  * zombie with an older token is refused through either path after a newer holder wrote through the
  * other. (Found by the adversarial review: before, neither path saw the other's mark, and token 7
@@ -37,7 +37,7 @@ class RowGuardAndFenceRowShareMarksIT {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection setup = db.getConnection()) {
             accounts.upsert(setup, FencingToken.of(resource, 5), Map.of("id", id), Map.of("balance", 0));
         }
@@ -66,7 +66,7 @@ class RowGuardAndFenceRowShareMarksIT {
         DataSource db = Databases.migrated(server);
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         String resource = "account-" + id;
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         JdbcFence fence = JdbcFence.create(db);
         // the zombie (token 7) has passed the fence once already, as a holder would
         fence.inTransaction(FencingToken.of(resource, 7), connection -> 0);

@@ -46,7 +46,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void aCaseInsensitiveKeyColumnIsRefusedBeforeAnythingIsWritten(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable ci = FencedTable.of("ci_kv", "k");
+        RowGuard ci = RowGuard.create("ci_kv", "k");
         String name = "AliceN-" + UUID.randomUUID();
         try (Connection connection = db.getConnection()) {
             assertThatThrownBy(() -> ci.delete(connection, token(10), Map.of("k", name)))
@@ -73,17 +73,17 @@ class RowKeysIT {
                     ? List.of("accounts", "public.accounts", "ACCOUNTS", "Public.Accounts")
                     : List.of("accounts", connection.getCatalog() + ".accounts");
             long id = newId();
-            FencedTable.of(spellings.get(0), "id").upsert(connection, token(9), Map.of("id", id), Map.of("balance", 1));
-            FencedTable.of(spellings.get(0), "id").delete(connection, token(10), Map.of("id", id));
+            RowGuard.create(spellings.get(0), "id").upsert(connection, token(9), Map.of("id", id), Map.of("balance", 1));
+            RowGuard.create(spellings.get(0), "id").delete(connection, token(10), Map.of("id", id));
             for (String spelling : spellings.subList(1, spellings.size())) {
-                FencedTable zombie = FencedTable.of(spelling, "id");
+                RowGuard zombie = RowGuard.create(spelling, "id");
                 assertStale(() -> zombie.upsert(connection, token(7), Map.of("id", id), Map.of("balance", 70)), 10, spelling);
                 assertStale(() -> zombie.insert(connection, token(7), Map.of("id", id), Map.of("balance", 70)), 10, spelling);
                 assertThat(zombie.highWaterMark(connection, Map.of("id", id))).as(spelling).hasValue(10);
             }
             assertThat(count(connection, "SELECT COUNT(*) FROM accounts WHERE id = " + id)).isZero();
             if (server.vendor().equals("mariadb")) {
-                assertThatThrownBy(() -> FencedTable.of("Accounts", "id").delete(connection, token(11), Map.of("id", id)))
+                assertThatThrownBy(() -> RowGuard.create("Accounts", "id").delete(connection, token(11), Map.of("id", id)))
                         .as("table names are case-sensitive here: Accounts is another table, and there is none")
                         .hasMessageContaining("table 'Accounts' does not exist");
             }
@@ -95,7 +95,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void anIntegerKeyInAnyFormIsOneRow(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         try (Connection connection = db.getConnection()) {
             long id = ThreadLocalRandom.current().nextLong(1, Integer.MAX_VALUE);
             accounts.upsert(connection, token(9), Map.of("id", id), Map.of("balance", 1));
@@ -124,7 +124,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void aUuidKeyInEitherCaseOrAsAUuidIsOneRow(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable table = FencedTable.of("uuid_kv", "id");
+        RowGuard table = RowGuard.create("uuid_kv", "id");
         UUID id = UUID.randomUUID();
         try (Connection connection = db.getConnection()) {
             table.upsert(connection, token(9), Map.of("id", id), Map.of("v", "a"));
@@ -141,7 +141,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void whereTheColumnIgnoresTrailingSpacesSoDoesTheEntry(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable pad = FencedTable.of("pad_kv", "k");
+        RowGuard pad = RowGuard.create("pad_kv", "k");
         String k = "k" + ThreadLocalRandom.current().nextInt(1_000_000);
         try (Connection connection = db.getConnection()) {
             pad.upsert(connection, token(9), Map.of("k", k + "  "), Map.of("v", "a"));
@@ -159,7 +159,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void compositeKeysWithTheSeparatorInsideAreDifferentEntries(SqlTestServer server) throws SQLException {
         DataSource db = Databases.migrated(server);
-        FencedTable pairs = FencedTable.of("pairs", "a", "b");
+        RowGuard pairs = RowGuard.create("pairs", "a", "b");
         String a = "a" + ThreadLocalRandom.current().nextInt(1_000_000);
         Map<String, Object> first = Map.of("a", a + ",b", "b", "c");
         Map<String, Object> second = Map.of("a", a, "b", "b,c");
@@ -179,7 +179,7 @@ class RowKeysIT {
     @MethodSource("servers")
     void aTextKeyGivenAsANumberIsRefused(SqlTestServer server) throws SQLException {
         try (Connection connection = Databases.migrated(server).getConnection()) {
-            assertThatThrownBy(() -> FencedTable.of("guarded_kv", "k").upsert(connection, token(1), Map.of("k", 7),
+            assertThatThrownBy(() -> RowGuard.create("guarded_kv", "k").upsert(connection, token(1), Map.of("k", 7),
                     Map.of("v", "x", "version", 1))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("key column 'k' holds text: give a String, got Integer '7'");
         }

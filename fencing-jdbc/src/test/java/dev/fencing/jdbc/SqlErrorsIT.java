@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -31,7 +29,7 @@ class SqlErrorsIT {
         return Stream.of(Databases.postgres(), Databases.mariaDb());
     }
 
-    private static final FencedTable CHECKED = FencedTable.of("checked", "id");
+    private static final RowGuard CHECKED = RowGuard.create("checked", "id");
 
     private static FencingToken token(long value) {
         return FencingToken.of("errors", value);
@@ -82,7 +80,7 @@ class SqlErrorsIT {
                     + " NULL, updated_at " + (postgres ? "TIMESTAMP" : "DATETIME(6)")
                     + " NOT NULL DEFAULT CURRENT_TIMESTAMP)");
         }
-        FencedStore store = JdbcFencedStore.create(db, table, Policy.MONOTONIC, FencingListener.NONE);
+        FencedStore store = JdbcFencedStore.builder(db).table(table).build();
         assertThatThrownBy(() -> store.write(token(1), "k", "too long"))
                 .isInstanceOf(UncheckedSqlException.class)
                 .satisfies(e -> checkViolation(server).accept(((UncheckedSqlException) e).getCause()));

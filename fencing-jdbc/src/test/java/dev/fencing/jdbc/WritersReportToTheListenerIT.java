@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every JDBC writer reports what it refuses to its listener (so metrics see it), not only the
- * store: {@link JdbcFence}, {@link JdbiFence} and {@link FencedTable}, each with a holder at 10 and
+ * store: {@link JdbcFence}, {@link JdbiFence} and {@link RowGuard}, each with a holder at 10 and
  * a zombie at 7 on instances of their own.
  */
 class WritersReportToTheListenerIT {
@@ -70,10 +70,10 @@ class WritersReportToTheListenerIT {
     }
 
     @Test
-    void fencedTableReportsEachRefusedRowWrite() throws Exception {
+    void rowGuardReportsEachRefusedRowWrite() throws Exception {
         RecordingListener zombieEvents = new RecordingListener();
-        FencedTable holder = FencedTable.of("accounts", "id");
-        FencedTable zombie = FencedTable.of("accounts", "id").withListener(zombieEvents);
+        RowGuard holder = RowGuard.create("accounts", "id");
+        RowGuard zombie = RowGuard.builder("accounts", "id").listener(zombieEvents).build();
         long id = Math.abs(UUID.randomUUID().getMostSignificantBits() % 1_000_000_000L) + 1_000_000;
         String lock = lock();
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement()) {
@@ -92,7 +92,7 @@ class WritersReportToTheListenerIT {
     void badListenersAreRefusedByName() {
         assertThatThrownBy(() -> JdbcFence.builder(db).listener(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("listener");
-        assertThatThrownBy(() -> FencedTable.of("accounts", "id").withListener(null))
+        assertThatThrownBy(() -> RowGuard.builder("accounts", "id").listener(null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listener");
     }
 }

@@ -13,6 +13,7 @@ import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -62,29 +63,31 @@ public final class S3FencedStore implements StorageAccessor<String> {
         this.prefix = prefix;
     }
 
-    /** A store on {@code bucket}, keys as object keys, under {@link Policy#MONOTONIC}. */
+    /** A store on {@code bucket}, keys as object keys, under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static FencedStore create(S3Client s3, String bucket) {
-        return create(s3, bucket, "", Policy.MONOTONIC, FencingListener.NONE);
-    }
-
-    /** A store on {@code bucket} with object keys {@code prefix + key}. */
-    public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener) {
-        return create(s3, bucket, prefix, policy, listener, BoundedS3.DEFAULT_REQUEST_TIMEOUT);
+        return builder(s3, bucket).build();
     }
 
     /**
-     * A store on {@code bucket} with object keys {@code prefix + key}, whose every request gives up
-     * within {@code requestTimeout} (100 ms to 1 h; see {@link FencedS3.Builder#requestTimeout}).
+     * A store on {@code bucket} with object keys {@code prefix + key}.
+     *
+     * @deprecated use {@code builder(s3, bucket).prefix(prefix).policy(policy).listener(listener).build()},
+     *     which names each setting and checks it
      */
-    public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener,
-            Duration requestTimeout) {
-        Checks.requireNonNull("s3", s3);
-        FencedWrites.requireBucket(bucket);
-        Checks.requireNonNull("prefix", prefix);
-        S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
-        FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
-                .requestTimeout(requestTimeout).build();
-        return new StorageBasedFencedStore(new S3FencedStore(bounded, fenced, bucket, prefix), policy, listener, 100);
+    @Deprecated(since = "0.1.0")
+    public static FencedStore create(S3Client s3, String bucket, String prefix, Policy policy, FencingListener listener) {
+        return builder(s3, bucket).prefix(prefix).policy(policy).listener(listener).build();
+    }
+
+    /**
+     * A builder for a store on {@code bucket} through {@code s3}: keys as object keys (no prefix),
+     * {@link Policy#MONOTONIC}, requests bounded by 10 s and no listener unless set.
+     *
+     * @throws IllegalArgumentException if {@code s3} is null or {@code bucket} is blank, longer than
+     *     256 characters or holds control characters, naming it
+     */
+    public static Builder builder(S3Client s3, String bucket) {
+        return new Builder(Checks.requireNonNull("s3", s3), Checks.requireName("bucket", bucket));
     }
 
     @Override
@@ -170,5 +173,73 @@ public final class S3FencedStore implements StorageAccessor<String> {
 
     private PutObjectRequest request(String key) {
         return PutObjectRequest.builder().bucket(bucket).key(prefix + key).contentType("text/plain; charset=utf-8").build();
+    }
+
+    /** Configures an {@link S3FencedStore}; every setting but the client and the bucket is optional. */
+    public static final class Builder {
+        /** Object keys are at most this many bytes of UTF-8, the prefix's included. */
+        private static final int MAX_KEY_BYTES = 1024;
+
+        private final S3Client s3;
+        private final String bucket;
+        private String prefix = "";
+        private Policy policy = Policy.MONOTONIC;
+        private FencingListener listener = FencingListener.NONE;
+        private Duration requestTimeout = BoundedS3.DEFAULT_REQUEST_TIMEOUT;
+
+        private Builder(S3Client s3, String bucket) {
+            this.s3 = s3;
+            this.bucket = bucket;
+        }
+
+        /**
+         * What every object key starts with: the store keeps {@code key} at {@code prefix + key}.
+         * Default none; at most 1023 bytes of UTF-8, so that a key fits in S3's 1024.
+         */
+        public Builder prefix(String prefix) {
+            Checks.requireNonNull("prefix", prefix);
+            int bytes = prefix.getBytes(StandardCharsets.UTF_8).length;
+            if (bytes >= MAX_KEY_BYTES) {
+                throw new IllegalArgumentException("prefix must be at most " + (MAX_KEY_BYTES - 1) + " bytes of UTF-8"
+                        + " (an object key, prefix included, is at most " + MAX_KEY_BYTES + "), got " + bytes
+                        + " bytes starting '" + prefix.substring(0, 32) + "…'");
+            }
+            this.prefix = prefix;
+            return this;
+        }
+
+        /** Which tokens pass a key's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            this.policy = Checks.requireNonNull("policy", policy);
+            return this;
+        }
+
+        /**
+         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
+         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
+         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /**
+         * How long each request of the store may take, 100 ms to 1 h; default 10 s (see
+         * {@link FencedS3.Builder#requestTimeout}).
+         */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(100),
+                    Duration.ofHours(1));
+            return this;
+        }
+
+        /** The store. Sends no request: the bucket must exist (a write to a missing one names it). */
+        public FencedStore build() {
+            S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
+            FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
+                    .requestTimeout(requestTimeout).build();
+            return new StorageBasedFencedStore(new S3FencedStore(bounded, fenced, bucket, prefix), policy, listener, 100);
+        }
     }
 }

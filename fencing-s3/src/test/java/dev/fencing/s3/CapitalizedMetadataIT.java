@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
 import java.io.IOException;
@@ -170,10 +168,8 @@ class CapitalizedMetadataIT {
 
     @Test
     void theStoreRefusesTheZombieAndReadsNoTombstone() {
-        FencedStore holder = S3FencedStore.create(capitalized1, bucket, "store/", Policy.MONOTONIC,
-                FencingListener.NONE);
-        FencedStore zombie = S3FencedStore.create(capitalized2, bucket, "store/", Policy.MONOTONIC,
-                FencingListener.NONE);
+        FencedStore holder = S3FencedStore.builder(capitalized1, bucket).prefix("store/").build();
+        FencedStore zombie = S3FencedStore.builder(capitalized2, bucket).prefix("store/").build();
         String key = key();
         holder.write(FencingToken.of(key, 10), key, "v10");
         assertStale(() -> zombie.write(FencingToken.of(key, 9), key, "zombie"), 10);

@@ -3,7 +3,6 @@ package dev.fencing.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.testkit.FencedStoreContract;
@@ -40,7 +39,7 @@ class S3FencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return S3FencedStore.create(closeAfterTest(S3.client()), bucket(), "store/", policy, FencingListener.NONE);
+        return S3FencedStore.builder(closeAfterTest(S3.client()), bucket()).prefix("store/").policy(policy).build();
     }
 
     /**
@@ -51,8 +50,8 @@ class S3FencedStoreIT extends FencedStoreContract {
     @Override
     protected LostReplies lostReplies() {
         ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.s3().atomicEndpoint());
-        return LostReplies.through(proxy, "PUT /", true, policy -> S3FencedStore.create(
-                closeAfterTest(S3.client(proxy.httpEndpoint())), bucket(), "store/", policy, FencingListener.NONE));
+        return LostReplies.through(proxy, "PUT /", true, policy -> S3FencedStore
+                .builder(closeAfterTest(S3.client(proxy.httpEndpoint())), bucket()).prefix("store/").policy(policy).build());
     }
 
     /**
@@ -77,7 +76,7 @@ class S3FencedStoreIT extends FencedStoreContract {
             }
         };
         S3Client lossy = closeAfterTest(S3.client(loseFirstConditionalPutAnswer));
-        FencedStore updater = S3FencedStore.create(lossy, bucket(), "store/", policy, FencingListener.NONE);
+        FencedStore updater = S3FencedStore.builder(lossy, bucket()).prefix("store/").policy(policy).build();
 
         StoredValue written = updater.update(token(2), key, v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
 

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.servers.S3TestServer;
 import dev.fencing.testkit.servers.SilentServer;
 import java.net.URI;
@@ -97,7 +95,7 @@ class SilentS3IT {
     @Test
     void theStoreGivesUpWithinItsRequestTimeout() {
         for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
-            FencedStore store = S3FencedStore.create(s3, "b", "", Policy.MONOTONIC, FencingListener.NONE, bound);
+            FencedStore store = S3FencedStore.builder(s3, "b").requestTimeout(bound).build();
             givesUpWithin(bound, () -> store.read("k"));
         }
     }

@@ -223,18 +223,18 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     }
 
     /** The prefix of the keys of {@code resource}'s waiting line (a diagnostic: one key per waiting process). */
-    public String queuePrefix(String resource) {
+    String queuePrefix(String resource) {
         Checks.requireName("resource", resource);
         return keys.queuePrefix(resource);
     }
 
     /** How many threads of this provider are asleep waiting for {@code resource} now (a diagnostic). */
-    public int waitersFor(String resource) {
+    int waitersFor(String resource) {
         return releaseSignals().sleepers(resource);
     }
 
     /** How many release notices found a waiting thread in this provider and woke it. */
-    public long wakeUps() {
+    long wakeUps() {
         return releaseSignals().wakeUps();
     }
 

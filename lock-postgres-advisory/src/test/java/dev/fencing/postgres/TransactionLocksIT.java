@@ -7,8 +7,8 @@ import static org.awaitility.Awaitility.await;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.jdbc.FencedTable;
 import dev.fencing.jdbc.JdbcFence;
+import dev.fencing.jdbc.RowGuard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -49,7 +49,7 @@ class TransactionLocksIT {
         long first = inTransaction(connection -> {
             FencingToken token = locks.lock(connection, resource);
             JdbcFence.create(db).advance(connection, token);
-            FencedTable.of("ledger", "id").upsert(connection, token, Map.of("id", resource), Map.of("balance", 100));
+            RowGuard.create("ledger", "id").upsert(connection, token, Map.of("id", resource), Map.of("balance", 100));
             return token.value();
         });
         long second = inTransaction(connection -> locks.lock(connection, resource).value());

@@ -51,6 +51,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisFencedStore implements StorageAccessor<String> {
 
+    /** The prefix of the store's keys unless configured otherwise: apart from the providers' {@code fencing:}. */
+    public static final String DEFAULT_PREFIX = "fencing:store:";
+
     private static final LuaScript WRITE = LuaScript.load("store-write");
     /** How long a write's marker outlives it: longer than any reconnect after which Lettuce re-sends. */
     static final long MARKER_SECONDS = 600;
@@ -66,36 +69,56 @@ public final class RedisFencedStore implements StorageAccessor<String> {
 
     /**
      * A {@link Policy#MONOTONIC} store on {@code connection} (which the caller owns and closes),
+     * with keys under {@value #DEFAULT_PREFIX}, telling no listener.
+     */
+    public static FencedStore create(StatefulRedisConnection<String, String> connection) {
+        return builder(connection).build();
+    }
+
+    /**
+     * A {@link Policy#MONOTONIC} store on {@code connection} (which the caller owns and closes),
      * with keys under {@code prefix} (letters, digits and {@code :_-.}), telling no listener.
      */
     public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix) {
-        return create(connection, prefix, Policy.MONOTONIC, FencingListener.NONE);
+        return builder(connection).prefix(prefix).build();
     }
 
     /**
      * A store on {@code connection} (which the caller owns and closes), with keys under
      * {@code prefix} (letters, digits and {@code :_-.}).
+     *
+     * @deprecated use {@code builder(connection).prefix(prefix).policy(policy).listener(listener).build()},
+     *     which names each setting and checks it
      */
+    @Deprecated(since = "0.1.0")
     public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix,
             Policy policy, FencingListener listener) {
-        return create(Checks.requireNonNull("connection", connection).sync(), prefix, policy, listener);
+        return builder(connection).prefix(prefix).policy(policy).listener(listener).build();
     }
 
-    /** A store on a Redis Cluster {@code connection}; each key's hash lives on the master of its slot. */
-    public static FencedStore create(StatefulRedisClusterConnection<String, String> connection, String prefix,
-            Policy policy, FencingListener listener) {
-        return create(Checks.requireNonNull("connection", connection).sync(), prefix, policy, listener);
+    /**
+     * A {@link Policy#MONOTONIC} store on a Redis Cluster {@code connection} (which the caller owns
+     * and closes), with keys under {@value #DEFAULT_PREFIX}, telling no listener.
+     */
+    public static FencedStore create(StatefulRedisClusterConnection<String, String> connection) {
+        return builder(connection).build();
     }
 
-    private static FencedStore create(RedisClusterCommands<String, String> redis, String prefix, Policy policy,
-            FencingListener listener) {
-        if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
-            throw new IllegalArgumentException("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix + "'");
-        }
-        if (policy == null || listener == null) {
-            throw new IllegalArgumentException("policy and listener must not be null (use FencingListener.NONE)");
-        }
-        return new StorageBasedFencedStore(new RedisFencedStore(redis, prefix), policy, listener, 100);
+    /**
+     * A builder for a store on {@code connection} (which the caller owns and closes): keys under
+     * {@value #DEFAULT_PREFIX}, {@link Policy#MONOTONIC} and no listener unless set.
+     */
+    public static Builder builder(StatefulRedisConnection<String, String> connection) {
+        return new Builder(Checks.requireNonNull("connection", connection).sync());
+    }
+
+    /**
+     * A builder for a store on a Redis Cluster {@code connection} (which the caller owns and
+     * closes); each key's hash lives on the master of its slot. Keys under {@value #DEFAULT_PREFIX},
+     * {@link Policy#MONOTONIC} and no listener unless set.
+     */
+    public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
+        return new Builder(Checks.requireNonNull("connection", connection).sync());
     }
 
     private String itemKey(String key) {
@@ -173,5 +196,51 @@ public final class RedisFencedStore implements StorageAccessor<String> {
             return prefix + "{" + SlotTags.forSlot(SlotHash.getSlot(itemKey(key))) + "}:done:" + writeId;
         }
         return prefix + "{" + key + "}:done:" + writeId;
+    }
+
+    /** Configures a {@link RedisFencedStore}; every setting but the connection is optional. */
+    public static final class Builder {
+        private final RedisClusterCommands<String, String> redis;
+        private String prefix = DEFAULT_PREFIX;
+        private Policy policy = Policy.MONOTONIC;
+        private FencingListener listener = FencingListener.NONE;
+
+        private Builder(RedisClusterCommands<String, String> redis) {
+            this.redis = redis;
+        }
+
+        /**
+         * What every key of the store starts with: {@code <prefix>{key}:item}. Up to 64 letters,
+         * digits or {@code :_-.} (empty allowed); default {@value #DEFAULT_PREFIX}.
+         */
+        public Builder prefix(String prefix) {
+            if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
+                throw new IllegalArgumentException("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix
+                        + "'");
+            }
+            this.prefix = prefix;
+            return this;
+        }
+
+        /** Which tokens pass a key's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
+        public Builder policy(Policy policy) {
+            this.policy = Checks.requireNonNull("policy", policy);
+            return this;
+        }
+
+        /**
+         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
+         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
+         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /** The store. Sends no command. */
+        public FencedStore build() {
+            return new StorageBasedFencedStore(new RedisFencedStore(redis, prefix), policy, listener, 100);
+        }
     }
 }

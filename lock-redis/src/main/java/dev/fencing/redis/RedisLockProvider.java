@@ -207,7 +207,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     }
 
     /** How many release notices (pub/sub messages) reached this provider: a measure of the wake-up mechanism. */
-    public long releaseNotices() {
+    long releaseNotices() {
         return releaseNotices.get();
     }
 
@@ -215,12 +215,12 @@ public final class RedisLockProvider extends AbstractLockProvider {
      * How many threads of this provider are asleep waiting for {@code resource} now: subscribed to
      * its release notices, woken by the next one (a diagnostic).
      */
-    public int waitersFor(String resource) {
+    int waitersFor(String resource) {
         return releaseSignals().sleepers(resource);
     }
 
     /** How many release notices found a waiting thread in this provider and woke it. */
-    public long wakeUps() {
+    long wakeUps() {
         return releaseSignals().wakeUps();
     }
 

@@ -192,7 +192,7 @@ public final class RedlockProvider extends AbstractLockProvider {
      * How many threads of this provider are asleep waiting for {@code resource} now: subscribed to
      * its release notices, woken by the next one (a diagnostic).
      */
-    public int waitersFor(String resource) {
+    int waitersFor(String resource) {
         return releaseSignals().sleepers(resource);
     }
 
@@ -209,7 +209,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     }
 
     /** How many release notices or local releases found a waiting thread in this provider and woke it. */
-    public long wakeUps() {
+    long wakeUps() {
         return releaseSignals().wakeUps();
     }
 

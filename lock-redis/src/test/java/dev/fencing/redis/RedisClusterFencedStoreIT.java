@@ -1,7 +1,6 @@
 package dev.fencing.redis;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.servers.TestServers;
@@ -37,6 +36,6 @@ class RedisClusterFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return RedisFencedStore.create(closeAfterTest(client.connect()), "store:", policy, FencingListener.NONE);
+        return RedisFencedStore.builder(closeAfterTest(client.connect())).prefix("store:").policy(policy).build();
     }
 }

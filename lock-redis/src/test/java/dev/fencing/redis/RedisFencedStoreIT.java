@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.LostReplies;
@@ -42,7 +41,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return RedisFencedStore.create(closeAfterTest(client.connect()), "store:", policy, FencingListener.NONE);
+        return RedisFencedStore.builder(closeAfterTest(client.connect())).prefix("store:").policy(policy).build();
     }
 
     /**
@@ -54,8 +53,8 @@ class RedisFencedStoreIT extends FencedStoreContract {
         RedisTestServer redis = TestServers.redis();
         ReplyDroppingProxy proxy = ReplyDroppingProxy.start(redis.host(), redis.port());
         RedisClient viaProxy = RedisClient.create(proxy.redisUri());
-        return LostReplies.of(policy -> RedisFencedStore.create(closeAfterTest(viaProxy.connect()), "store:", policy,
-                FencingListener.NONE), inTheWindow -> proxy.dropReplyTo("EVALSHA", inTheWindow), proxy::dropped, true,
+        return LostReplies.of(policy -> RedisFencedStore.builder(closeAfterTest(viaProxy.connect())).prefix("store:")
+                .policy(policy).build(), inTheWindow -> proxy.dropReplyTo("EVALSHA", inTheWindow), proxy::dropped, true,
                 () -> {
                     viaProxy.shutdown();
                     proxy.close();
@@ -75,7 +74,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
 
     @Test
     void aBadPrefixIsRefused() {
-        assertThatThrownBy(() -> RedisFencedStore.create(connection, "a b", Policy.MONOTONIC, FencingListener.NONE))
+        assertThatThrownBy(() -> RedisFencedStore.builder(connection).prefix("a b"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'a b'");
     }

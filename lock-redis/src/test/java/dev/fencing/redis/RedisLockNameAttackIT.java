@@ -3,10 +3,8 @@ package dev.fencing.redis;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.servers.TestServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -27,8 +25,8 @@ class RedisLockNameAttackIT {
         RedisClient client = RedisClient.create(TestServers.redis().uri());
         try (StatefulRedisConnection<String, String> one = client.connect();
                 StatefulRedisConnection<String, String> two = client.connect()) {
-            FencedStore first = RedisFencedStore.create(one, "attack:", Policy.MONOTONIC, FencingListener.NONE);
-            FencedStore second = RedisFencedStore.create(two, "attack:", Policy.MONOTONIC, FencingListener.NONE);
+            FencedStore first = RedisFencedStore.builder(one).prefix("attack:").build();
+            FencedStore second = RedisFencedStore.builder(two).prefix("attack:").build();
             SoftAssertions softly = new SoftAssertions();
 
             String replyLike = "k-" + UUID.randomUUID();

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -74,8 +72,8 @@ class RedisStoreLostReplyIT {
         viaProxy.close();
         viaProxyClient.setOptions(ClientOptions.builder().autoReconnect(false).build());
         viaProxy = viaProxyClient.connect();
-        FencedStore holder = RedisFencedStore.create(viaProxy, "atk:", Policy.MONOTONIC, FencingListener.NONE);
-        FencedStore observer = RedisFencedStore.create(direct, "atk:", Policy.MONOTONIC, FencingListener.NONE);
+        FencedStore holder = RedisFencedStore.builder(viaProxy).prefix("atk:").build();
+        FencedStore observer = RedisFencedStore.builder(direct).prefix("atk:").build();
         String key = "gone-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
         holder.write(token, key, "0");

@@ -1,7 +1,6 @@
 package dev.fencing.cli.readme;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.micrometer.MicrometerFencingListener;
 import dev.fencing.redis.RedisLockProvider;
@@ -19,6 +18,6 @@ final class MetricsSnippets {
         MicrometerFencingListener metrics = MicrometerFencingListener.builder(meterRegistry)
                 .provider("redis").store("jdbc").build();
         RedisLockProvider locks = RedisLockProvider.builder(redisClient).listener(metrics).build();
-        FencedStore accounts = JdbcFencedStore.create(dataSource, "fencing_store", Policy.MONOTONIC, metrics);
+        FencedStore accounts = JdbcFencedStore.builder(dataSource).listener(metrics).build();
     }
 }

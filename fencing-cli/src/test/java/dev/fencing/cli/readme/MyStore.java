@@ -1,7 +1,6 @@
 package dev.fencing.cli.readme;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import javax.sql.DataSource;
@@ -16,6 +15,6 @@ final class MyStore {
     }
 
     static FencedStore connect(DataSource dataSource, Policy policy) {
-        return JdbcFencedStore.create(dataSource, JdbcFencedStore.DEFAULT_TABLE, policy, FencingListener.NONE);
+        return JdbcFencedStore.builder(dataSource).policy(policy).build();
     }
 }

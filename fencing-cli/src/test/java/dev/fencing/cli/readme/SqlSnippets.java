@@ -3,8 +3,8 @@ package dev.fencing.cli.readme;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
-import dev.fencing.jdbc.FencedTable;
 import dev.fencing.jdbc.JdbiFence;
+import dev.fencing.jdbc.RowGuard;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.migrations.Vendor;
 import java.sql.Connection;
@@ -42,7 +42,7 @@ final class SqlSnippets {
     }
 
     static void rowGuard(Connection connection, Lease lease) throws SQLException {
-        FencedTable accounts = FencedTable.of("accounts", "id");
+        RowGuard accounts = RowGuard.create("accounts", "id");
         accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
         // fencing_fence row of lease.token().resource() raised to the token (<=), then
         // UPDATE "public"."accounts" SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?

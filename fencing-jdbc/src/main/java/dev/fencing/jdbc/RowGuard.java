@@ -4,6 +4,7 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.internal.Checks;
 import dev.fencing.core.internal.SafeListener;
 import dev.fencing.core.spi.Refusals;
 import dev.fencing.jdbc.TableShape.RowKey;
@@ -26,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * module's {@code AddFencingTokenColumns}).
  *
  * <pre>{@code
- * FencedTable accounts = FencedTable.of("accounts", "id");
+ * RowGuard accounts = RowGuard.create("accounts", "id");
  * accounts.update(connection, lease.token(), Map.of("id", 7), Map.of("balance", 150));
  * // the fence row of the token's lock, then
  * // UPDATE accounts SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
@@ -106,7 +107,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (MySQL/MariaDB), never through a connection's {@code search_path} or current database, so every
  * client of one table keeps its marks in one place; if that schema has none, the table is refused
  * with {@link IllegalStateException} naming it, as is a fence table from an install before the two
- * namespaces (naming the migration that converts it, before anything is written). {@link #withFenceTable}
+ * namespaces (naming the migration that converts it, before anything is written). {@link Builder#fenceTable}
  * with a qualified name puts them elsewhere.
  *
  * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
@@ -118,10 +119,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * Identifiers are validated when the table is described; values are always bound. Immutable and
  * thread-safe.
  */
-public final class FencedTable {
+public final class RowGuard {
 
     /** The marker a hand-written statement may use for the token. */
     public static final String TOKEN_MARKER = ":fencing_token";
+
+    /** The token column unless configured otherwise, added by the migrations module's {@code AddFencingTokenColumns}. */
+    public static final String DEFAULT_TOKEN_COLUMN = "fencing_token";
 
     private static final int MAX_CACHED = 64;
 
@@ -138,7 +142,7 @@ public final class FencedTable {
     /** Hand-written statements already parsed and rewritten, per dialect. */
     private final Map<String, GuardedStatement> statements = new ConcurrentHashMap<>();
 
-    private FencedTable(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable,
+    private RowGuard(String table, List<String> keyColumns, String tokenColumn, Policy policy, String fenceTable,
             FencingListener listener) {
         this.table = table;
         this.keyColumns = keyColumns;
@@ -148,51 +152,40 @@ public final class FencedTable {
         this.listener = listener;
     }
 
-    /** {@code table} keyed by {@code keyColumns}, token column {@code fencing_token}, {@link Policy#MONOTONIC}. */
-    public static FencedTable of(String table, String... keyColumns) {
+    /**
+     * The guard of {@code table} keyed by {@code keyColumns}, with the defaults: token column
+     * {@value #DEFAULT_TOKEN_COLUMN}, {@link Policy#MONOTONIC}, fence table
+     * {@value JdbcFence#DEFAULT_TABLE} next to the data table, no listener.
+     *
+     * @throws IllegalArgumentException as {@link #builder}
+     */
+    public static RowGuard create(String table, String... keyColumns) {
+        return builder(table, keyColumns).build();
+    }
+
+    /**
+     * A builder for the guard of {@code table} (an unquoted SQL name, optionally schema-qualified)
+     * keyed by {@code keyColumns} (one or more unquoted column names, each once, in any order):
+     * token column {@value #DEFAULT_TOKEN_COLUMN}, {@link Policy#MONOTONIC}, fence table
+     * {@value JdbcFence#DEFAULT_TABLE} and no listener unless set.
+     *
+     * @throws IllegalArgumentException naming the table or key column that is not allowed
+     */
+    public static Builder builder(String table, String... keyColumns) {
         Sql.requireTable(table);
         if (keyColumns == null || keyColumns.length == 0) {
-            throw new IllegalArgumentException("name the key column(s) of table '" + table + "'");
+            throw new IllegalArgumentException("name the key column(s) of table '" + table + "', got none");
         }
         List<String> keys = new ArrayList<>();
         for (String key : keyColumns) {
-            keys.add(Sql.requireColumn("key column", key));
+            Sql.requireColumn("key column", key);
+            if (keys.stream().anyMatch(key::equalsIgnoreCase)) {
+                throw new IllegalArgumentException("key column '" + key + "' of table '" + table
+                        + "' is named twice; name each key column once, got " + Arrays.toString(keyColumns));
+            }
+            keys.add(key);
         }
-        return new FencedTable(table, List.copyOf(keys), "fencing_token", Policy.MONOTONIC, JdbcFence.DEFAULT_TABLE,
-                FencingListener.NONE);
-    }
-
-    /** The same table with another token column. */
-    public FencedTable withTokenColumn(String column) {
-        return new FencedTable(table, keyColumns, Sql.requireColumn("token column", column), policy, fenceTable, listener);
-    }
-
-    /** The same table under another policy. */
-    public FencedTable withPolicy(Policy policy) {
-        if (policy == null) {
-            throw new IllegalArgumentException("policy must not be null");
-        }
-        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, listener);
-    }
-
-    /**
-     * The same table keeping deleted rows' marks in another fence table: unqualified, it is looked up
-     * in the data table's schema (database); qualified, where named.
-     */
-    public FencedTable withFenceTable(String fenceTable) {
-        return new FencedTable(table, keyColumns, tokenColumn, policy, Sql.requireTable(fenceTable), listener);
-    }
-
-    /**
-     * The same table reporting every refused write to {@code listener}
-     * ({@link FencingListener#onStaleWriteRejected}; a refusal is also logged at WARN whatever the
-     * listener). The default reports to none.
-     */
-    public FencedTable withListener(FencingListener listener) {
-        if (listener == null) {
-            throw new IllegalArgumentException("listener must not be null (FencingListener.NONE for none)");
-        }
-        return new FencedTable(table, keyColumns, tokenColumn, policy, fenceTable, SafeListener.of(listener));
+        return new Builder(table, List.copyOf(keys));
     }
 
     /**
@@ -516,7 +509,7 @@ public final class FencedTable {
         boolean foldsCase = shape.dialect() == SqlDialect.POSTGRESQL;
         if (!(foldsCase ? written.equalsIgnoreCase(table) || written.equalsIgnoreCase(shape.canonicalName())
                 : written.equals(table) || written.equals(shape.canonicalName()))) {
-            throw new IllegalArgumentException("the statement updates '" + written + "', but this FencedTable guards '"
+            throw new IllegalArgumentException("the statement updates '" + written + "', but this RowGuard guards '"
                     + table + "' (" + shape.canonicalName() + "); got: " + sql);
         }
         return statement;
@@ -600,6 +593,68 @@ public final class FencedTable {
     private static void checkToken(FencingToken token) {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
+        }
+    }
+    /** Configures a {@link RowGuard}; every setting but the table and its key columns is optional. */
+    public static final class Builder {
+        private final String table;
+        private final List<String> keyColumns;
+        private String tokenColumn = DEFAULT_TOKEN_COLUMN;
+        private Policy policy = Policy.MONOTONIC;
+        private String fenceTable = JdbcFence.DEFAULT_TABLE;
+        private FencingListener listener = FencingListener.NONE;
+
+        private Builder(String table, List<String> keyColumns) {
+            this.table = table;
+            this.keyColumns = keyColumns;
+        }
+
+        /**
+         * The table's token column ({@code BIGINT NOT NULL}; an unquoted SQL name, not a key column);
+         * default {@value #DEFAULT_TOKEN_COLUMN}.
+         */
+        public Builder tokenColumn(String tokenColumn) {
+            Sql.requireColumn("token column", tokenColumn);
+            if (keyColumns.stream().anyMatch(tokenColumn::equalsIgnoreCase)) {
+                throw new IllegalArgumentException("token column '" + tokenColumn + "' is a key column of table '" + table
+                        + "' " + keyColumns + "; name the column that holds the token, apart from the key");
+            }
+            this.tokenColumn = tokenColumn;
+            return this;
+        }
+
+        /**
+         * Which tokens pass the row's mark: {@link Policy#MONOTONIC} (the default, {@code <=}) or
+         * {@link Policy#STRICT} ({@code <}).
+         */
+        public Builder policy(Policy policy) {
+            this.policy = Checks.requireNonNull("policy", policy);
+            return this;
+        }
+
+        /**
+         * The fence table that keeps the lock's fence row and the rows' fence entries (same columns
+         * as {@value JdbcFence#DEFAULT_TABLE}; an unquoted SQL name): unqualified (the default,
+         * {@value JdbcFence#DEFAULT_TABLE}), it is looked up in the data table's schema (database);
+         * qualified, where named.
+         */
+        public Builder fenceTable(String fenceTable) {
+            this.fenceTable = Sql.requireTable(fenceTable);
+            return this;
+        }
+
+        /**
+         * Where every refused write ({@link FencingListener#onStaleWriteRejected}) is reported; a
+         * refusal is also logged at WARN whatever the listener. Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            this.listener = Checks.requireNonNull("listener", listener);
+            return this;
+        }
+
+        /** The guard. Touches no database: the table is described on first use. */
+        public RowGuard build() {
+            return new RowGuard(table, keyColumns, tokenColumn, policy, fenceTable, SafeListener.of(listener));
         }
     }
 }
