@@ -11,16 +11,15 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
 import dev.fencing.dynamodb.FencedDynamoDb;
 import dev.fencing.dynamodb.FencedDynamoDbAsync;
 import dev.fencing.etcd.EtcdLockProvider;
-import dev.fencing.jdbc.FencedTable;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.jdbc.JdbiFence;
+import dev.fencing.jdbc.RowGuard;
 import dev.fencing.micrometer.MicrometerFencingListener;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
@@ -126,7 +125,7 @@ class MetricsOnEveryPathIT {
         assertThatThrownBy(() -> jdbiFence.inTransaction(token(jdbiLock, 1), handle -> null))
                 .isInstanceOf(StaleTokenException.class);
 
-        FencedTable rows = FencedTable.of("accounts", "id").withListener(writer("row-guard"));
+        RowGuard rows = RowGuard.builder("accounts", "id").listener(writer("row-guard")).build();
         String rowLock = unique("row");
         try (Connection connection = db.getConnection()) {
             assertThat(rows.update(connection, token(rowLock, 2), Map.of("id", 1L), Map.of("balance", 2L))).isTrue();
@@ -134,7 +133,7 @@ class MetricsOnEveryPathIT {
                     .isInstanceOf(StaleTokenException.class);
         }
 
-        refusesTheOlderToken(JdbcFencedStore.create(db, "fencing_store", Policy.MONOTONIC, writer("jdbc-store")));
+        refusesTheOlderToken(JdbcFencedStore.builder(db).listener(writer("jdbc-store")).build());
 
         assertThat(List.of(stale("jdbc-fence"), stale("jdbi-fence"), stale("row-guard"), stale("jdbc-store")))
                 .as("refused writes counted per writer").containsOnly(1.0);
@@ -153,7 +152,7 @@ class MetricsOnEveryPathIT {
         String table = unique("metrics");
         DynamoDbFencedStore.createTable(client, table, "pk");
 
-        refusesTheOlderToken(DynamoDbFencedStore.create(client, table, "pk", Policy.MONOTONIC, writer("dynamodb-store")));
+        refusesTheOlderToken(DynamoDbFencedStore.builder(client, table).keyAttribute("pk").listener(writer("dynamodb-store")).build());
 
         FencedDynamoDb fenced = FencedDynamoDb.builder(client).listener(writer("dynamodb")).build();
         String item = unique("item");
@@ -163,9 +162,7 @@ class MetricsOnEveryPathIT {
         assertThatThrownBy(() -> fenced.putItem(token(item, 1), put.apply("zombie")))
                 .isInstanceOf(StaleTokenException.class);
 
-        FencedDynamoDbAsync fencedAsync = FencedDynamoDbAsync.create(async, FencedDynamoDb.DEFAULT_TOKEN_ATTRIBUTE,
-                FencedDynamoDb.DEFAULT_TOMBSTONE_ATTRIBUTE, Policy.MONOTONIC, Duration.ofSeconds(10),
-                writer("dynamodb-async"));
+        FencedDynamoDbAsync fencedAsync = FencedDynamoDbAsync.builder(async).listener(writer("dynamodb-async")).build();
         String asyncItem = unique("item");
         Function<String, PutItemRequest> asyncPut = value -> PutItemRequest.builder().tableName(table)
                 .item(Map.of("pk", AttributeValue.fromS(asyncItem), "value", AttributeValue.fromS(value))).build();
@@ -190,7 +187,7 @@ class MetricsOnEveryPathIT {
         String bucket = unique("metrics");
         s3.createBucket(request -> request.bucket(bucket));
 
-        refusesTheOlderToken(S3FencedStore.create(s3, bucket, "store/", Policy.MONOTONIC, writer("s3-store")));
+        refusesTheOlderToken(S3FencedStore.builder(s3, bucket).prefix("store/").listener(writer("s3-store")).build());
 
         FencedS3 fenced = FencedS3.builder(s3).listener(writer("s3")).build();
         String key = unique("object");
@@ -216,8 +213,7 @@ class MetricsOnEveryPathIT {
         RedisClient client = RedisClient.create(TestServers.redis().uri());
         OPENED.add(client::shutdown);
         StatefulRedisConnection<String, String> connection = client.connect();
-        refusesTheOlderToken(RedisFencedStore.create(connection, unique("metrics") + ":", Policy.MONOTONIC,
-                writer("redis-store")));
+        refusesTheOlderToken(RedisFencedStore.builder(connection).prefix(unique("metrics") + ":").listener(writer("redis-store")).build());
         assertThat(stale("redis-store")).isEqualTo(1.0);
     }
 
