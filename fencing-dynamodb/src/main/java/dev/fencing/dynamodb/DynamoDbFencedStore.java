@@ -10,7 +10,7 @@ import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.StoreBuilder;
 import dev.fencing.core.spi.WriteOutcome;
 import java.time.Duration;
 import java.util.HashMap;
@@ -197,12 +197,10 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     }
 
     /** Configures a {@link DynamoDbFencedStore}; every setting but the client and the table is optional. */
-    public static final class Builder {
+    public static final class Builder extends StoreBuilder<Builder> {
         private final DynamoDbClient client;
         private final String table;
         private String keyAttribute = DEFAULT_KEY_ATTRIBUTE;
-        private Policy policy = Policy.MONOTONIC;
-        private FencingListener listener = FencingListener.NONE;
         private Duration requestTimeout = BoundedDynamoDb.DEFAULT_REQUEST_TIMEOUT;
 
         private Builder(DynamoDbClient client, String table) {
@@ -225,22 +223,6 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
             return this;
         }
 
-        /** Which tokens pass an item's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
-        public Builder policy(Policy policy) {
-            this.policy = Checks.requireNonNull("policy", policy);
-            return this;
-        }
-
-        /**
-         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
-         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
-         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
-         */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
         /**
          * How long each request of the store may take, 100 ms to 1 h; default 10 s (see
          * {@link FencedDynamoDb.Builder#requestTimeout}).
@@ -250,12 +232,17 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
             return this;
         }
 
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
         /** The store. Sends no request: the table is used as it is (see {@link DynamoDbFencedStore#createTable}). */
+        @Override
         public FencedStore build() {
             DynamoDbClient bounded = BoundedDynamoDb.wrap(client, requestTimeout);
             FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
-            return new StorageBasedFencedStore(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute), policy,
-                    listener, 100);
+            return storeOver(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute));
         }
     }
 }

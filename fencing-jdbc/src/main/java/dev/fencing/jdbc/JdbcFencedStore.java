@@ -8,7 +8,7 @@ import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.StoreBuilder;
 import dev.fencing.core.spi.WriteOutcome;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -270,11 +270,9 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
     }
 
     /** Configures a {@link JdbcFencedStore}; every setting but the data source is optional. */
-    public static final class Builder {
+    public static final class Builder extends StoreBuilder<Builder> {
         private final DataSource dataSource;
         private String table = DEFAULT_TABLE;
-        private Policy policy = Policy.MONOTONIC;
-        private FencingListener listener = FencingListener.NONE;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -289,25 +287,15 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
             return this;
         }
 
-        /** Which tokens pass an item's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
-        public Builder policy(Policy policy) {
-            this.policy = Checks.requireNonNull("policy", policy);
-            return this;
-        }
-
-        /**
-         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
-         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
-         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
-         */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
+        @Override
+        protected Builder self() {
             return this;
         }
 
         /** The store. Touches no database: the table is checked on first use. */
+        @Override
         public FencedStore build() {
-            return new StorageBasedFencedStore(new JdbcFencedStore(dataSource, table), policy, listener, 100);
+            return storeOver(new JdbcFencedStore(dataSource, table));
         }
     }
 }

@@ -11,7 +11,7 @@ import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.StoreBuilder;
 import dev.fencing.core.spi.WriteOutcome;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -176,15 +176,13 @@ public final class S3FencedStore implements StorageAccessor<String> {
     }
 
     /** Configures an {@link S3FencedStore}; every setting but the client and the bucket is optional. */
-    public static final class Builder {
+    public static final class Builder extends StoreBuilder<Builder> {
         /** Object keys are at most this many bytes of UTF-8, the prefix's included. */
         private static final int MAX_KEY_BYTES = 1024;
 
         private final S3Client s3;
         private final String bucket;
         private String prefix = "";
-        private Policy policy = Policy.MONOTONIC;
-        private FencingListener listener = FencingListener.NONE;
         private Duration requestTimeout = BoundedS3.DEFAULT_REQUEST_TIMEOUT;
 
         private Builder(S3Client s3, String bucket) {
@@ -208,22 +206,6 @@ public final class S3FencedStore implements StorageAccessor<String> {
             return this;
         }
 
-        /** Which tokens pass a key's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
-        public Builder policy(Policy policy) {
-            this.policy = Checks.requireNonNull("policy", policy);
-            return this;
-        }
-
-        /**
-         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
-         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
-         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
-         */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
-            return this;
-        }
-
         /**
          * How long each request of the store may take, 100 ms to 1 h; default 10 s (see
          * {@link FencedS3.Builder#requestTimeout}).
@@ -234,12 +216,18 @@ public final class S3FencedStore implements StorageAccessor<String> {
             return this;
         }
 
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
         /** The store. Sends no request: the bucket must exist (a write to a missing one names it). */
+        @Override
         public FencedStore build() {
             S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
             FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
                     .requestTimeout(requestTimeout).build();
-            return new StorageBasedFencedStore(new S3FencedStore(bounded, fenced, bucket, prefix), policy, listener, 100);
+            return storeOver(new S3FencedStore(bounded, fenced, bucket, prefix));
         }
     }
 }

@@ -8,7 +8,7 @@ import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
+import dev.fencing.core.spi.StoreBuilder;
 import dev.fencing.core.spi.WriteOutcome;
 import dev.fencing.redis.internal.LuaScript;
 import io.lettuce.core.KeyValue;
@@ -199,11 +199,9 @@ public final class RedisFencedStore implements StorageAccessor<String> {
     }
 
     /** Configures a {@link RedisFencedStore}; every setting but the connection is optional. */
-    public static final class Builder {
+    public static final class Builder extends StoreBuilder<Builder> {
         private final RedisClusterCommands<String, String> redis;
         private String prefix = DEFAULT_PREFIX;
-        private Policy policy = Policy.MONOTONIC;
-        private FencingListener listener = FencingListener.NONE;
 
         private Builder(RedisClusterCommands<String, String> redis) {
             this.redis = redis;
@@ -222,25 +220,15 @@ public final class RedisFencedStore implements StorageAccessor<String> {
             return this;
         }
 
-        /** Which tokens pass a key's mark: {@link Policy#MONOTONIC} (the default) or {@link Policy#STRICT}. */
-        public Builder policy(Policy policy) {
-            this.policy = Checks.requireNonNull("policy", policy);
-            return this;
-        }
-
-        /**
-         * Where every write's ending is reported: {@link FencingListener#onWriteAccepted},
-         * {@link FencingListener#onStaleWriteRejected} (a refusal is also logged at WARN whatever the
-         * listener) or {@link FencingListener#onWriteFailed}. Default: none.
-         */
-        public Builder listener(FencingListener listener) {
-            this.listener = Checks.requireNonNull("listener", listener);
+        @Override
+        protected Builder self() {
             return this;
         }
 
         /** The store. Sends no command. */
+        @Override
         public FencedStore build() {
-            return new StorageBasedFencedStore(new RedisFencedStore(redis, prefix), policy, listener, 100);
+            return storeOver(new RedisFencedStore(redis, prefix));
         }
     }
 }
