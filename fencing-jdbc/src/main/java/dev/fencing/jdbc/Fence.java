@@ -40,6 +40,15 @@ final class Fence {
      *     install without the namespaces
      */
     void advance(Connection connection, FencingToken token) throws SQLException {
+        advance(connection, token, policy);
+    }
+
+    /** As {@link #advance} with {@link Policy#MONOTONIC}: the token passes again, a newer one is refused. */
+    void confirm(Connection connection, FencingToken token) throws SQLException {
+        advance(connection, token, Policy.MONOTONIC);
+    }
+
+    private void advance(Connection connection, FencingToken token, Policy policy) throws SQLException {
         SqlDialect dialect = checked;
         String name = resolved;
         if (dialect == null) {

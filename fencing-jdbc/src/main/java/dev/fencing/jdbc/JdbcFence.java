@@ -142,6 +142,28 @@ public final class JdbcFence {
         fence.advance(connection, token);
     }
 
+    /**
+     * Confirms, on {@code connection}'s transaction right before it commits, that no newer token
+     * passed the fence of {@code token}'s lock: locks the lock's fence row again and raises it to
+     * {@code token} if it is lower or gone (as after a rollback to a savepoint that undid an
+     * {@link #advance}), whatever the policy — the token was already held to the policy when it
+     * was advanced. Spring's {@code TransactionalFence} calls it at every commit, so that a
+     * refusal caught and ignored, or a fence undone by a savepoint, cannot let the transaction's
+     * writes commit after a newer token's.
+     *
+     * @throws StaleTokenException if a newer token passed the fence; the transaction must roll back
+     * @throws IllegalStateException if {@code connection} is in auto-commit mode
+     */
+    public void confirm(Connection connection, FencingToken token) throws SQLException {
+        if (connection == null || token == null) {
+            throw new IllegalArgumentException("connection and token must not be null");
+        }
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("confirm needs a transaction: auto-commit is on");
+        }
+        fence.confirm(connection, token);
+    }
+
     /** The policy the fence applies. */
     public Policy policy() {
         return fence.policy();

@@ -5,9 +5,13 @@ import dev.fencing.core.StaleTokenException;
 import dev.fencing.jdbc.JdbcFence;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Comparator;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -23,11 +27,20 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * }
  * }</pre>
  *
- * <p>The guarantee is {@link JdbcFence#advance}'s: the fence row stays locked until the transaction
+ * <p>The guarantee is {@link JdbcFence#advance}'s (a rollback to a savepoint taken before the call
+ * releases the row early; the confirmation at commit below covers that): the fence row stays locked until the transaction
  * ends, so a newer holder's fence waits for this transaction and then advances past it, and a
  * zombie's fence after a newer one throws {@link StaleTokenException} (a runtime exception: Spring
  * rolls the whole transaction back, writes made before the call included). Call it before the
  * writes: a stale holder then stops before it does any work.
+ *
+ * <p>The transaction cannot commit past a newer token even when the refusal does not reach it: each
+ * token advanced in a transaction is confirmed once more right before it commits (on the same
+ * connection, {@link JdbcFence#confirm}), so a {@link StaleTokenException} caught and ignored, a
+ * refusal or a fence inside a {@code NESTED} step rolled back to its savepoint (which also releases
+ * the fence row's lock), all end in a {@link StaleTokenException} at commit and a rollback of the
+ * whole transaction when a newer token passed meanwhile. This needs Spring's transaction
+ * synchronization (on by default); without it the call is refused.
  *
  * <p>Call it in the transaction that makes the writes. A fence raised in another transaction — a
  * {@code REQUIRES_NEW} one while the writing transaction is suspended, for example — commits when
@@ -79,6 +92,13 @@ public final class TransactionalFence {
             throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs a read-write transaction:"
                     + " the current Spring transaction is read-only");
         }
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs Spring's transaction"
+                    + " synchronization, which is off for the current transaction: the fence could not be confirmed"
+                    + " at commit");
+        }
+        // recorded before the fence runs: a refusal that is caught and ignored is refused again at commit
+        confirmationAtCommit().tokens.add(token);
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             fence.advance(connection, token);
@@ -86,6 +106,50 @@ public final class TransactionalFence {
             throw new SQLExceptionSubclassTranslator().translate("advancing the fence of " + token, null, e);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /** This fence's confirmation in the current transaction, registered with its first advance. */
+    private ConfirmAtCommit confirmationAtCommit() {
+        for (TransactionSynchronization registered : TransactionSynchronizationManager.getSynchronizations()) {
+            if (registered instanceof ConfirmAtCommit confirmation && confirmation.owner() == this) {
+                return confirmation;
+            }
+        }
+        ConfirmAtCommit confirmation = new ConfirmAtCommit(this);
+        TransactionSynchronizationManager.registerSynchronization(confirmation);
+        return confirmation;
+    }
+
+    /**
+     * Right before the transaction commits, confirms every token advanced in it, in a fixed order
+     * (by lock, then token); a refusal propagates, and Spring rolls the transaction back.
+     */
+    private static final class ConfirmAtCommit implements TransactionSynchronization {
+        private final TransactionalFence owner;
+        private final Set<FencingToken> tokens = new TreeSet<>(
+                Comparator.comparing(FencingToken::resource).thenComparingLong(FencingToken::value));
+
+        ConfirmAtCommit(TransactionalFence owner) {
+            this.owner = owner;
+        }
+
+        TransactionalFence owner() {
+            return owner;
+        }
+
+        @Override
+        public void beforeCommit(boolean readOnly) {
+            Connection connection = DataSourceUtils.getConnection(owner.dataSource);
+            try {
+                for (FencingToken token : tokens) {
+                    owner.fence.confirm(connection, token);
+                }
+            } catch (SQLException e) {
+                throw new SQLExceptionSubclassTranslator().translate("confirming the fence at commit", null, e);
+            } finally {
+                DataSourceUtils.releaseConnection(connection, owner.dataSource);
+            }
         }
     }
 }

@@ -136,11 +136,12 @@ class AdversarialJpaFenceIT {
     }
 
     @Test
-    void aSwallowedRefusalCommitsTheZombiesEntityChange() {
+    void aSwallowedRefusalIsRefusedAgainAtCommit() {
         String lock = "account-" + System.nanoTime();
         long account = accounts.newAccount();
         accounts.setBalance(FencingToken.of(lock, 6), account, 6);
-        zombie.swallowing(FencingToken.of(lock, 5), account, 5);
+        assertThatThrownBy(() -> zombie.swallowing(FencingToken.of(lock, 5), account, 5))
+                .as("the commit's confirmation of token 5").isInstanceOf(StaleTokenException.class);
         assertThat(balance(account)).as("token 5's entity change, after its fence refused it").isEqualTo(6);
     }
 

@@ -33,9 +33,26 @@ final class RefusingInsideSpringTransactions extends DelegatingDataSource {
         return super.getConnection(username, password);
     }
 
+    /** Whether a Spring transaction holds a connection of this DataSource or of one it delegates to. */
+    private boolean boundToATransaction() {
+        // a transaction manager binds the DataSource it was given, after unwrapping a
+        // TransactionAwareDataSourceProxy: every DataSource of the delegation chain is checked
+        DataSource current = obtainTargetDataSource();
+        for (int depth = 0; depth < 16; depth++) {
+            if (TransactionSynchronizationManager.hasResource(current)) {
+                return true;
+            }
+            DataSource target = current instanceof DelegatingDataSource delegating ? delegating.getTargetDataSource() : null;
+            if (target == null) {
+                return false;
+            }
+            current = target;
+        }
+        return false;
+    }
+
     private void refuseInsideATransaction() {
-        if (TransactionSynchronizationManager.isActualTransactionActive()
-                && TransactionSynchronizationManager.hasResource(obtainTargetDataSource())) {
+        if (TransactionSynchronizationManager.isActualTransactionActive() && boundToATransaction()) {
             throw new IllegalStateException("JdbcFence.inTransaction was called inside a Spring-managed transaction"
                     + " on the same DataSource: it would commit the fence in a transaction of its own, apart from"
                     + " this transaction's writes, so a newer token could pass while these writes were still to"

@@ -100,20 +100,20 @@ class AdversarialTransactionalFenceIT {
      * never commits. The fence leaves the transaction able to commit.
      */
     @Test
-    void aSwallowedStaleTokenExceptionLetsTheZombiesWriteCommit() {
+    void aSwallowedStaleTokenExceptionIsRefusedAgainAtCommit() {
         String lock = newLock();
         long account = newAccount();
         newerHolderCommits(lock, account);
         AtomicReference<StaleTokenException> refused = new AtomicReference<>();
 
-        transactions.executeWithoutResult(status -> {
+        assertThatThrownBy(() -> transactions.executeWithoutResult(status -> {
             setBalance(account, 5);
             try {
                 fence.advance(FencingToken.of(lock, 5));
             } catch (StaleTokenException e) {
                 refused.set(e);
             }
-        });
+        })).as("the commit's confirmation of token 5").isInstanceOf(StaleTokenException.class);
 
         assertThat(refused.get()).as("the fence refused token 5").isNotNull();
         assertThat(balance(account)).as("token 5's write, committed after token 6's although its fence refused it")
@@ -127,12 +127,12 @@ class AdversarialTransactionalFenceIT {
      * back, "writes made before the call included".
      */
     @Test
-    void aStaleFenceInANestedStepLeavesTheOuterWritesToCommit() {
+    void aStaleFenceInANestedStepIsRefusedAgainAtTheOuterCommit() {
         String lock = newLock();
         long account = newAccount();
         newerHolderCommits(lock, account);
 
-        jdbcTx(TransactionDefinition.PROPAGATION_REQUIRED).executeWithoutResult(outer -> {
+        assertThatThrownBy(() -> jdbcTx(TransactionDefinition.PROPAGATION_REQUIRED).executeWithoutResult(outer -> {
             setBalance(account, 5);
             try {
                 jdbcTx(TransactionDefinition.PROPAGATION_NESTED)
@@ -140,7 +140,7 @@ class AdversarialTransactionalFenceIT {
             } catch (StaleTokenException e) {
                 // the nested step failed; carry on with the rest of the unit of work
             }
-        });
+        })).as("the outer commit's confirmation of token 5").isInstanceOf(StaleTokenException.class);
 
         assertThat(balance(account)).as("token 5's write made before its refused fence").isEqualTo(6);
     }
@@ -173,7 +173,7 @@ class AdversarialTransactionalFenceIT {
      * The javadoc: "the fence row stays locked until the transaction ends".
      */
     @Test
-    void aFenceInARolledBackSavepointLetsTheNewerHolderPassWhileTheOlderTransactionIsOpen() throws Exception {
+    void aFenceInARolledBackSavepointCannotLetTheOlderTransactionCommitAfterANewerOne() throws Exception {
         String lock = newLock();
         long account = newAccount();
         long other = newAccount();
@@ -208,14 +208,18 @@ class AdversarialTransactionalFenceIT {
                 newerCommittedFirst = false;
             }
             release.countDown();
-            zombie.get(30, TimeUnit.SECONDS);
             newer.get(30, TimeUnit.SECONDS);
-            long fenceToken = jdbc.queryForObject(
-                    "SELECT token FROM fencing_fence WHERE kind = 'lock' AND resource = ?", Long.class, lock);
-            assertThat(newerCommittedFirst)
-                    .as("token 6 passed the fence and committed while token 5's transaction was open; then token 5's"
-                            + " write (balance " + balance(account) + ") committed; fence token now " + fenceToken)
-                    .isFalse();
+            if (newerCommittedFirst) {
+                // the savepoint released the row's lock, so token 6 passed; token 5 must not commit after it
+                assertThatThrownBy(() -> zombie.get(30, TimeUnit.SECONDS)).as("token 5's commit after token 6's")
+                        .hasCauseInstanceOf(StaleTokenException.class);
+                assertThat(balance(account)).as("token 5's write").isZero();
+            } else {
+                zombie.get(30, TimeUnit.SECONDS);
+            }
+            assertThat(balance(other)).as("token 6's write").isEqualTo(6);
+            assertThat(jdbc.queryForObject("SELECT token FROM fencing_fence WHERE kind = 'lock' AND resource = ?",
+                    Long.class, lock)).isEqualTo(6);
         } finally {
             release.countDown();
         }

@@ -24,10 +24,10 @@ class SilentRedisStartIT {
 
     /**
      * The context's own start-up on top of the bound: class loading and the first context of the JVM
-     * took 1.9 s beside it on 2 busy cores (a full build with another build running); still far
-     * from the 60 s Lettuce waited before.
+     * took 1.9 s beside it on 2 busy cores (a full build with another build running), and 4.1 s
+     * beside a mutation-testing run; 10 s is still far from the 60 s Lettuce waited before.
      */
-    private static final Duration SLACK = Duration.ofSeconds(4);
+    private static final Duration SLACK = Duration.ofSeconds(10);
 
     private final SilentServer silent = SilentServer.start();
 
