@@ -5,10 +5,10 @@ import dev.fencing.core.StaleTokenException;
 import dev.fencing.jdbc.JdbcFence;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.Comparator;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Map;
+import java.util.TreeMap;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLExceptionSubclassTranslator;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -83,6 +83,13 @@ public final class TransactionalFence {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
+        if (!TransactionSynchronizationManager.isSynchronizationActive()
+                && TransactionSynchronizationManager.hasResource(dataSource)) {
+            // Spring reports a transaction as active only while synchronization is on
+            throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs Spring's transaction"
+                    + " synchronization, which is off for the current transaction (SYNCHRONIZATION_NEVER): the fence"
+                    + " could not be confirmed at commit");
+        }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs a Spring-managed"
                     + " transaction, and no Spring-managed transaction is active: call it from @Transactional code"
@@ -92,16 +99,15 @@ public final class TransactionalFence {
             throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs a read-write transaction:"
                     + " the current Spring transaction is read-only");
         }
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            throw new IllegalStateException("TransactionalFence.advance(" + token + ") needs Spring's transaction"
-                    + " synchronization, which is off for the current transaction: the fence could not be confirmed"
-                    + " at commit");
-        }
-        // recorded before the fence runs: a refusal that is caught and ignored is refused again at commit
-        confirmationAtCommit().tokens.add(token);
+        ConfirmAtCommit confirmation = confirmationAtCommit();
+        confirmation.advanced(token);
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             fence.advance(connection, token);
+        } catch (StaleTokenException refused) {
+            // a refusal that is caught and ignored is thrown again at commit (reported once, here)
+            confirmation.refused(refused);
+            throw refused;
         } catch (SQLException e) {
             throw new SQLExceptionSubclassTranslator().translate("advancing the fence of " + token, null, e);
         } finally {
@@ -122,13 +128,14 @@ public final class TransactionalFence {
     }
 
     /**
-     * Right before the transaction commits, confirms every token advanced in it, in a fixed order
-     * (by lock, then token); a refusal propagates, and Spring rolls the transaction back.
+     * Right before the transaction commits: throws again the first refusal of the transaction, if
+     * any, else confirms the highest token advanced for each lock, in the order of the locks' names.
+     * A refusal propagates, and Spring rolls the transaction back.
      */
     private static final class ConfirmAtCommit implements TransactionSynchronization {
         private final TransactionalFence owner;
-        private final Set<FencingToken> tokens = new TreeSet<>(
-                Comparator.comparing(FencingToken::resource).thenComparingLong(FencingToken::value));
+        private final Map<String, FencingToken> highest = new TreeMap<>();
+        private @Nullable StaleTokenException refused;
 
         ConfirmAtCommit(TransactionalFence owner) {
             this.owner = owner;
@@ -138,11 +145,25 @@ public final class TransactionalFence {
             return owner;
         }
 
+        void advanced(FencingToken token) {
+            highest.merge(token.resource(), token, (kept, next) -> next.value() > kept.value() ? next : kept);
+        }
+
+        void refused(StaleTokenException refusal) {
+            if (refused == null) {
+                refused = refusal;
+            }
+        }
+
         @Override
         public void beforeCommit(boolean readOnly) {
+            StaleTokenException first = refused;
+            if (first != null) {
+                throw first;
+            }
             Connection connection = DataSourceUtils.getConnection(owner.dataSource);
             try {
-                for (FencingToken token : tokens) {
+                for (FencingToken token : highest.values()) {
                     owner.fence.confirm(connection, token);
                 }
             } catch (SQLException e) {

@@ -52,7 +52,11 @@ final class RefusingInsideSpringTransactions extends DelegatingDataSource {
     }
 
     private void refuseInsideATransaction() {
-        if (TransactionSynchronizationManager.isActualTransactionActive() && boundToATransaction()) {
+        // Spring reports a transaction as active only while synchronization is on: without it
+        // (SYNCHRONIZATION_NEVER) a bound connection is the only sign of the transaction
+        boolean transaction = TransactionSynchronizationManager.isActualTransactionActive()
+                || !TransactionSynchronizationManager.isSynchronizationActive();
+        if (transaction && boundToATransaction()) {
             throw new IllegalStateException("JdbcFence.inTransaction was called inside a Spring-managed transaction"
                     + " on the same DataSource: it would commit the fence in a transaction of its own, apart from"
                     + " this transaction's writes, so a newer token could pass while these writes were still to"
