@@ -153,6 +153,44 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aReadOfAValueNoWriteWroteIsReported() {
+        write(5, "a").read("phantom", 5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        write(5, "a").read("a", 6);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        read("phantom", 3);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+    }
+
+    @Test
+    void aMarkReadBehindAMarkARefusalNamedIsReported() {
+        write(5, "a").op(Kind.WRITE, 9, "b", Outcome.UNKNOWN, null, 0).refused(3, 9).mark(5);
+        CheckResult result = HistoryChecker.check(new History(Policy.MONOTONIC, 7, ops));
+        assertThat(result.violations()).singleElement().satisfies(v -> {
+            assertThat(v.rule()).isEqualTo(Rule.MARK_WENT_BACKWARDS);
+            assertThat(v.explanation()).contains("mark 5 was read after mark 9");
+        });
+
+        ops.clear();
+        write(5, "a").op(Kind.WRITE, 9, "b", Outcome.UNKNOWN, null, 0).refused(3, 9).mark(9);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void aMarkReadBehindAnAcceptedTokenIsReportedEvenWithoutAnEarlierMarkRead() {
+        write(5, "a").write(8, "b").mark(5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.MARK_WENT_BACKWARDS);
+
+        ops.clear();
+        write(5, "a").write(8, "b").mark(8);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
     void aReCreateAfterADeleteOfTheSameTokenMustNotVanish() {
         write(10, "a").delete(10).write(10, "b").read(null, 0);
         assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.ACCEPTED_WRITE_VANISHED);
