@@ -345,4 +345,16 @@ class StorageBasedFencedStoreTest {
         assertThatThrownBy(() -> store.update(T5, "k", v -> "v")).isInstanceOf(ConcurrentUpdateException.class);
         assertThat(accessor.conditionalWrites).hasValue(100);
     }
+
+    @Test
+    void everyWriteChecksItsKeyAndTokenBeforeTouchingTheStore() {
+        StorageBasedFencedStore store = store(Policy.MONOTONIC, 3);
+
+        assertThatThrownBy(() -> store.write(T5, "", "v")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.update(T5, "", v -> "v")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.delete(T5, "")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(accessor.loads).hasValue(0);
+        assertThat(accessor.items).isEmpty();
+        assertThat(listener.heard).isEmpty();
+    }
 }
