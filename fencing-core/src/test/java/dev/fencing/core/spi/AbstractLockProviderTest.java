@@ -62,6 +62,17 @@ class AbstractLockProviderTest {
     }
 
     @Test
+    void anAsyncWaiterStartsOneWatchAttemptsAgainAtOnceAndClosesItWhenGranted() throws Exception {
+        ScriptedProvider provider = new ScriptedProvider(true, Outcome.HELD, Outcome.GRANT);
+
+        try (Lease lease = provider.acquireAsync("r", WAITING).get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> provider.events.contains("unwatch"));
+        assertThat(provider.events).containsExactly("attempt", "watch", "attempt", "unwatch");
+    }
+
+    @Test
     void theWatchIsClosedWhenTheWaitTimesOut() {
         ScriptedProvider provider = new ScriptedProvider(true, Outcome.HELD, Outcome.HELD, Outcome.HELD);
         LeaseOptions briefly = WAITING.withWaitTimeout(Duration.ofMillis(20))

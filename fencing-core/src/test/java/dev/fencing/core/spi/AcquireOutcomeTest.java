@@ -143,6 +143,38 @@ class AcquireOutcomeTest {
         assertThat(heard).isEmpty();
     }
 
+    @Test
+    void aWaitWhoseDeadlineIsReachedExactlyEndsWithoutAnotherAttempt() throws Exception {
+        LeaseOptions twoSeconds = OPTIONS.withWaitTimeout(Duration.ofSeconds(2));
+        Provider sync = new Provider();
+        assertThatThrownBy(() -> sync.acquire("r", twoSeconds)).isInstanceOf(LockUnavailableException.class);
+        assertThat(heard).containsExactly("r TIMED_OUT 2000 ms");
+
+        heard.clear();
+        CompletableFuture<Lease> async = new Provider().acquireAsync("r", twoSeconds);
+        assertThatThrownBy(() -> async.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(LockUnavailableException.class);
+        awaitHeard(1);
+        assertThat(heard).containsExactly("r TIMED_OUT 2000 ms");
+    }
+
+    @Test
+    void theBackoffIsAskedForEachWaitInTurn() throws Exception {
+        List<Integer> asked = new CopyOnWriteArrayList<>();
+        Backoff recording = attempt -> {
+            asked.add(attempt);
+            return Duration.ofMillis(1);
+        };
+        LeaseOptions options = OPTIONS.withWaitTimeout(Duration.ofSeconds(4)).withBackoff(recording);
+
+        assertThatThrownBy(() -> new Provider().acquire("r", options)).isInstanceOf(LockUnavailableException.class);
+        assertThat(asked).containsExactly(0, 1, 2);
+
+        asked.clear();
+        CompletableFuture<Lease> async = new Provider().acquireAsync("r", options);
+        assertThatThrownBy(() -> async.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(LockUnavailableException.class);
+        assertThat(asked).containsExactly(0, 1, 2);
+    }
+
     private void awaitHeard(int count) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (heard.size() < count && System.nanoTime() < until) {
