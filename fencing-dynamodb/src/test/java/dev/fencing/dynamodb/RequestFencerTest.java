@@ -13,8 +13,12 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.services.dynamodb.model.AttributeAction;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValueUpdate;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalOperator;
 import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.ExpectedAttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -198,5 +202,88 @@ class RequestFencerTest {
         assertThat(tombstone.expressionAttributeNames()).containsEntry("#s", "state");
         assertThat(tombstone.expressionAttributeValues()).containsEntry(":open", AttributeValue.fromS("open"));
         assertThat(tombstone.conditionExpression()).startsWith("(#s = :open) AND (");
+    }
+
+    private static final Map<String, ExpectedAttributeValue> EXPECTED = Map.of("n",
+            ExpectedAttributeValue.builder().exists(false).build());
+    private static final Map<String, AttributeValue> KEY_A = Map.of("pk", AttributeValue.fromS("a"));
+
+    @Test
+    void legacyParametersAreRefusedOnEveryWriteByName() {
+        FencingToken token = FencingToken.of("r", 7);
+        assertThatThrownBy(() -> fencer.fence(token, PutItemRequest.builder().tableName("t").item(KEY_A)
+                .expected(EXPECTED).build(), KEY)).hasMessageContaining("PutItem with the legacy 'Expected'");
+        assertThatThrownBy(() -> fencer.fence(token, PutItemRequest.builder().tableName("t").item(KEY_A)
+                .conditionalOperator(ConditionalOperator.AND).build(), KEY))
+                .hasMessageContaining("PutItem with the legacy 'ConditionalOperator'");
+        assertThatThrownBy(() -> fencer.fence(token, update("SET n = :v").expected(EXPECTED).build(), KEY))
+                .hasMessageContaining("UpdateItem with the legacy 'Expected'");
+        assertThatThrownBy(() -> fencer.fence(token, update("SET n = :v")
+                .conditionalOperator(ConditionalOperator.OR).build(), KEY))
+                .hasMessageContaining("UpdateItem with the legacy 'ConditionalOperator'");
+        assertThatThrownBy(() -> fencer.fence(token, update(null).attributeUpdates(Map.of("n",
+                AttributeValueUpdate.builder().action(AttributeAction.PUT).value(AttributeValue.fromN("1")).build()))
+                .build(), KEY)).hasMessageContaining("UpdateItem with the legacy 'AttributeUpdates'");
+        assertThatThrownBy(() -> fencer.tombstone(token, DeleteItemRequest.builder().tableName("t").key(KEY_A)
+                .expected(EXPECTED).build(), KEY)).hasMessageContaining("DeleteItem with the legacy 'Expected'");
+        assertThatThrownBy(() -> fencer.tombstone(token, DeleteItemRequest.builder().tableName("t").key(KEY_A)
+                .conditionalOperator(ConditionalOperator.AND).build(), KEY))
+                .hasMessageContaining("DeleteItem with the legacy 'ConditionalOperator'");
+    }
+
+    @Test
+    void emptyLegacyParametersAreNoReasonToRefuse() {
+        FencingToken token = FencingToken.of("r", 7);
+        assertThat(fencer.fence(token, PutItemRequest.builder().tableName("t").item(KEY_A).expected(Map.of()).build(),
+                KEY).conditionExpression()).contains("#fencing_token");
+        assertThat(fencer.fence(token, update("SET n = :v").expected(Map.of()).attributeUpdates(Map.of())
+                .expressionAttributeValues(Map.of(":v", AttributeValue.fromN("1"))).build(), KEY)
+                .conditionExpression()).contains("#fencing_token");
+        assertThat(fencer.tombstone(token, DeleteItemRequest.builder().tableName("t").key(KEY_A).expected(Map.of())
+                .build(), KEY).conditionExpression()).contains("#fencing_token");
+    }
+
+    @Test
+    void everyWriteNeedsItsTableAndWholeKey() {
+        FencingToken token = FencingToken.of("r", 7);
+        Map<String, AttributeValue> noKey = Map.of("n", AttributeValue.fromN("1"));
+        assertThatThrownBy(() -> fencer.fence(token, PutItemRequest.builder().tableName("t").item(noKey).build(), KEY))
+                .hasMessageContaining("lacks key attribute(s) [pk]");
+        assertThatThrownBy(() -> fencer.fence(token, update("SET n = :v").key(noKey).build(), KEY))
+                .hasMessageContaining("lacks key attribute(s) [pk]");
+        assertThatThrownBy(() -> fencer.tombstone(token, DeleteItemRequest.builder().tableName("t").key(noKey).build(),
+                KEY)).hasMessageContaining("lacks key attribute(s) [pk]");
+        assertThatThrownBy(() -> fencer.tombstone(token, DeleteItemRequest.builder().tableName(" ").key(KEY_A).build(),
+                KEY)).hasMessageContaining("needs a tableName");
+        assertThatThrownBy(() -> fencer.fence(token, PutItemRequest.builder().tableName("t").item(KEY_A).build(),
+                List.of("pk", "fencing_token"))).hasMessageContaining("must not be key attributes");
+    }
+
+    @Test
+    void aRefusalByAnotherLockIsToldToTheListenerAsAFailedWrite() {
+        List<String> heard = new ArrayList<>();
+        RequestFencer listened = new RequestFencer("fencing_token", "fencing_deleted", Policy.MONOTONIC,
+                new dev.fencing.core.FencingListener() {
+                    @Override
+                    public void onWriteFailed(String key, dev.fencing.core.FencingException failure) {
+                        heard.add(key + " " + failure.getClass().getSimpleName());
+                    }
+
+                    @Override
+                    public void onStaleWriteRejected(dev.fencing.core.StaleTokenException rejection) {
+                        heard.add(rejection.key() + " stale");
+                    }
+                });
+        Map<String, AttributeValue> foreign = Map.of("fencing_resource", AttributeValue.fromS("other"),
+                "fencing_token", AttributeValue.fromN("3"));
+        Map<String, AttributeValue> newer = Map.of("fencing_resource", AttributeValue.fromS("r"),
+                "fencing_token", AttributeValue.fromN("9"));
+
+        assertThat(listened.refusal(foreign, FencingToken.of("r", 7), "t", KEY_A))
+                .isInstanceOf(dev.fencing.core.ForeignTokenException.class);
+        assertThat(listened.refusal(newer, FencingToken.of("r", 7), "t", KEY_A))
+                .isInstanceOf(dev.fencing.core.StaleTokenException.class);
+        assertThat(listened.refusal(newer, FencingToken.of("r", 9), "t", KEY_A)).isNull();
+        assertThat(heard).containsExactly("t{pk=a} ForeignTokenException", "t{pk=a} stale");
     }
 }
