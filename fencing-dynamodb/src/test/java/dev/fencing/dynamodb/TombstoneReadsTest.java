@@ -14,6 +14,7 @@ import software.amazon.awssdk.services.dynamodb.model.Condition;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalOperator;
 import software.amazon.awssdk.services.dynamodb.model.Get;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
@@ -197,5 +198,58 @@ class TombstoneReadsTest {
                 .contains("#fencing_deleted");
         assertThat(reads.exclude(ScanRequest.builder().tableName("t").scanFilter(Map.of())
                 .attributesToGet(List.of()).build()).filterExpression()).contains("#fencing_deleted");
+    }
+
+    private static final AttributeValue FALSE = AttributeValue.fromBool(false);
+
+    @Test
+    void aGetAnswerLosesATombstoneAndTheMarkerOnlyWhereItWasAdded() {
+        Map<String, AttributeValue> live = Map.of("v", AttributeValue.fromS("x"), "fencing_deleted", FALSE);
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("v", AttributeValue.fromS("x"),
+                "fencing_deleted", TRUE)).build(), true).hasItem()).isFalse();
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("fencing_deleted", TRUE)).build(), false)
+                .hasItem()).isFalse();
+        assertThat(reads.present(GetItemResponse.builder().item(live).build(), true).item())
+                .isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        assertThat(reads.present(GetItemResponse.builder().item(live).build(), false).item()).isEqualTo(live);
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("v", AttributeValue.fromS("x"))).build(), true)
+                .item()).isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        GetItemResponse none = GetItemResponse.builder().build();
+        assertThat(reads.present(none, true)).isSameAs(none);
+    }
+
+    @Test
+    void aBatchGetWithAttributesToGetIsMarkedUnlessItAsksForTheMarker() {
+        TombstoneReads.Marked<BatchGetItemRequest, Set<String>> marked = reads.mark(BatchGetItemRequest.builder()
+                .requestItems(Map.of(
+                        "listed", KeysAndAttributes.builder().keys(List.of(key("a"))).attributesToGet("v").build(),
+                        "asks", KeysAndAttributes.builder().keys(List.of(key("a")))
+                                .attributesToGet("v", "fencing_deleted").build()))
+                .build());
+        assertThat(marked.marked()).containsExactly("listed");
+        assertThat(marked.request().requestItems().get("listed").attributesToGet()).containsExactly("v",
+                "fencing_deleted");
+        BatchGetItemResponse present = reads.present(BatchGetItemResponse.builder().responses(Map.of(
+                "listed", List.of(Map.of("v", AttributeValue.fromS("1"), "fencing_deleted", FALSE)),
+                "asks", List.of(Map.of("v", AttributeValue.fromS("2"), "fencing_deleted", FALSE)))).build(),
+                marked.marked());
+        assertThat(present.responses().get("listed")).containsExactly(Map.of("v", AttributeValue.fromS("1")));
+        assertThat(present.responses().get("asks")).containsExactly(Map.of("v", AttributeValue.fromS("2"),
+                "fencing_deleted", FALSE));
+        BatchGetItemResponse empty = BatchGetItemResponse.builder().build();
+        assertThat(reads.present(empty, Set.of("listed"))).isSameAs(empty);
+    }
+
+    @Test
+    void aTransactGetStripsTheMarkerOnlyAtMarkedPositions() {
+        Map<String, AttributeValue> live = Map.of("v", AttributeValue.fromS("x"), "fencing_deleted", FALSE);
+        TransactGetItemsResponse present = reads.present(TransactGetItemsResponse.builder().responses(
+                ItemResponse.builder().item(live).build(), ItemResponse.builder().item(live).build(),
+                ItemResponse.builder().build()).build(), Set.of(1));
+        assertThat(present.responses().get(0).item()).isEqualTo(live);
+        assertThat(present.responses().get(1).item()).isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        assertThat(present.responses().get(2).hasItem()).isFalse();
+        TransactGetItemsResponse empty = TransactGetItemsResponse.builder().build();
+        assertThat(reads.present(empty, Set.of(0))).isSameAs(empty);
     }
 }
