@@ -124,4 +124,15 @@ class KeyColumnTest {
                 .hasMessageContaining("at most 2");
         assertThatThrownBy(() -> both.bind("\uD83D\uDE00\u00e9")).hasMessageContaining("6 bytes in UTF-8, at most 4");
     }
+
+    /** MySQL allows VARCHAR(0) and VARBINARY(0): they hold only the empty key. */
+    @Test
+    void aColumnOfZeroLengthHoldsOnlyTheEmptyKey() {
+        KeyColumn noChars = text(Kind.TEXT_EXACT, 0, -1);
+        KeyColumn noBytes = text(Kind.TEXT_EXACT, -1, 0);
+        assertThat(noChars.bind("")).isEqualTo("");
+        assertThat(noBytes.bind("")).isEqualTo("");
+        assertThatThrownBy(() -> noChars.bind("a")).hasMessageContaining("1 characters, at most 0");
+        assertThatThrownBy(() -> noBytes.bind("a")).hasMessageContaining("1 bytes in UTF-8, at most 0");
+    }
 }
