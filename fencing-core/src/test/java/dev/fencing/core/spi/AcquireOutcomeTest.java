@@ -175,6 +175,46 @@ class AcquireOutcomeTest {
         assertThat(asked).containsExactly(0, 1, 2);
     }
 
+    @Test
+    void aLeaseGrantedToACancelledAsyncWaitIsGivenBack() throws Exception {
+        java.util.concurrent.CountDownLatch attempting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        List<FakeLease> granted = new CopyOnWriteArrayList<>();
+        AbstractLockProvider provider = new AbstractLockProvider(clock, listener, LeaseWatchdog.shared(),
+                "unclaimed-async") {
+            @Override
+            protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+                attempting.countDown();
+                try {
+                    answer.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                FakeLease lease = new FakeLease(clock(), options.ttl(), listener());
+                granted.add(lease);
+                return Optional.of(lease);
+            }
+
+            @Override
+            protected void doClose() {}
+        };
+        CompletableFuture<Lease> wait = provider.acquireAsync("r", OPTIONS);
+        assertThat(attempting.await(10, TimeUnit.SECONDS)).isTrue();
+
+        wait.cancel(true);
+        answer.countDown();
+
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((granted.isEmpty() || granted.get(0).releases.get() == 0) && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertThat(granted).singleElement().satisfies(lease -> {
+            assertThat(lease.releases).as("the lease nobody will use is released").hasValue(1);
+            assertThat(lease.isValid()).isFalse();
+        });
+        provider.close();
+    }
+
     private void awaitHeard(int count) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (heard.size() < count && System.nanoTime() < until) {
