@@ -1,6 +1,7 @@
 package dev.fencing.dynamodb;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -9,11 +10,15 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.Condition;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalOperator;
 import software.amazon.awssdk.services.dynamodb.model.Get;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactGetItem;
 import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsRequest;
 import software.amazon.awssdk.services.dynamodb.model.TransactGetItemsResponse;
@@ -118,5 +123,133 @@ class TombstoneReadsTest {
         assertThat(present.responses().get(0).hasItem()).isFalse();
         assertThat(present.responses().get(1).hasItem()).isFalse();
         assertThat(present.responses().get(2).item()).isEqualTo(Map.of("v", AttributeValue.fromS("y")));
+    }
+
+    @Test
+    void aPageOfQueryOrScanLosesItsTombstonesAndKeepsItsOrder() {
+        Map<String, AttributeValue> a = Map.of("pk", AttributeValue.fromS("a"));
+        Map<String, AttributeValue> gone = Map.of("pk", AttributeValue.fromS("b"), "fencing_deleted", TRUE);
+        Map<String, AttributeValue> c = Map.of("pk", AttributeValue.fromS("c"), "fencing_deleted",
+                AttributeValue.fromBool(false));
+
+        assertThat(reads.present(List.of(a, gone, c))).containsExactly(a, c);
+        assertThat(reads.present(List.of(gone))).isEmpty();
+        assertThat(reads.present(List.of())).isEmpty();
+    }
+
+    @Test
+    void aScanWithoutFilterGetsTheTombstoneFilterAloneAndKeepsTheCallersPlaceholders() {
+        ScanRequest shaped = reads.exclude(ScanRequest.builder().tableName("t").projectionExpression("#p, pk")
+                .expressionAttributeNames(Map.of("#p", "payload")).build());
+
+        assertThat(shaped.filterExpression())
+                .isEqualTo("attribute_not_exists(#fencing_deleted) OR #fencing_deleted <> :fencing_deleted");
+        assertThat(shaped.expressionAttributeNames()).containsOnly(Map.entry("#p", "payload"),
+                Map.entry("#fencing_deleted", "fencing_deleted"));
+        assertThat(shaped.expressionAttributeValues()).containsOnly(Map.entry(":fencing_deleted", TRUE));
+        assertThat(shaped.projectionExpression()).isEqualTo("#p, pk");
+    }
+
+    @Test
+    void aScanFilterIsAndedWithTheCallersAndKeepsItsValues() {
+        ScanRequest shaped = reads.exclude(ScanRequest.builder().tableName("t").filterExpression("n > :min")
+                .expressionAttributeValues(Map.of(":min", AttributeValue.fromN("3"))).build());
+
+        assertThat(shaped.filterExpression()).isEqualTo(
+                "(n > :min) AND (attribute_not_exists(#fencing_deleted) OR #fencing_deleted <> :fencing_deleted)");
+        assertThat(shaped.expressionAttributeValues()).containsEntry(":min", AttributeValue.fromN("3"))
+                .containsEntry(":fencing_deleted", TRUE);
+    }
+
+    @Test
+    void aQueryPlaceholderUsedInTheProjectionIsNotTaken() {
+        QueryRequest shaped = reads.exclude(QueryRequest.builder().tableName("t").keyConditionExpression("pk = :k")
+                .projectionExpression("#fencing_deleted")
+                .expressionAttributeValues(Map.of(":k", AttributeValue.fromS("x"))).build());
+
+        assertThat(shaped.filterExpression()).contains("#fencing_deleted_1").doesNotContain("(#fencing_deleted)");
+        assertThat(shaped.expressionAttributeValues()).containsEntry(":k", AttributeValue.fromS("x"));
+    }
+
+    @Test
+    void legacyParametersOfQueryAndScanAreRefusedByName() {
+        Condition equalsOne = Condition.builder().comparisonOperator("EQ")
+                .attributeValueList(AttributeValue.fromN("1")).build();
+        assertThatThrownBy(() -> reads.exclude(QueryRequest.builder().tableName("t")
+                .keyConditions(Map.of("pk", equalsOne)).build())).hasMessageContaining("'KeyConditions'");
+        assertThatThrownBy(() -> reads.exclude(QueryRequest.builder().tableName("t")
+                .queryFilter(Map.of("n", equalsOne)).build())).hasMessageContaining("'QueryFilter'");
+        assertThatThrownBy(() -> reads.exclude(QueryRequest.builder().tableName("t")
+                .attributesToGet("n").build())).hasMessageContaining("'AttributesToGet'");
+        assertThatThrownBy(() -> reads.exclude(QueryRequest.builder().tableName("t")
+                .conditionalOperator(ConditionalOperator.AND).build())).hasMessageContaining("'ConditionalOperator'");
+        assertThatThrownBy(() -> reads.exclude(ScanRequest.builder().tableName("t")
+                .scanFilter(Map.of("n", equalsOne)).build())).hasMessageContaining("'ScanFilter'");
+        assertThatThrownBy(() -> reads.exclude(ScanRequest.builder().tableName("t")
+                .attributesToGet("n").build())).hasMessageContaining("'AttributesToGet'");
+        assertThatThrownBy(() -> reads.exclude(ScanRequest.builder().tableName("t")
+                .conditionalOperator(ConditionalOperator.OR).build())).hasMessageContaining("'ConditionalOperator'");
+    }
+
+    @Test
+    void emptyLegacyParametersAreNoReason() {
+        assertThat(reads.exclude(QueryRequest.builder().tableName("t").keyConditionExpression("pk = :k")
+                .keyConditions(Map.of()).queryFilter(Map.of()).attributesToGet(List.of()).build()).filterExpression())
+                .contains("#fencing_deleted");
+        assertThat(reads.exclude(ScanRequest.builder().tableName("t").scanFilter(Map.of())
+                .attributesToGet(List.of()).build()).filterExpression()).contains("#fencing_deleted");
+    }
+
+    private static final AttributeValue FALSE = AttributeValue.fromBool(false);
+
+    @Test
+    void aGetAnswerLosesATombstoneAndTheMarkerOnlyWhereItWasAdded() {
+        Map<String, AttributeValue> live = Map.of("v", AttributeValue.fromS("x"), "fencing_deleted", FALSE);
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("v", AttributeValue.fromS("x"),
+                "fencing_deleted", TRUE)).build(), true).hasItem()).isFalse();
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("fencing_deleted", TRUE)).build(), false)
+                .hasItem()).isFalse();
+        assertThat(reads.present(GetItemResponse.builder().item(live).build(), true).item())
+                .isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        assertThat(reads.present(GetItemResponse.builder().item(live).build(), false).item()).isEqualTo(live);
+        assertThat(reads.present(GetItemResponse.builder().item(Map.of("v", AttributeValue.fromS("x"))).build(), true)
+                .item()).isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        GetItemResponse none = GetItemResponse.builder().build();
+        assertThat(reads.present(none, true)).isSameAs(none);
+    }
+
+    @Test
+    void aBatchGetWithAttributesToGetIsMarkedUnlessItAsksForTheMarker() {
+        TombstoneReads.Marked<BatchGetItemRequest, Set<String>> marked = reads.mark(BatchGetItemRequest.builder()
+                .requestItems(Map.of(
+                        "listed", KeysAndAttributes.builder().keys(List.of(key("a"))).attributesToGet("v").build(),
+                        "asks", KeysAndAttributes.builder().keys(List.of(key("a")))
+                                .attributesToGet("v", "fencing_deleted").build()))
+                .build());
+        assertThat(marked.marked()).containsExactly("listed");
+        assertThat(marked.request().requestItems().get("listed").attributesToGet()).containsExactly("v",
+                "fencing_deleted");
+        BatchGetItemResponse present = reads.present(BatchGetItemResponse.builder().responses(Map.of(
+                "listed", List.of(Map.of("v", AttributeValue.fromS("1"), "fencing_deleted", FALSE)),
+                "asks", List.of(Map.of("v", AttributeValue.fromS("2"), "fencing_deleted", FALSE)))).build(),
+                marked.marked());
+        assertThat(present.responses().get("listed")).containsExactly(Map.of("v", AttributeValue.fromS("1")));
+        assertThat(present.responses().get("asks")).containsExactly(Map.of("v", AttributeValue.fromS("2"),
+                "fencing_deleted", FALSE));
+        BatchGetItemResponse empty = BatchGetItemResponse.builder().build();
+        assertThat(reads.present(empty, Set.of("listed"))).isSameAs(empty);
+    }
+
+    @Test
+    void aTransactGetStripsTheMarkerOnlyAtMarkedPositions() {
+        Map<String, AttributeValue> live = Map.of("v", AttributeValue.fromS("x"), "fencing_deleted", FALSE);
+        TransactGetItemsResponse present = reads.present(TransactGetItemsResponse.builder().responses(
+                ItemResponse.builder().item(live).build(), ItemResponse.builder().item(live).build(),
+                ItemResponse.builder().build()).build(), Set.of(1));
+        assertThat(present.responses().get(0).item()).isEqualTo(live);
+        assertThat(present.responses().get(1).item()).isEqualTo(Map.of("v", AttributeValue.fromS("x")));
+        assertThat(present.responses().get(2).hasItem()).isFalse();
+        TransactGetItemsResponse empty = TransactGetItemsResponse.builder().build();
+        assertThat(reads.present(empty, Set.of(0))).isSameAs(empty);
     }
 }

@@ -79,9 +79,10 @@ record KeyColumn(String name, Kind kind, String description, @Nullable BigIntege
     private String fits(Object value, String text) {
         long chars = maxChars < 0 ? 0 : text.codePointCount(0, text.length());
         long bytes = maxBytes < 0 ? 0 : text.getBytes(StandardCharsets.UTF_8).length;
-        if (chars > maxChars && maxChars >= 0 || bytes > maxBytes && maxBytes >= 0) {
+        boolean tooManyChars = maxChars >= 0 && chars > maxChars;
+        if (tooManyChars || maxBytes >= 0 && bytes > maxBytes) {
             throw new IllegalArgumentException("key '" + value + "' is longer than " + description + " holds ("
-                    + (maxChars >= 0 ? chars + " characters, at most " + maxChars : bytes + " bytes in UTF-8, at most "
+                    + (tooManyChars ? chars + " characters, at most " + maxChars : bytes + " bytes in UTF-8, at most "
                     + maxBytes) + (kind == Kind.TEXT_PAD_SPACE ? " without trailing spaces" : "") + "): the database"
                     + " would store it cut (trailing spaces are dropped even in strict mode), as another key with"
                     + " another fence entry; nothing was written");

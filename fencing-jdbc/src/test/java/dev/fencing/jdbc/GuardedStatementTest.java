@@ -118,4 +118,54 @@ class GuardedStatementTest {
         assertThatThrownBy(() -> parse("UPDATE accounts SET (balance, note) = (1, 'x')"))
                 .hasMessageContaining("one column each");
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "UPDATE accounts SET (id, balance) = (?, ?)",
+        "UPDATE accounts SET (fencing_token) = (0)",
+        "UPDATE accounts SET accounts. = 1",
+        "UPDATE accounts SET accounts.fencing_token. = 0",
+        "UPDATE accounts SET 1 = 1",
+        "UPDATE accounts SET balance = 1, = 2"
+    })
+    void anAssignmentToAnythingButOneColumnIsRefused(String sql) {
+        assertThatThrownBy(() -> parse(sql)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("one column each");
+    }
+
+    @Test
+    void aQualifiedColumnIsOneColumn() {
+        assertThat(parse("UPDATE accounts SET public.accounts.balance = 1").sql())
+                .startsWith("UPDATE accounts SET fencing_token = ?, public.accounts.balance = 1 WHERE");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "UPDATE accounts SET balance = $1 WHERE id = $2",
+        "UPDATE accounts SET note = $tag$x$tag$ WHERE id = ?",
+        "UPDATE accounts SET balance = 1 WHERE note = $$) OR (true$$"
+    })
+    void postgresDollarsAreRefusedForWhatTheyAre(String sql) {
+        assertThatThrownBy(() -> parse(sql)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'$' (dollar quoting, positional parameters) is not allowed");
+    }
+
+    @Test
+    void aDollarInsideAMySqlNameIsPartOfTheName() {
+        assertThat(parse("UPDATE a SET price$eur = ? WHERE id = ?", SqlDialect.MYSQL, Policy.MONOTONIC).sql())
+                .startsWith("UPDATE a SET fencing_token = ?, price$eur = ? WHERE ( id = ?)");
+    }
+
+    @Test
+    void aDoubledQuoteIsPartOfTheLiteralAndHidesNothing() {
+        GuardedStatement statement = parse("UPDATE a SET note = 'it''s ? :fencing_token'' OR ''1' WHERE id = ?");
+        assertThat(statement.sql()).isEqualTo("UPDATE a SET fencing_token = ?, note = 'it''s ? :fencing_token'' OR"
+                + " ''1' WHERE ( id = ?) AND a.id = ? AND a.fencing_token <= ?");
+        assertThat(statement.bind(List.of(4), 9L, List.of(3L))).containsExactly(9L, 4, 3L, 9L);
+
+        GuardedStatement quotedName = parse("UPDATE a SET \"we\"\"ird\" = ? WHERE id = ?");
+        assertThat(quotedName.sql()).startsWith("UPDATE a SET fencing_token = ?, \"we\"\"ird\" = ? WHERE");
+        assertThatThrownBy(() -> parse("UPDATE a SET note = 'it''s WHERE id = ?"))
+                .hasMessageContaining("unterminated");
+    }
 }

@@ -280,4 +280,38 @@ class AbstractLeaseTest {
         lease.release();
         assertThat(lease.releases.get()).isEqualTo(1);
     }
+
+    /** The provider's bookkeeping of renewing leases (the when-stopped callback) ends exactly once, however the lease ends. */
+    @Test
+    void theRenewalIsStoppedOnceWhenTheLeaseIsLostReleasedOrAlreadyOver() {
+        LeaseWatchdog watchdog = LeaseWatchdog.shared();
+        Duration ttl = Duration.ofSeconds(60); // no tick comes during the test
+
+        java.util.concurrent.atomic.AtomicInteger lostStopped = new java.util.concurrent.atomic.AtomicInteger();
+        FakeLease lost = new FakeLease(clock, ttl, listener);
+        lost.startRenewal(watchdog, ttl, lostStopped::incrementAndGet, this);
+        assertThat(lost.isLost()).isFalse();
+        assertThat(lostStopped).hasValue(0);
+        lost.lose("connection dropped");
+        assertThat(lost.isLost()).isTrue();
+        assertThat(lostStopped).hasValue(1);
+        lost.renewFromWatchdog(ttl);
+        lost.close();
+        assertThat(lostStopped).hasValue(1);
+        assertThat(lost.renewals).hasValue(0);
+
+        java.util.concurrent.atomic.AtomicInteger releasedStopped = new java.util.concurrent.atomic.AtomicInteger();
+        FakeLease released = new FakeLease(clock, ttl, listener);
+        released.startRenewal(watchdog, ttl, releasedStopped::incrementAndGet, this);
+        released.close();
+        released.renewFromWatchdog(ttl);
+        assertThat(releasedStopped).hasValue(1);
+        assertThat(released.renewals).hasValue(0);
+
+        java.util.concurrent.atomic.AtomicInteger lateStopped = new java.util.concurrent.atomic.AtomicInteger();
+        FakeLease late = new FakeLease(clock, ttl, listener);
+        late.close();
+        late.startRenewal(watchdog, ttl, lateStopped::incrementAndGet, this);
+        assertThat(lateStopped).as("renewal started after the release stops at once").hasValue(1);
+    }
 }

@@ -62,6 +62,17 @@ class AbstractLockProviderTest {
     }
 
     @Test
+    void anAsyncWaiterStartsOneWatchAttemptsAgainAtOnceAndClosesItWhenGranted() throws Exception {
+        ScriptedProvider provider = new ScriptedProvider(true, Outcome.HELD, Outcome.GRANT);
+
+        try (Lease lease = provider.acquireAsync("r", WAITING).get(10, java.util.concurrent.TimeUnit.SECONDS)) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> provider.events.contains("unwatch"));
+        assertThat(provider.events).containsExactly("attempt", "watch", "attempt", "unwatch");
+    }
+
+    @Test
     void theWatchIsClosedWhenTheWaitTimesOut() {
         ScriptedProvider provider = new ScriptedProvider(true, Outcome.HELD, Outcome.HELD, Outcome.HELD);
         LeaseOptions briefly = WAITING.withWaitTimeout(Duration.ofMillis(20))
@@ -135,7 +146,110 @@ class AbstractLockProviderTest {
         assertThat(lease.releases).as("close releases nothing").hasValue(0);
     }
 
+    @Test
+    void everyAttemptIsToldTheDeadlineOfTheCallersWait() throws Exception {
+        ManualClock clock = new ManualClock();
+        long start = clock.nanoTime();
+        DeadlineProvider provider = new DeadlineProvider(clock, 2);
+        LeaseOptions tenSeconds = WAITING.withWaitTimeout(Duration.ofSeconds(10))
+                .withBackoff(Backoff.fixed(Duration.ofMillis(1)));
+
+        provider.tryAcquire("r", tenSeconds);
+        provider.acquire("r", tenSeconds).close();
+        provider.acquireAsync("r", tenSeconds).get(10, java.util.concurrent.TimeUnit.SECONDS).close();
+
+        long deadline = start + Duration.ofSeconds(10).toNanos();
+        // tryAcquire, then acquire (held, then granted), then acquireAsync (held, then granted)
+        assertThat(provider.deadlines).containsExactly(deadline, deadline, deadline, deadline, deadline);
+        assertThat(provider.requestedAt).containsOnly(start);
+    }
+
+    @Test
+    void aWaiterWhoseLockIsFreedBeforeItsTimeoutGetsIt() throws Exception {
+        ManualClock clock = new ManualClock();
+        DeadlineProvider provider = new DeadlineProvider(clock, 3);
+        LeaseOptions briefBackoff = WAITING.withWaitTimeout(Duration.ofSeconds(10))
+                .withBackoff(Backoff.fixed(Duration.ofMillis(1)));
+
+        try (Lease lease = provider.acquire("r", briefBackoff)) {
+            assertThat(lease.isValid()).isTrue();
+        }
+        assertThat(provider.deadlines).hasSize(4);
+    }
+
+    @Test
+    void anInterruptedCallerIsRefusedBeforeAnyAttempt() {
+        ScriptedProvider provider = new ScriptedProvider(true, Outcome.GRANT);
+
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(() -> provider.acquire("r", WAITING)).isInstanceOf(InterruptedException.class);
+        assertThat(provider.events).isEmpty();
+        assertThat(Thread.interrupted()).isFalse();
+    }
+
+    @Test
+    void aFirstAttemptInterruptedOnItsServerEndsTheWaitBeforeAnyWatch() {
+        ScriptedProvider provider = new ScriptedProvider(true, Outcome.INTERRUPTED);
+
+        assertThatThrownBy(() -> provider.acquire("r", WAITING)).isInstanceOf(InterruptedException.class);
+        assertThat(provider.events).containsExactly("attempt");
+        assertThat(Thread.interrupted()).isFalse();
+    }
+
+    @Test
+    void anInterruptedAttemptWithAZeroWaitIsAnInterruptNotATimeout() {
+        ScriptedProvider provider = new ScriptedProvider(false, Outcome.INTERRUPTED);
+
+        assertThatThrownBy(() -> provider.acquire("r", WAITING.withWaitTimeout(Duration.ZERO)))
+                .isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).isFalse();
+    }
+
+    @Test
+    void closeFreesTheProvidersResourcesOnceAndRefusesLaterCalls() {
+        ScriptedProvider provider = new ScriptedProvider(false, Outcome.GRANT);
+
+        provider.close();
+        provider.close();
+
+        assertThat(provider.events).containsExactly("doClose");
+        assertThatThrownBy(() -> provider.tryAcquire("r", WAITING)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+    }
+
     private enum Outcome { GRANT, HELD, INTERRUPTED }
+
+    /** Holds the lock for its first {@code held} attempts; records what each attempt was told. */
+    private static final class DeadlineProvider extends AbstractLockProvider {
+        final List<Long> deadlines = new CopyOnWriteArrayList<>();
+        final List<Long> requestedAt = new CopyOnWriteArrayList<>();
+        private final java.util.concurrent.atomic.AtomicInteger held;
+
+        DeadlineProvider(MonotonicClock clock, int held) {
+            super(clock, null, LeaseWatchdog.shared(), "deadline-async");
+            this.held = new java.util.concurrent.atomic.AtomicInteger(held);
+        }
+
+        @Override
+        protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos,
+                long deadlineNanos) {
+            deadlines.add(deadlineNanos);
+            requestedAt.add(requestedAtNanos);
+            return attempt(resource, options, requestedAtNanos);
+        }
+
+        @Override
+        protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+            if (held.getAndDecrement() > 0) {
+                return Optional.empty();
+            }
+            held.set(1); // the next caller finds it held once more
+            return Optional.of(new FakeLease(clock(), options.ttl(), listener()));
+        }
+
+        @Override
+        protected void doClose() {}
+    }
 
     private static final class ScriptedProvider extends AbstractLockProvider {
         final List<String> events = new CopyOnWriteArrayList<>();
@@ -181,6 +295,8 @@ class AbstractLockProviderTest {
         }
 
         @Override
-        protected void doClose() {}
+        protected void doClose() {
+            events.add("doClose");
+        }
     }
 }

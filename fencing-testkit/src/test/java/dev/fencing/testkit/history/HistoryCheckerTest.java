@@ -153,6 +153,123 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void aReadOfAValueNoWriteWroteIsReported() {
+        write(5, "a").read("phantom", 5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        write(5, "a").read("a", 6);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+
+        ops.clear();
+        read("phantom", 3);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.STALE_OR_UNWRITTEN_READ);
+    }
+
+    @Test
+    void aMarkReadBehindAMarkARefusalNamedIsReported() {
+        write(5, "a").op(Kind.WRITE, 9, "b", Outcome.UNKNOWN, null, 0).refused(3, 9).mark(5);
+        CheckResult result = HistoryChecker.check(new History(Policy.MONOTONIC, 7, ops));
+        assertThat(result.violations()).singleElement().satisfies(v -> {
+            assertThat(v.rule()).isEqualTo(Rule.MARK_WENT_BACKWARDS);
+            assertThat(v.explanation()).contains("mark 5 was read after mark 9");
+        });
+
+        ops.clear();
+        write(5, "a").op(Kind.WRITE, 9, "b", Outcome.UNKNOWN, null, 0).refused(3, 9).mark(9);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
+    void aMarkReadBehindAnAcceptedTokenIsReportedEvenWithoutAnEarlierMarkRead() {
+        write(5, "a").write(8, "b").mark(5);
+        assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.MARK_WENT_BACKWARDS);
+
+        ops.clear();
+        write(5, "a").write(8, "b").mark(8);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    private List<String> incrementReports() {
+        return HistoryChecker.check(new History(Policy.MONOTONIC, 7, ops)).violations().stream()
+                .filter(v -> v.rule() == Rule.INCREMENT_LOST_OR_DOUBLED).map(Violation::explanation).toList();
+    }
+
+    @Test
+    void aCountReadAfterAllIncrementsIsAtLeastTheAcceptedAndAtMostAcceptedPlusUnclear() {
+        increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 3, "3", Outcome.UNKNOWN, null, 0).read("2", 2);
+        assertThat(incrementReports()).isEmpty();
+
+        ops.clear();
+        increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 3, "3", Outcome.UNKNOWN, null, 0).read("3", 3);
+        assertThat(incrementReports()).isEmpty();
+
+        ops.clear();
+        increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 3, "3", Outcome.UNKNOWN, null, 0).read("4", 3);
+        assertThat(incrementReports()).singleElement().asString().contains("read count 4 after 2 accepted and 1 unclear");
+
+        ops.clear();
+        increment(1, "1").increment(2, "2").read("1", 1);
+        assertThat(incrementReports()).singleElement().asString().contains("read count 1 after 2 accepted");
+
+        ops.clear();
+        increment(1, "1").increment(2, "2").read(null, 0);
+        assertThat(incrementReports()).singleElement().asString().contains("read count null after");
+
+        ops.clear();
+        increment(1, "1").read("one", 1);
+        assertThat(incrementReports()).singleElement().asString().contains("read count one");
+
+        ops.clear();
+        increment(1, "1").read("-1", 1);
+        assertThat(incrementReports()).hasSize(1);
+    }
+
+    @Test
+    void aCountReadDuringTheIncrementsMayBeBehindButNotAhead() {
+        increment(1, "1");
+        // a read invoked before the second increment returned
+        ops.add(new Operation(0, 0, "k", Kind.INCREMENT, 2, "2", Outcome.OK, null, 2, 30, 60, null));
+        ops.add(new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "1", 1, 40, 50, null));
+        assertThat(incrementReports()).isEmpty();
+
+        ops.set(2, new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "3", 2, 40, 50, null));
+        assertThat(incrementReports()).singleElement().asString().contains("during");
+
+        // a read invoked after the last increment returned but not after an unclear one was invoked
+        ops.clear();
+        clock = 0;
+        increment(1, "1").increment(2, "2");
+        ops.add(new Operation(0, 0, "k", Kind.INCREMENT, 3, "3", Outcome.UNKNOWN, null, 0, 100, 200, "timeout"));
+        ops.add(new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "1", 1, 210, 220, null));
+        assertThat(incrementReports()).singleElement().asString().contains("read count 1 after");
+        // the checker judges a read "after" only once every increment, unclear ones too, was invoked
+        ops.set(3, new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "1", 1, 100, 220, null));
+        assertThat(incrementReports()).isEmpty();
+        ops.set(2, new Operation(0, 0, "k", Kind.INCREMENT, 3, "3", Outcome.STALE, null, 3, 10, 12, null));
+        ops.set(3, new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "1", 1, 40, 220, null));
+        assertThat(incrementReports()).as("invoked as the last increment returned").isEmpty();
+        ops.set(3, new Operation(0, 0, "k", Kind.READ, 0, null, Outcome.OK, "1", 1, 41, 220, null));
+        assertThat(incrementReports()).singleElement().asString().contains("read count 1 after");
+    }
+
+    @Test
+    void twoIncrementsReturningOneValueAreReportedOnce() {
+        increment(1, "1").increment(2, "1");
+        assertThat(incrementReports()).singleElement().asString().contains("two accepted increments both returned '1'");
+    }
+
+    @Test
+    void aKeyAlsoWrittenOtherwiseIsNoCounter() {
+        increment(1, "1").write(2, "9").read("9", 2);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+
+        ops.clear();
+        write(1, "9").read("9", 1);
+        assertThat(rules(Policy.MONOTONIC)).isEmpty();
+    }
+
+    @Test
     void aReCreateAfterADeleteOfTheSameTokenMustNotVanish() {
         write(10, "a").delete(10).write(10, "b").read(null, 0);
         assertThat(rules(Policy.MONOTONIC)).containsExactly(Rule.ACCEPTED_WRITE_VANISHED);
