@@ -2,6 +2,7 @@ package dev.fencing.core.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.AcquireOutcome;
 import dev.fencing.core.Backoff;
@@ -204,10 +205,8 @@ class AcquireOutcomeTest {
         wait.cancel(true);
         answer.countDown();
 
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((granted.isEmpty() || granted.get(0).releases.get() == 0) && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> !granted.isEmpty() && granted.get(0).releases.get() > 0);
         assertThat(granted).singleElement().satisfies(lease -> {
             assertThat(lease.releases).as("the lease nobody will use is released").hasValue(1);
             assertThat(lease.isValid()).isFalse();
@@ -215,10 +214,7 @@ class AcquireOutcomeTest {
         provider.close();
     }
 
-    private void awaitHeard(int count) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (heard.size() < count && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+    private void awaitHeard(int count) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() -> heard.size() >= count);
     }
 }
