@@ -69,8 +69,10 @@ public final class HistoryChecker {
             this.accepted = new Latest(ops.stream().filter(Operation::accepted).toList(), Operation::token);
             this.acceptedValues = new Latest(ops.stream().filter(op -> op.accepted() && op.kind() != Kind.DELETE)
                     .toList(), Operation::token);
-            this.observedMarks = new Latest(ops.stream().filter(op -> op.kind() == Kind.MARK
-                    || op.outcome() == Outcome.STALE).toList(), Operation::observedToken);
+            // A value read with token t proves the mark had reached t: it was accepted against it.
+            this.observedMarks = new Latest(ops.stream().filter(op -> op.outcome() == Outcome.STALE
+                    || op.outcome() == Outcome.OK && (op.kind() == Kind.MARK || op.kind() == Kind.READ)).toList(),
+                    Operation::observedToken);
         }
 
         void run() {
@@ -256,19 +258,19 @@ public final class HistoryChecker {
     }
 
     /**
-     * Among some operations, the one with the highest value that returned before a given time:
-     * sorted by completion, with a running maximum, so each question is a binary search. Among equal
-     * values the one invoked last wins: it is the hardest to explain away (a delete of the same token
-     * that returned before it was invoked cannot have removed it), so a store that drops a re-create
-     * after its own delete of the same token is reported.
+     * Among some operations that returned (none with an unknown outcome), the one with the highest
+     * value that returned before a given time: sorted by completion, with a running maximum, so each
+     * question is a binary search. Among equal values the one invoked last wins: it is the hardest to
+     * explain away (a delete of the same token that returned before it was invoked cannot have
+     * removed it), so a store that drops a re-create after its own delete of the same token is
+     * reported.
      */
     private static final class Latest {
         private final long[] completed;
         private final Operation[] highest;
 
         Latest(List<Operation> candidates, ToLongFunction<Operation> value) {
-            List<Operation> sorted = candidates.stream().filter(op -> op.outcome() != Outcome.UNKNOWN)
-                    .sorted(Comparator.comparingLong(Operation::completedNanos)).toList();
+            List<Operation> sorted = candidates.stream().sorted(Comparator.comparingLong(Operation::completedNanos)).toList();
             completed = new long[sorted.size()];
             highest = new Operation[sorted.size()];
             Operation max = null;
