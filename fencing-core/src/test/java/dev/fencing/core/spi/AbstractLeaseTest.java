@@ -34,6 +34,14 @@ class AbstractLeaseTest {
 
     /** A release without a clear answer (a silent server, a closed client) still ends the lease with one event. */
     @Test
+    void aLeaseNamesItsLockItsTokenAndItsState() {
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+
+        assertThat(lease.resource()).isEqualTo("r");
+        assertThat(lease.toString()).startsWith("FakeLease[").contains("r", "7", "ACTIVE", "10000 ms left");
+    }
+
+    @Test
     void aReleaseThatGetsNoClearAnswerEndsTheLeaseAsLostOnce() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
         lease.releaseFailure.set(new IllegalStateException("no answer"));

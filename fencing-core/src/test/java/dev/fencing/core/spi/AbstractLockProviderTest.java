@@ -217,6 +217,63 @@ class AbstractLockProviderTest {
                 .hasMessageContaining("closed");
     }
 
+    @Test
+    void theAsyncThreadsAreDaemonsAndEndWithClose() {
+        ScriptedProvider provider = new ScriptedProvider("daemon-check-async", false);
+        java.util.concurrent.CompletableFuture<Lease> pending = provider.acquireAsync("r", WAITING);
+        await().atMost(Duration.ofSeconds(10)).until(() -> !asyncThreads("daemon-check-async").isEmpty()
+                && provider.events.contains("attempt"));
+
+        assertThat(asyncThreads("daemon-check-async")).as("a provider left open keeps no JVM alive")
+                .allMatch(Thread::isDaemon);
+        assertThat(provider.isClosed()).isFalse();
+
+        provider.close();
+
+        assertThat(provider.isClosed()).isTrue();
+        assertThat(pending).isCompletedExceptionally();
+        await().atMost(Duration.ofSeconds(10)).until(() -> asyncThreads("daemon-check-async").isEmpty());
+    }
+
+    @Test
+    void aLeaseGrantedWhileCloseRanIsNotRenewed() throws Exception {
+        java.util.concurrent.CountDownLatch attempting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AbstractLockProvider provider = new AbstractLockProvider(MonotonicClock.system(), null,
+                LeaseWatchdog.shared(), "closing-async") {
+            @Override
+            protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+                attempting.countDown();
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return Optional.of(new FakeLease(clock(), options.ttl(), listener()));
+            }
+
+            @Override
+            protected void doClose() {}
+        };
+        LeaseOptions renewing = LeaseOptions.builder().ttl(Duration.ofMillis(300)).autoRenew(true).build();
+        java.util.concurrent.CompletableFuture<Optional<Lease>> acquiring = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> provider.tryAcquire("r", renewing));
+        attempting.await();
+
+        provider.close();
+        closed.countDown();
+
+        FakeLease lease = (FakeLease) acquiring.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lease.isValid());
+        assertThat(lease.renewals).as("no renewal outlives close()").hasValue(0);
+        assertThat(lease.releases).hasValue(0);
+    }
+
+    private static List<Thread> asyncThreads(String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(name) && t.isAlive())
+                .toList();
+    }
+
     private enum Outcome { GRANT, HELD, INTERRUPTED }
 
     /** Holds the lock for its first {@code held} attempts; records what each attempt was told. */
