@@ -26,7 +26,7 @@ class AcquireOutcomeTest {
     private static final LeaseOptions OPTIONS = LeaseOptions.builder().ttl(Duration.ofSeconds(30))
             .waitTimeout(Duration.ofMillis(2500)).backoff(Backoff.fixed(Duration.ofMillis(1))).build();
 
-    private enum Step { GRANT, HELD, INTERRUPT, FAIL, UNREACHABLE }
+    private enum Step { GRANT, HELD, INTERRUPT, FAIL, UNREACHABLE, UNREACHABLE_JOINED }
 
     private final ManualClock clock = new ManualClock();
     private final List<String> heard = new CopyOnWriteArrayList<>();
@@ -65,6 +65,9 @@ class AcquireOutcomeTest {
                     throw new IllegalStateException("the server answered nonsense");
                 case UNREACHABLE:
                     throw LockUnavailableException.unreachable(resource, "server down", null);
+                case UNREACHABLE_JOINED: // as a provider that joins its client's future throws it
+                    throw new java.util.concurrent.CompletionException(
+                            LockUnavailableException.unreachable(resource, "server down", null));
                 default:
                     return Optional.empty();
             }
@@ -129,6 +132,12 @@ class AcquireOutcomeTest {
         assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
         awaitHeard(1);
         assertThat(heard).containsExactly("r FAILED 1000 ms");
+
+        heard.clear();
+        CompletableFuture<Lease> unreachable = new Provider(Step.UNREACHABLE_JOINED).acquireAsync("r", OPTIONS);
+        assertThatThrownBy(() -> unreachable.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        awaitHeard(1);
+        assertThat(heard).as("the listener hears the cause, not its wrapper").containsExactly("r UNAVAILABLE 1000 ms");
     }
 
     @Test
