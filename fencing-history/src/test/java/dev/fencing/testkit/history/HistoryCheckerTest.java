@@ -3,16 +3,26 @@ package dev.fencing.testkit.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
+import dev.fencing.core.StoredValue;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.history.Operation.Kind;
 import dev.fencing.testkit.history.Operation.Outcome;
 import dev.fencing.testkit.history.Violation.Rule;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The checker's rules on small hand-written histories, each broken one way and its valid twin. */
 class HistoryCheckerTest {
@@ -303,6 +313,50 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void anUpdateWhoseReplyWasLostIsRecordedWithTheValueItMayHaveWritten() {
+        FencedStore memory = TestStores.over(new TestStores.Memory(), Policy.MONOTONIC);
+        FencedStore replyLost = new FencedStore() {
+            @Override
+            public void write(FencingToken token, String key, String value) {
+                memory.write(token, key, value);
+            }
+
+            @Override
+            public Optional<StoredValue> read(String key) {
+                return memory.read(key);
+            }
+
+            @Override
+            public StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change) {
+                memory.update(token, key, change);
+                throw WriteOutcomeUnknownException.of(key, new IOException("reply lost after the update landed"));
+            }
+
+            @Override
+            public void delete(FencingToken token, String key) {
+                memory.delete(token, key);
+            }
+
+            @Override
+            public OptionalLong highWaterMark(String key) {
+                return memory.highWaterMark(key);
+            }
+
+            @Override
+            public Policy policy() {
+                return memory.policy();
+            }
+        };
+        HistoryRecorder recorder = new HistoryRecorder();
+        Operation update = recorder.update(0, 0, replyLost, FencingToken.of("lock", 4), "k", "same");
+        recorder.read(0, 0, replyLost, "k");
+
+        assertThat(update.outcome()).isEqualTo(Outcome.UNKNOWN);
+        assertThat(update.value()).isEqualTo("same");
+        HistoryChecker.check(recorder.history(Policy.MONOTONIC, 1)).assertPassed();
+    }
+
+    @Test
     void incrementsAreNeitherLostNorDoubled() {
         increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 1, null, Outcome.STALE, null, 2).read("2", 2);
         assertThat(rules(Policy.MONOTONIC)).isEmpty();
@@ -330,6 +384,32 @@ class HistoryCheckerTest {
         Files.writeString(file, "# fencing-history/1 policy=MONOTONIC seed=1\n0\t0\tk\n");
         assertThatThrownBy(() -> History.readFrom(file)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("line 2");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Policy.class)
+    void aCorrectStorePassesARandomRun(Policy policy) {
+        var memory = new TestStores.Memory();
+        List<FencedStore> processes = List.of(TestStores.over(memory, policy),
+                TestStores.over(memory, policy), TestStores.over(memory, policy));
+        History history = HistoryRun.builder().seed(11).operationsPerWriter(2_000).build().run(processes);
+        CheckResult result = HistoryChecker.check(history);
+
+        result.assertPassed();
+        assertThat(result.writeOutcomes().get(Outcome.OK)).isGreaterThan(100);
+        assertThat(result.writeOutcomes().get(Outcome.STALE)).isGreaterThan(100);
+    }
+
+    @Test
+    void aStoreThatIgnoresTokensFailsARandomRunAndTheReportNamesTheSeed() {
+        FencedStore broken = TestStores.ignoringTokens();
+        History history = HistoryRun.builder().seed(12).build().run(List.of(broken, broken));
+        CheckResult result = HistoryChecker.check(history);
+
+        assertThat(result.violations()).extracting(Violation::rule).contains(Rule.STALE_WRITE_ACCEPTED);
+        // the report shows the first violations only, and which come first depends on the threads' timing
+        assertThatThrownBy(result::assertPassed).isInstanceOf(AssertionError.class)
+                .hasMessageContaining("seed 12").hasMessageContaining(result.violations().get(0).rule().name());
     }
 
     @Test
