@@ -4,7 +4,7 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.LostReplies;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.TestServers;
 
 /**

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.WriteOutcomeUnknownException;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import java.io.IOException;
 import java.net.URI;

@@ -1,7 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.migrations.FencingMigrations;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.sql.Connection;

@@ -7,7 +7,7 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.ReplyDroppingProxy;
 import java.sql.SQLException;
 import java.util.UUID;
 import javax.sql.DataSource;

@@ -7,7 +7,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.LostReplies;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
+import dev.fencing.testkit.ReplyDroppingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.params.ParameterizedTest;

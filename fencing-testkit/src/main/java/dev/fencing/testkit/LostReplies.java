@@ -2,7 +2,6 @@ package dev.fencing.testkit;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
-import dev.fencing.testkit.servers.ReplyDroppingProxy;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;

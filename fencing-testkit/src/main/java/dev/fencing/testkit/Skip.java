@@ -1,6 +1,5 @@
 package dev.fencing.testkit;
 
-import dev.fencing.testkit.servers.TestServer;
 import org.junit.jupiter.api.Assumptions;
 
 /** Skips a test with a reason that is printed, never silently. */
@@ -12,13 +11,5 @@ public final class Skip {
     public static void because(String reason) {
         System.err.println("SKIPPED: " + reason);
         Assumptions.abort(reason);
-    }
-
-    /** Skips a fault test on a server the testkit did not start (one given by a FENCING_* variable). */
-    public static void unlessManaged(TestServer server) {
-        if (!server.isManaged()) {
-            because("fault injection needs a server the testkit started; " + server.describe()
-                    + " came from a FENCING_* variable");
-        }
     }
 }

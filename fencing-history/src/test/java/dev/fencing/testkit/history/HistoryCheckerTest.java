@@ -8,8 +8,6 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
-import dev.fencing.testkit.BrokenFencedStore;
-import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.history.Operation.Kind;
 import dev.fencing.testkit.history.Operation.Outcome;
 import dev.fencing.testkit.history.Violation.Rule;
@@ -316,7 +314,7 @@ class HistoryCheckerTest {
 
     @Test
     void anUpdateWhoseReplyWasLostIsRecordedWithTheValueItMayHaveWritten() {
-        FencedStore memory = InMemoryFencedStore.create();
+        FencedStore memory = TestStores.over(new TestStores.Memory(), Policy.MONOTONIC);
         FencedStore replyLost = new FencedStore() {
             @Override
             public void write(FencingToken token, String key, String value) {
@@ -390,10 +388,10 @@ class HistoryCheckerTest {
 
     @ParameterizedTest
     @EnumSource(Policy.class)
-    void theReferenceStorePassesARandomRun(Policy policy) {
-        var memory = InMemoryFencedStore.memory();
-        List<FencedStore> processes = List.of(InMemoryFencedStore.over(memory, policy),
-                InMemoryFencedStore.over(memory, policy), InMemoryFencedStore.over(memory, policy));
+    void aCorrectStorePassesARandomRun(Policy policy) {
+        var memory = new TestStores.Memory();
+        List<FencedStore> processes = List.of(TestStores.over(memory, policy),
+                TestStores.over(memory, policy), TestStores.over(memory, policy));
         History history = HistoryRun.builder().seed(11).operationsPerWriter(2_000).build().run(processes);
         CheckResult result = HistoryChecker.check(history);
 
@@ -404,7 +402,7 @@ class HistoryCheckerTest {
 
     @Test
     void aStoreThatIgnoresTokensFailsARandomRunAndTheReportNamesTheSeed() {
-        FencedStore broken = new BrokenFencedStore();
+        FencedStore broken = TestStores.ignoringTokens();
         History history = HistoryRun.builder().seed(12).build().run(List.of(broken, broken));
         CheckResult result = HistoryChecker.check(history);
 

@@ -1,4 +1,4 @@
-package dev.fencing.testkit.servers;
+package dev.fencing.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -36,7 +36,7 @@ public final class MavenArtifacts {
         }
         throw new IllegalStateException("cannot find " + fileName + " in the local Maven repository " + candidates
                 + " nor on the class path: depend on " + group + ":" + artifact + ":" + version
-                + (classifier.isEmpty() ? "" : ":" + classifier) + " in test scope (the fencing-testkit pom does),"
+                + (classifier.isEmpty() ? "" : ":" + classifier) + " in test scope (fencing-test-servers declares it optional),"
                 + " or point the testkit at an external server with its FENCING_* variable");
     }
 }
