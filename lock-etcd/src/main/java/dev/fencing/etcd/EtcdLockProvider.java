@@ -11,6 +11,7 @@ import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.core.spi.SharedWatches;
 import dev.fencing.etcd.internal.Replies;
 import dev.fencing.etcd.internal.ServerTtl;
 import io.etcd.jetcd.ByteSequence;
@@ -147,7 +148,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
     private final SpareLeases spareLeases;
     /** This process's place in each resource's waiting line, while some of its threads wait. */
-    private final Map<String, EtcdWaitQueue> queues = new ConcurrentHashMap<>();
+    private final SharedWatches<String, EtcdWaitQueue> queues;
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
     private final java.util.concurrent.ScheduledThreadPoolExecutor timers;
     /** Lease revokes not yet answered: close() lets them finish first. */
@@ -171,6 +172,9 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         });
         this.timers.setRemoveOnCancelPolicy(true);
         this.spareLeases = new SpareLeases(leases, clock(), leaseId -> giveBack(leaseId, 0));
+        this.queues = new SharedWatches<>(r -> new EtcdWaitQueue(kv, leases, watches, timers, requestTimeout, keys, r,
+                () -> releaseSignals().signal(r), leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS),
+                this::seen), (r, queue) -> queue.close());
     }
 
     /**
@@ -271,12 +275,12 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      */
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
-        EtcdWaitQueue queue = queues.get(resource);
-        if (queue == null) {
+        Optional<EtcdWaitQueue> waiting = queues.current(resource);
+        if (waiting.isEmpty()) {
             return attemptLockKey(resource, options, requestedAtNanos, true);
         }
         try {
-            return queue.poll(() -> attemptLockKey(resource, options, requestedAtNanos, true),
+            return waiting.get().poll(() -> attemptLockKey(resource, options, requestedAtNanos, true),
                     () -> seenRevision.getOrDefault(resource, 0L));
         } catch (Replies.Unclear e) {
             throw unreachable(resource, "the waiting line", e);
@@ -431,15 +435,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      */
     @Override
     protected ReleaseWatch watchReleases(String resource) {
-        while (true) {
-            EtcdWaitQueue queue = queues.computeIfAbsent(resource, r -> new EtcdWaitQueue(kv, leases, watches, timers,
-                    requestTimeout, keys, r, () -> releaseSignals().signal(r),
-                    leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS), () -> queues.remove(r), this::seen));
-            if (queue.join()) {
-                return queue.leaveOnClose();
-            }
-            queues.remove(resource, queue); // emptied just now
-        }
+        return queues.join(resource);
     }
 
     private LockUnavailableException unreachable(String resource, String what, Throwable cause) {
@@ -455,7 +451,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     @Override
     protected void doClose() {
         spareLeases.close();
-        queues.values().forEach(EtcdWaitQueue::abandon); // revoked below, not left for their TTL
+        queues.watches().forEach(EtcdWaitQueue::abandon); // revoked below, not left for their TTL
         long deadline = System.nanoTime() + requestTimeout.multipliedBy(2).toNanos();
         while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
             try {
