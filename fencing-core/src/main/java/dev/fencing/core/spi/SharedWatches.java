@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  *       should only start their work (asynchronous calls), not wait for a server.
  * </ol>
  *
- * <p>If {@code open} throws, the join fails with that exception and nothing stays registered;
+ * <p>If {@code open} throws (or returns null), the join fails with that exception and nothing stays registered;
  * the next join of the key tries again. {@code close} must not throw: a waiter's
  * {@link Share#close()} is called from a {@code finally} block. Thread-safe.
  *
@@ -111,7 +111,11 @@ public final class SharedWatches<K, W> {
 
     private void openFor(K key, Entry<W> entry) {
         try {
-            entry.watch = open.apply(key);
+            W watch = open.apply(key);
+            if (watch == null) {
+                throw new IllegalStateException("the watch opened for " + key + " is null");
+            }
+            entry.watch = watch;
         } catch (RuntimeException | Error e) {
             entry.closed = true;
             entries.remove(key, entry);

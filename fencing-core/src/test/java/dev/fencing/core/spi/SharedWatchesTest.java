@@ -174,6 +174,21 @@ class SharedWatchesTest {
         assertThat(events).containsExactly("open r 1", "close r 1");
     }
 
+    @Test
+    void anOpenThatReturnsNullFailsTheJoinAndLeavesNothingRegistered() {
+        AtomicInteger attempts = new AtomicInteger();
+        SharedWatches<String, Watch> broken = new SharedWatches<>(
+                key -> attempts.incrementAndGet() == 1 ? null : open(key), this::close);
+
+        assertThatThrownBy(() -> broken.join("r")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("null");
+        assertThat(broken.waiters("r")).isZero();
+        assertThat(broken.keys()).isEmpty();
+        try (SharedWatches<String, Watch>.Share share = broken.join("r")) {
+            assertThat(share.watch().open).isTrue();
+        }
+    }
+
     private static void awaitLatch(CountDownLatch latch) {
         try {
             if (!latch.await(30, TimeUnit.SECONDS)) {
