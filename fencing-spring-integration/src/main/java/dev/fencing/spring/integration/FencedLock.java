@@ -28,7 +28,9 @@ import org.springframework.integration.support.locks.DistributedLock;
  * <p>A lease lost while held (it expired, or its renewal found another owner) is not noticed by the
  * holder until it acts: {@link #unlock()} then throws {@link ConcurrentModificationException}, as
  * Spring's registries do, and a nested {@code lock}/{@code tryLock} of the owning thread takes a new
- * lease (with a new token) instead of counting a hold on the lost one. Writes made with the lost
+ * lease (with a new token) instead of counting a hold on the lost one; if it cannot (another owner
+ * holds the lock), it also ends the thread's earlier holds, whose unlocks then throw
+ * {@link ConcurrentModificationException}. Writes made with the lost
  * lease's token were refused by a fenced store once a newer holder wrote; that is the guarantee,
  * not the exception.
  *
@@ -192,7 +194,12 @@ public final class FencedLock implements DistributedLock {
     }
 
     /**
-     * With {@link #local} held: counts a hold on a live lease, or takes a new one.
+     * With {@link #local} held: counts a hold on a live lease, or takes a new one. When the lease
+     * was lost and no new one is taken, the holds counted on the lost one are dropped (the caller
+     * gives back the hold of this call): the thread no longer holds the lock, and its later unlocks
+     * of those holds throw {@link ConcurrentModificationException}. Spring's leader initiator, which
+     * stops unlocking once a heartbeat's {@code tryLock} fails, would otherwise keep a hold for ever,
+     * and a later lease with it, renewed until the process ends.
      *
      * @return whether a live lease is held now; {@code false} if the wait ran out
      */
@@ -201,31 +208,51 @@ public final class FencedLock implements DistributedLock {
         if (held != null && held.isValid()) {
             return true;
         }
-        Lease fresh;
-        if (wait.isZero()) {
-            Optional<Lease> granted = registry.provider().tryAcquire(name, options);
-            if (granted.isEmpty()) {
-                return false;
+        Optional<Lease> fresh = Optional.empty();
+        try {
+            fresh = grant(options, wait);
+        } finally {
+            if (held != null && fresh.isEmpty()) {
+                dropHoldsOf(held);
             }
-            fresh = granted.get();
-        } else {
-            try {
-                fresh = registry.provider().acquire(name, options.withWaitTimeout(wait));
-            } catch (LockUnavailableException e) {
-                if (e.isTimeout()) {
-                    return false;
-                }
-                throw e;
-            }
+        }
+        if (fresh.isEmpty()) {
+            return false;
         }
         if (held != null) {
             closeLost(held);
         } else {
             HeldLocks.push(this);
         }
-        lease = fresh;
+        lease = fresh.get();
         touch();
         return true;
+    }
+
+    private Optional<Lease> grant(LeaseOptions options, Duration wait) throws InterruptedException {
+        if (wait.isZero()) {
+            return registry.provider().tryAcquire(name, options);
+        }
+        try {
+            return Optional.of(registry.provider().acquire(name, options.withWaitTimeout(wait)));
+        } catch (LockUnavailableException e) {
+            if (e.isTimeout()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Drops the holds counted on {@code lost} but the current call's, which its caller gives back. */
+    private void dropHoldsOf(Lease lost) {
+        int dropped = local.getHoldCount() - 1;
+        for (int i = 0; i < dropped; i++) {
+            local.unlock();
+        }
+        lease = null;
+        HeldLocks.remove(this);
+        HeldLocks.dropped(this, dropped);
+        closeLost(lost);
     }
 
     private static void closeLost(Lease lost) {
@@ -242,11 +269,18 @@ public final class FencedLock implements DistributedLock {
      * @throws IllegalStateException if the current thread does not hold this lock
      * @throws ConcurrentModificationException if the lease was lost before this last unlock (it
      *     expired or another owner took the lock): part of the critical section may have run
-     *     without the lock. The lock is unlocked in this process anyway.
+     *     without the lock. The lock is unlocked in this process anyway. Also for each unlock of a
+     *     hold that a nested lock ended when it found the lease lost and could not take a new one.
      */
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
+            if (HeldLocks.takeDropped(this)) {
+                throw new ConcurrentModificationException("lock '" + name + "' was lost while held, and a nested"
+                        + " lock of this thread could not take it again, which ended this thread's holds: the"
+                        + " critical section may have run without it; writes fenced with its token were refused"
+                        + " once a newer holder wrote");
+            }
             throw new IllegalStateException("lock '" + name + "' is not held by thread '"
                     + Thread.currentThread().getName() + "'" + (local.isLocked() ? " (another thread holds it)" : "")
                     + ": only the thread that locked it can unlock it");

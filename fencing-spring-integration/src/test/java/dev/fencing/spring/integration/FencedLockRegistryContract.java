@@ -274,6 +274,28 @@ abstract class FencedLockRegistryContract {
     }
 
     @Test
+    void aNestedLockThatFindsTheLockTakenEndsTheLostHolds() throws Exception {
+        FencedLock zombie = registry().obtain(key);
+        FencedLock next = registry().obtain(key);
+        zombie.lock(shortTtl());
+        zombie.lock(shortTtl());
+        await().pollInSameThread().atMost(Duration.ofSeconds(30)).until(next::tryLock);
+        assertThat(zombie.tryLock()).isFalse();
+        assertThat(zombie.isLocked()).as("the lost holds were ended").isFalse();
+        assertThat(zombie.lease()).isEmpty();
+        assertThatThrownBy(zombie::unlock).isInstanceOf(ConcurrentModificationException.class)
+                .hasMessageContaining("could not take it again");
+        assertThatThrownBy(zombie::unlock).isInstanceOf(ConcurrentModificationException.class);
+        assertThatThrownBy(zombie::unlock).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not held");
+        FencingToken held = next.token();
+        next.unlock();
+        assertThat(zombie.tryLock()).as("the zombie's thread can lock again").isTrue();
+        assertThat(zombie.token().isNewerThan(held)).isTrue();
+        zombie.unlock();
+    }
+
+    @Test
     void aLeaseTakenWithTheRegistrysTtlIsRenewed() throws Exception {
         LockProvider provider = newProvider();
         providers.add(provider);

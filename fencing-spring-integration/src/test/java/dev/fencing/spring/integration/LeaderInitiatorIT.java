@@ -15,6 +15,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -32,12 +33,14 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
 class LeaderInitiatorIT {
 
     private static final RedisTestServer redis = TestServers.redis();
+    private static final Duration TTL = Duration.ofMillis(1_500);
 
     private final String role = "leader-" + UUID.randomUUID();
     private final RedisLockProvider locksA = RedisLockProvider.create(redis.uri());
     private final RedisLockProvider locksB = RedisLockProvider.create(redis.uri());
-    private final Instance a = new Instance("a", FencedLockRegistry.create(locksA));
-    private final Instance b = new Instance("b", FencedLockRegistry.create(locksB));
+    // a short TTL: renewed every 500 ms, so a leader finds its lease lost soon after
+    private final Instance a = new Instance("a", FencedLockRegistry.builder(locksA).ttl(TTL).build());
+    private final Instance b = new Instance("b", FencedLockRegistry.builder(locksB).ttl(TTL).build());
     private final RedisClient client = RedisClient.create(redis.uri());
     private final StatefulRedisConnection<String, String> connection = client.connect();
     private final FencedStore store = RedisFencedStore.create(connection, role + ":");
@@ -47,6 +50,7 @@ class LeaderInitiatorIT {
         final FencedLockRegistry registry;
         final LockRegistryLeaderInitiator initiator;
         final AtomicReference<@Nullable FencingToken> grantedWith = new AtomicReference<>();
+        final AtomicInteger revoked = new AtomicInteger();
 
         Instance(String id, FencedLockRegistry registry) {
             super(id, role);
@@ -62,6 +66,12 @@ class LeaderInitiatorIT {
             super.onGranted(ctx);
             // onGranted runs on the thread that holds the lock
             grantedWith.set(FencedLockRegistry.currentToken());
+        }
+
+        @Override
+        public void onRevoked(Context ctx) {
+            super.onRevoked(ctx);
+            revoked.incrementAndGet();
         }
 
         boolean leads() {
@@ -128,5 +138,37 @@ class LeaderInitiatorIT {
         assertThat(first.leads()).isFalse();
         assertThatThrownBy(first::token).isInstanceOf(IllegalStateException.class);
         assertThat(second.token().isNewerThan(firstToken)).isTrue();
+    }
+
+    @Test
+    void aLeaderWhoseLeaseIsLostIsRevokedAndLeadsAgainLater() {
+        a.initiator.start();
+        b.initiator.start();
+        Instance first = awaitOneLeader();
+        Instance second = first == a ? b : a;
+        FencingToken firstToken = first.token();
+        store.write(firstToken, "report", "by " + first.getId());
+
+        // the lock vanishes under the leader (a failover that lost it, an operator): the other takes it
+        connection.sync().del("fencing:{" + role + "}:lock");
+        await().atMost(Duration.ofSeconds(30)).until(second::leads);
+        FencingToken secondToken = second.token();
+        assertThat(secondToken.isNewerThan(firstToken)).isTrue();
+        store.write(secondToken, "report", "by " + second.getId());
+        assertThatThrownBy(() -> store.write(firstToken, "report", "late, by " + first.getId()))
+                .isInstanceOf(StaleTokenException.class);
+        // the ex-leader learns it at its next heartbeat after its renewal found the lease lost
+        await().atMost(Duration.ofSeconds(30)).until(() -> !first.leads() && first.revoked.get() == 1);
+
+        // its thread holds nothing: when the new leader stops, it leads again, with a newer token
+        second.initiator.stop();
+        await().atMost(Duration.ofSeconds(30)).until(first::leads);
+        assertThat(first.token().isNewerThan(secondToken)).isTrue();
+        assertThat(first.grantedWith.get()).isEqualTo(first.token());
+
+        // and when it stops, it releases the lock: the other leads again
+        second.initiator.start();
+        first.initiator.stop();
+        await().atMost(Duration.ofSeconds(30)).until(second::leads);
     }
 }
