@@ -11,6 +11,7 @@ import dev.fencing.micrometer.MicrometerFencingListener;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.shedlock.FencedShedLockProvider;
+import dev.fencing.spring.integration.FencedLockRegistry;
 import dev.fencing.testkit.InMemoryLockProvider;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -25,6 +26,8 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.support.locks.DefaultLockRegistry;
+import org.springframework.integration.support.locks.LockRegistry;
 
 /**
  * The conditions of the auto-configuration, with no server: what backs off, what a bad value
@@ -37,7 +40,7 @@ class FencingAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(FencingMetricsAutoConfiguration.class,
                     FencingLockAutoConfiguration.class, FencingFlywayAutoConfiguration.class,
                     FencingJdbcAutoConfiguration.class, FencingHealthAutoConfiguration.class,
-                    FencingShedLockAutoConfiguration.class));
+                    FencingShedLockAutoConfiguration.class, FencingIntegrationAutoConfiguration.class));
 
     @Configuration(proxyBeanMethods = false)
     static class OwnProvider {
@@ -132,6 +135,40 @@ class FencingAutoConfigurationTest {
                 .withClassLoader(new FilteredClassLoader("net.javacrumbs.shedlock.spring"))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedShedLockProvider.class));
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedShedLockProvider.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnLockRegistry {
+        @Bean
+        LockRegistry<?> lockRegistry() {
+            return new DefaultLockRegistry();
+        }
+    }
+
+    @Test
+    void withSpringIntegrationThereIsAFencedLockRegistryOverTheToolkitsProvider() {
+        runner.withUserConfiguration(OwnProvider.class).run(context -> {
+            assertThat(context).hasSingleBean(LockRegistry.class);
+            FencedLockRegistry registry = context.getBean(FencedLockRegistry.class);
+            assertThat(registry.obtain("report").tryLock()).isTrue();
+            assertThat(registry.obtain("report").token().resource()).isEqualTo("report");
+            registry.obtain("report").unlock();
+        });
+    }
+
+    @Test
+    void theFencedLockRegistryBacksOffForTheApplicationsOwnAndWithoutSpringIntegrationOrAToolkitProvider() {
+        runner.withUserConfiguration(OwnProvider.class, OwnLockRegistry.class).run(context -> {
+            assertThat(context).doesNotHaveBean(FencedLockRegistry.class);
+            assertThat(context).hasSingleBean(LockRegistry.class);
+        });
+        runner.withUserConfiguration(OwnProvider.class)
+                .withClassLoader(new FilteredClassLoader("org.springframework.integration"))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedLockRegistry.class));
+        runner.withUserConfiguration(OwnProvider.class)
+                .withClassLoader(new FilteredClassLoader(FencedLockRegistry.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedLockRegistry.class));
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencedLockRegistry.class));
     }
 
     @Test

@@ -1,0 +1,93 @@
+package dev.fencing.cli.readme;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.LockProvider;
+import dev.fencing.spring.integration.FencedLock;
+import dev.fencing.spring.integration.FencedLockRegistry;
+import java.time.Duration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.integration.annotation.ServiceActivator;
+import org.springframework.integration.handler.advice.LockRequestHandlerAdvice;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.leader.DefaultCandidate;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
+/** The Java snippets of docs/spring-integration.md, verbatim: compiled by the build, found by {@link DocsSnippetsTest}. */
+@SuppressWarnings("unused")
+final class SpringIntegrationSnippets {
+
+    private SpringIntegrationSnippets() {}
+
+    static void lockAndWrite(LockProvider locks, FencedStore ledger) {
+        FencedLockRegistry registry = FencedLockRegistry.builder(locks)   // any toolkit provider
+                .ttl(Duration.ofSeconds(10))                               // renewed every ttl / 3 while held
+                .keyPrefix("billing:")
+                .build();
+        FencedLock lock = registry.obtain("invoice-7");                   // lock name "billing:invoice-7"
+        lock.lock();
+        try {
+            ledger.write(lock.token(), "invoice-7", "paid");               // refused once a newer holder wrote
+        } finally {
+            lock.unlock();                                                 // throws if the lease was lost meanwhile
+        }
+    }
+
+    // @Configuration
+    static final class LeaderConfiguration {
+
+        @Bean
+        FencedLockRegistry lockRegistry(LockProvider locks) {
+            return FencedLockRegistry.create(locks);
+        }
+
+        @Bean
+        LockRegistryLeaderInitiator leaderInitiator(FencedLockRegistry registry, ReportWriter writer) {
+            return new LockRegistryLeaderInitiator(registry, writer);     // started with the context
+        }
+    }
+
+    // @Component
+    static class ReportWriter extends DefaultCandidate {
+        private final FencedLockRegistry registry;
+        private final FencedStore ledger;
+
+        ReportWriter(FencedLockRegistry registry, FencedStore ledger) {
+            super("instance-1", "report-writer");                         // the role is the lock's key
+            this.registry = registry;
+            this.ledger = ledger;
+        }
+
+        @Override
+        public void onGranted(Context ctx) {
+            super.onGranted(ctx);
+            // runs on the thread that holds the lock: FencedLockRegistry.currentToken() works here too
+        }
+
+        void publish(String report) {                                     // on any thread, while leading
+            ledger.write(registry.obtain(getRole()).token(), "report", report);
+        }
+    }
+
+    // @Configuration
+    static final class PaymentConfiguration {
+
+        @Bean
+        LockRequestHandlerAdvice invoiceLock(FencedLockRegistry registry) {
+            return new LockRequestHandlerAdvice(registry, message -> message.getHeaders().get("invoice"));
+        }
+    }
+
+    // @Component
+    static class Payments {
+        private final FencedStore ledger;
+
+        Payments(FencedStore ledger) {
+            this.ledger = ledger;
+        }
+
+        @ServiceActivator(inputChannel = "payments", adviceChain = "invoiceLock")
+        void pay(String invoice) {                                        // runs on the thread that locked
+            ledger.write(FencedLockRegistry.currentToken(), invoice, "paid");
+        }
+    }
+}

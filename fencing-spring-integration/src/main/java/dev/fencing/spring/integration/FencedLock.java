@@ -1,0 +1,336 @@
+package dev.fencing.spring.integration;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockUnavailableException;
+import java.time.Duration;
+import java.util.ConcurrentModificationException;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+import org.springframework.integration.support.locks.DistributedLock;
+
+/**
+ * The lock of one key of a {@link FencedLockRegistry}: a toolkit lease taken for the thread that
+ * locks it, with the lease's {@link #token()} for a fenced store.
+ *
+ * <p>As Spring Integration's {@code RedisLockRegistry} and {@code JdbcLockRegistry}: the lock is
+ * owned by a thread and reentrant — every {@code lock}/{@code tryLock} of the owning thread counts
+ * a hold, and the lease is released by the unlock that ends the last hold; the threads of one
+ * registry queue for the lock in this process before one of them asks the server; {@link #unlock()}
+ * by a thread that does not hold it throws {@link IllegalStateException}; {@link #newCondition()}
+ * is not supported.
+ *
+ * <p>A lease lost while held (it expired, or its renewal found another owner) is not noticed by the
+ * holder until it acts: {@link #unlock()} then throws {@link ConcurrentModificationException}, as
+ * Spring's registries do, and a nested {@code lock}/{@code tryLock} of the owning thread takes a new
+ * lease (with a new token) instead of counting a hold on the lost one; if it cannot (another owner
+ * holds the lock), it also ends the thread's earlier holds, whose unlocks then throw
+ * {@link ConcurrentModificationException}. Writes made with the lost
+ * lease's token were refused by a fenced store once a newer holder wrote; that is the guarantee,
+ * not the exception.
+ *
+ * <p>Thread-safe. {@link #lock()} waits without end (without answering interrupts, as the
+ * {@code Lock} contract allows) unless the provider cannot be asked: then it throws the provider's
+ * {@link LockUnavailableException}, as do the other ways of locking.
+ */
+public final class FencedLock implements DistributedLock {
+
+    private final FencedLockRegistry registry;
+    private final String name;
+    private final ReentrantLock local = new ReentrantLock();
+    private volatile @Nullable Lease lease;
+    private volatile long lastUsedNanos;
+
+    FencedLock(FencedLockRegistry registry, String name) {
+        this.registry = registry;
+        this.name = name;
+        touch();
+    }
+
+    /** The name of the toolkit lock: the registry's key prefix and the key's {@code toString()}. */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * The fencing token of the lease this lock holds now, for a fenced store. Any thread may ask
+     * while the lock is held; a lease lost meanwhile still answers its token (the store refuses it
+     * once a newer holder wrote).
+     *
+     * @throws IllegalStateException if the lock is not held in this process
+     */
+    public FencingToken token() {
+        return lease()
+                .orElseThrow(() -> new IllegalStateException("lock '" + name + "' is not held in this process, so it"
+                        + " has no fencing token: call token() between a successful lock()/tryLock() and the last"
+                        + " unlock()"))
+                .token();
+    }
+
+    /** The lease this lock holds now, or empty if it is not held in this process. */
+    public Optional<Lease> lease() {
+        return Optional.ofNullable(lease);
+    }
+
+    /** Whether the current thread holds this lock. */
+    public boolean isHeldByCurrentThread() {
+        return local.isHeldByCurrentThread();
+    }
+
+    /** Whether a thread of this process holds this lock (its lease may have been lost since). */
+    public boolean isLocked() {
+        return local.isLocked();
+    }
+
+    /** Locks with the registry's TTL and auto-renewal, waiting as long as it takes. */
+    @Override
+    public void lock() {
+        lockUninterruptibly(registry.defaults());
+    }
+
+    /** Locks with a lease of {@code ttl} that is not renewed, waiting as long as it takes. */
+    @Override
+    public void lock(Duration ttl) {
+        lockUninterruptibly(registry.withTtl(ttl));
+    }
+
+    private void lockUninterruptibly(LeaseOptions options) {
+        local.lock();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (takeLease(options, LeaseOptions.MAX_WAIT)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true; // lock() does not answer interrupts; the flag is restored below
+                }
+            }
+        } catch (RuntimeException e) {
+            local.unlock();
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Locks with the registry's TTL and auto-renewal, waiting until it is granted or interrupted. */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        local.lockInterruptibly();
+        try {
+            while (!takeLease(registry.defaults(), LeaseOptions.MAX_WAIT)) {
+                // waited the longest wait a provider allows: wait again
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            local.unlock();
+            throw e;
+        }
+    }
+
+    /** One attempt, without waiting: {@code false} if another thread or owner holds the lock. */
+    @Override
+    public boolean tryLock() {
+        if (!local.tryLock()) {
+            return false;
+        }
+        try {
+            return takeOrGiveBack(registry.defaults(), Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // one attempt does not wait, so nothing was interrupted
+            return false;
+        }
+    }
+
+    /**
+     * Waits up to {@code time} (at most {@link LeaseOptions#MAX_WAIT}; nothing if not positive).
+     *
+     * @return {@code false} if the lock stayed held by another thread or owner for that long
+     */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), registry.defaults());
+    }
+
+    /**
+     * Waits up to {@code waitTime} (at most {@link LeaseOptions#MAX_WAIT}) for a lease of {@code ttl}
+     * that is not renewed.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is outside the bounds of {@link LeaseOptions}
+     */
+    @Override
+    public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        return tryLock(waitTime, registry.withTtl(ttl));
+    }
+
+    private boolean tryLock(Duration waitTime, LeaseOptions options) throws InterruptedException {
+        Duration wait = waitTime.isNegative() ? Duration.ZERO : min(waitTime, LeaseOptions.MAX_WAIT);
+        long start = registry.clock().nanoTime();
+        if (!local.tryLock(wait.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        Duration left = wait.minusNanos(registry.clock().nanoTime() - start);
+        return takeOrGiveBack(options, left.isNegative() ? Duration.ZERO : left);
+    }
+
+    private boolean takeOrGiveBack(LeaseOptions options, Duration wait) throws InterruptedException {
+        boolean taken = false;
+        try {
+            taken = takeLease(options, wait);
+            return taken;
+        } finally {
+            if (!taken) {
+                local.unlock();
+            }
+        }
+    }
+
+    /**
+     * With {@link #local} held: counts a hold on a live lease, or takes a new one. When the lease
+     * was lost and no new one is taken, the holds counted on the lost one are dropped (the caller
+     * gives back the hold of this call): the thread no longer holds the lock, and its later unlocks
+     * of those holds throw {@link ConcurrentModificationException}. Spring's leader initiator, which
+     * stops unlocking once a heartbeat's {@code tryLock} fails, would otherwise keep a hold for ever,
+     * and a later lease with it, renewed until the process ends.
+     *
+     * @return whether a live lease is held now; {@code false} if the wait ran out
+     */
+    private boolean takeLease(LeaseOptions options, Duration wait) throws InterruptedException {
+        Lease held = lease;
+        if (held != null && held.isValid()) {
+            return true;
+        }
+        Optional<Lease> fresh = Optional.empty();
+        try {
+            fresh = grant(options, wait);
+        } finally {
+            if (held != null && fresh.isEmpty()) {
+                dropHoldsOf(held);
+            }
+        }
+        if (fresh.isEmpty()) {
+            return false;
+        }
+        if (held != null) {
+            closeLost(held);
+        } else {
+            HeldLocks.push(this);
+        }
+        lease = fresh.get();
+        touch();
+        return true;
+    }
+
+    private Optional<Lease> grant(LeaseOptions options, Duration wait) throws InterruptedException {
+        if (wait.isZero()) {
+            return registry.provider().tryAcquire(name, options);
+        }
+        try {
+            return Optional.of(registry.provider().acquire(name, options.withWaitTimeout(wait)));
+        } catch (LockUnavailableException e) {
+            if (e.isTimeout()) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Drops the holds counted on {@code lost} but the current call's, which its caller gives back. */
+    private void dropHoldsOf(Lease lost) {
+        int dropped = local.getHoldCount() - 1;
+        for (int i = 0; i < dropped; i++) {
+            local.unlock();
+        }
+        lease = null;
+        HeldLocks.remove(this);
+        HeldLocks.dropped(this, dropped);
+        closeLost(lost);
+    }
+
+    private static void closeLost(Lease lost) {
+        try {
+            lost.close();
+        } catch (RuntimeException e) {
+            // it was lost: a nested lock replaced it, and its release has nothing left to free
+        }
+    }
+
+    /**
+     * Ends one hold of the current thread; the last one releases the lease.
+     *
+     * @throws IllegalStateException if the current thread does not hold this lock
+     * @throws ConcurrentModificationException if the lease was lost before this last unlock (it
+     *     expired or another owner took the lock): part of the critical section may have run
+     *     without the lock. The lock is unlocked in this process anyway. Also for each unlock of a
+     *     hold that a nested lock ended when it found the lease lost and could not take a new one.
+     */
+    @Override
+    public void unlock() {
+        if (!local.isHeldByCurrentThread()) {
+            if (HeldLocks.takeDropped(this)) {
+                throw new ConcurrentModificationException("lock '" + name + "' was lost while held, and a nested"
+                        + " lock of this thread could not take it again, which ended this thread's holds: the"
+                        + " critical section may have run without it; writes fenced with its token were refused"
+                        + " once a newer holder wrote");
+            }
+            throw new IllegalStateException("lock '" + name + "' is not held by thread '"
+                    + Thread.currentThread().getName() + "'" + (local.isLocked() ? " (another thread holds it)" : "")
+                    + ": only the thread that locked it can unlock it");
+        }
+        if (local.getHoldCount() > 1) {
+            local.unlock();
+            return;
+        }
+        Lease held = lease;
+        lease = null;
+        HeldLocks.remove(this);
+        try {
+            if (held != null) {
+                held.release();
+            }
+        } catch (LeaseLostException e) {
+            throw new ConcurrentModificationException("lock '" + name + "' was lost before its unlock (" + e.getMessage()
+                    + "): the critical section may have run without it; writes fenced with its token "
+                    + held.token() + " were refused once a newer holder wrote", e);
+        } finally {
+            touch();
+            local.unlock();
+        }
+    }
+
+    /** Not supported, as in Spring Integration's distributed lock registries. */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("conditions are not supported by FencedLock");
+    }
+
+    void touchObtained() {
+        touch();
+    }
+
+    long lastUsedNanos() {
+        return lastUsedNanos;
+    }
+
+    private void touch() {
+        lastUsedNanos = registry.clock().nanoTime();
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    @Override
+    public String toString() {
+        Lease held = lease;
+        return "FencedLock[" + name + (held == null ? ", unlocked" : ", " + held.token()) + "]";
+    }
+}
