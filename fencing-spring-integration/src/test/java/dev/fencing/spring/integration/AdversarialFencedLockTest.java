@@ -280,4 +280,34 @@ class AdversarialFencedLockTest {
                 .as("the outer hold's lease was lost and a rival wrote meanwhile; its unlock must report it")
                 .isInstanceOf(ConcurrentModificationException.class);
     }
+    /**
+     * Checklist: ThreadLocal state leaking to the next task on a pooled thread.
+     *
+     * <p>Attack: task 1 on a pooled thread behaves as {@code LockRegistryLeaderInitiator} does: it
+     * holds the lock, the lease is lost, its next (heartbeat) {@code tryLock} fails — which drops the
+     * held hold into the per-thread {@code DROPPED} map — and, as the initiator, it never unlocks
+     * after the failed attempt. The entry (and a strong reference to the {@code FencedLock}) stays
+     * in the pool thread's ThreadLocal. Task 2, unrelated, runs on the same thread: its mistaken
+     * {@code unlock()} of a lock it never locked is answered with a {@code ConcurrentModificationException}
+     * about a loss "while held" that never happened to it, instead of {@code IllegalStateException}.
+     */
+    @Test
+    void droppedHoldsLeakToTheNextTaskOnAPooledThread() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            FencedLock lock = registry().obtain(key);
+            FencedLock rival = registry().obtain(key);
+            pool.submit(() -> lock.lock(SHORT)).get(30, TimeUnit.SECONDS);
+            await().pollInSameThread().atMost(Duration.ofSeconds(30)).until(rival::tryLock);
+            assertThat(pool.submit(() -> lock.tryLock()).get(30, TimeUnit.SECONDS)).isFalse(); // task 1 ends here
+            rival.unlock();
+
+            Throwable task2 = pool.submit(() -> catchThrowable(lock::unlock)).get(30, TimeUnit.SECONDS);
+            assertThat(task2)
+                    .as("a task that never locked must get IllegalStateException, not another task's leaked loss")
+                    .isInstanceOf(IllegalStateException.class);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
