@@ -1,10 +1,12 @@
 package dev.fencing.cli.readme;
 
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.LockProvider;
 import dev.fencing.spring.integration.FencedLock;
 import dev.fencing.spring.integration.FencedLockRegistry;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.context.annotation.Bean;
 import org.springframework.integration.annotation.ServiceActivator;
 import org.springframework.integration.handler.advice.LockRequestHandlerAdvice;
@@ -48,23 +50,32 @@ final class SpringIntegrationSnippets {
 
     // @Component
     static class ReportWriter extends DefaultCandidate {
-        private final FencedLockRegistry registry;
         private final FencedStore ledger;
+        private final AtomicReference<FencingToken> term = new AtomicReference<>();
 
-        ReportWriter(FencedLockRegistry registry, FencedStore ledger) {
+        ReportWriter(FencedStore ledger) {
             super("instance-1", "report-writer");                         // the role is the lock's key
-            this.registry = registry;
             this.ledger = ledger;
         }
 
         @Override
         public void onGranted(Context ctx) {
             super.onGranted(ctx);
-            // runs on the thread that holds the lock: FencedLockRegistry.currentToken() works here too
+            term.set(FencedLockRegistry.currentToken());                 // on the thread that holds the lock
+        }
+
+        @Override
+        public void onRevoked(Context ctx) {
+            term.set(null);
+            super.onRevoked(ctx);
         }
 
         void publish(String report) {                                     // on any thread, while leading
-            ledger.write(registry.obtain(getRole()).token(), "report", report);
+            FencingToken token = term.get();
+            if (token == null) {
+                throw new IllegalStateException("not leading");
+            }
+            ledger.write(token, "report", report);                       // refused once a newer term wrote
         }
     }
 

@@ -25,14 +25,16 @@ import org.springframework.integration.support.locks.DistributedLock;
  * by a thread that does not hold it throws {@link IllegalStateException}; {@link #newCondition()}
  * is not supported.
  *
- * <p>A lease lost while held (it expired, or its renewal found another owner) is not noticed by the
- * holder until it acts: {@link #unlock()} then throws {@link ConcurrentModificationException}, as
- * Spring's registries do, and a nested {@code lock}/{@code tryLock} of the owning thread takes a new
- * lease (with a new token) instead of counting a hold on the lost one; if it cannot (another owner
- * holds the lock), it also ends the thread's earlier holds, whose unlocks then throw
- * {@link ConcurrentModificationException}. Writes made with the lost
- * lease's token were refused by a fenced store once a newer holder wrote; that is the guarantee,
- * not the exception.
+ * <p>A lease lost while held (it expired, or its renewal found another owner) ends the holding
+ * thread's critical section: the thread may have read under the old lease what another holder
+ * has since changed, so it never goes on under a new token. The loss shows when the thread next
+ * acts: a nested {@code tryLock} returns {@code false}, a nested {@code lock}/{@code lockInterruptibly}
+ * throws {@link ConcurrentModificationException}, and every unlock of the section's holds throws
+ * {@link ConcurrentModificationException}, as Spring's registries do at the unlock of a lost lock.
+ * Until then {@link #token()} still answers the lost lease's token, which a fenced store refuses
+ * once a newer holder wrote. Spring's {@code LockRegistryLeaderInitiator}, whose heartbeat is a
+ * nested {@code tryLock}, then revokes leadership and takes a new lease, with a new token, in a
+ * new section.
  *
  * <p>Thread-safe. {@link #lock()} waits without end (without answering interrupts, as the
  * {@code Lock} contract allows) unless the provider cannot be asked: then it throws the provider's
@@ -58,23 +60,27 @@ public final class FencedLock implements DistributedLock {
     }
 
     /**
-     * The fencing token of the lease this lock holds now, for a fenced store. Any thread may ask
-     * while the lock is held; a lease lost meanwhile still answers its token (the store refuses it
-     * once a newer holder wrote).
+     * The fencing token of the lease the current thread holds this lock with, for a fenced store;
+     * a lease lost meanwhile still answers its token (the store refuses it once a newer holder
+     * wrote). Only the holding thread gets it: another thread of this process may be a holder whose
+     * section already ended, and must not write with the current holder's token. To hand the token
+     * to other threads, read it on the holding thread (in a leader's {@code onGranted}, for
+     * instance) and pass the value: it stays the token of that term.
      *
-     * @throws IllegalStateException if the lock is not held in this process
+     * @throws IllegalStateException if the current thread does not hold this lock
      */
     public FencingToken token() {
         return lease()
-                .orElseThrow(() -> new IllegalStateException("lock '" + name + "' is not held in this process, so it"
-                        + " has no fencing token: call token() between a successful lock()/tryLock() and the last"
-                        + " unlock()"))
+                .orElseThrow(() -> new IllegalStateException("lock '" + name + "' is not held by thread '"
+                        + Thread.currentThread().getName() + "'" + (isLocked() ? " (another thread holds it)" : "")
+                        + ", so it has no fencing token for it: call token() on the thread that locked, between a"
+                        + " successful lock()/tryLock() and its last unlock()"))
                 .token();
     }
 
-    /** The lease this lock holds now, or empty if it is not held in this process. */
+    /** The lease the current thread holds this lock with, or empty if it does not hold it. */
     public Optional<Lease> lease() {
-        return Optional.ofNullable(lease);
+        return local.isHeldByCurrentThread() ? Optional.ofNullable(lease) : Optional.empty();
     }
 
     /** Whether the current thread holds this lock. */
@@ -103,6 +109,7 @@ public final class FencedLock implements DistributedLock {
         local.lock();
         boolean interrupted = false;
         try {
+            requireLiveSection();
             while (true) {
                 try {
                     if (takeLease(options, LeaseOptions.MAX_WAIT)) {
@@ -127,6 +134,7 @@ public final class FencedLock implements DistributedLock {
     public void lockInterruptibly() throws InterruptedException {
         local.lockInterruptibly();
         try {
+            requireLiveSection();
             while (!takeLease(registry.defaults(), LeaseOptions.MAX_WAIT)) {
                 // waited the longest wait a provider allows: wait again
             }
@@ -184,7 +192,7 @@ public final class FencedLock implements DistributedLock {
     private boolean takeOrGiveBack(LeaseOptions options, Duration wait) throws InterruptedException {
         boolean taken = false;
         try {
-            taken = takeLease(options, wait);
+            taken = liveSection() && takeLease(options, wait);
             return taken;
         } finally {
             if (!taken) {
@@ -194,37 +202,55 @@ public final class FencedLock implements DistributedLock {
     }
 
     /**
-     * With {@link #local} held: counts a hold on a live lease, or takes a new one. When the lease
-     * was lost and no new one is taken, the holds counted on the lost one are dropped (the caller
-     * gives back the hold of this call): the thread no longer holds the lock, and its later unlocks
-     * of those holds throw {@link ConcurrentModificationException}. Spring's leader initiator, which
-     * stops unlocking once a heartbeat's {@code tryLock} fails, would otherwise keep a hold for ever,
-     * and a later lease with it, renewed until the process ends.
-     *
-     * @return whether a live lease is held now; {@code false} if the wait ran out
+     * With {@link #local} held by a nested call: whether the section's lease is still valid. If it
+     * was lost, ends the section — drops the thread's earlier holds (their unlocks throw
+     * {@link ConcurrentModificationException}) and gives the lost lease back — and answers
+     * {@code false}; the caller gives back the hold of this call. Spring's leader initiator, which
+     * stops unlocking once a heartbeat's {@code tryLock} fails, would otherwise keep a hold for
+     * ever. Answers {@code true} when this is not a nested call.
      */
-    private boolean takeLease(LeaseOptions options, Duration wait) throws InterruptedException {
+    private boolean liveSection() {
         Lease held = lease;
-        if (held != null && held.isValid()) {
+        if (held == null || held.isValid()) {
             return true;
         }
-        Optional<Lease> fresh = Optional.empty();
-        try {
-            fresh = grant(options, wait);
-        } finally {
-            if (held != null && fresh.isEmpty()) {
-                dropHoldsOf(held);
+        int dropped = local.getHoldCount() - 1;
+        for (int i = 0; i < dropped; i++) {
+            local.unlock();
+        }
+        lease = null;
+        HeldLocks.removeAll(this);
+        HeldLocks.dropped(this, dropped);
+        closeLost(held);
+        touch();
+        return false;
+    }
+
+    private void requireLiveSection() {
+        Lease held = lease;
+        if (!liveSection()) {
+            throw new ConcurrentModificationException("lock '" + name + "' was lost while this thread held it"
+                    + (held == null ? "" : " with token " + held.token()) + ": its critical section has ended"
+                    + " (the unlocks of its holds throw this too); lock it again to start a new one");
+        }
+    }
+
+    /**
+     * With {@link #local} held and the section live: counts a hold on the section's lease, or,
+     * for the first hold, takes a lease.
+     *
+     * @return whether a lease is held now; {@code false} if the wait ran out
+     */
+    private boolean takeLease(LeaseOptions options, Duration wait) throws InterruptedException {
+        if (lease == null) {
+            registry.adopt(this);
+            Optional<Lease> fresh = grant(options, wait);
+            if (fresh.isEmpty()) {
+                return false;
             }
+            lease = fresh.get();
         }
-        if (fresh.isEmpty()) {
-            return false;
-        }
-        if (held != null) {
-            closeLost(held);
-        } else {
-            HeldLocks.push(this);
-        }
-        lease = fresh.get();
+        HeldLocks.push(this);
         touch();
         return true;
     }
@@ -243,23 +269,11 @@ public final class FencedLock implements DistributedLock {
         }
     }
 
-    /** Drops the holds counted on {@code lost} but the current call's, which its caller gives back. */
-    private void dropHoldsOf(Lease lost) {
-        int dropped = local.getHoldCount() - 1;
-        for (int i = 0; i < dropped; i++) {
-            local.unlock();
-        }
-        lease = null;
-        HeldLocks.remove(this);
-        HeldLocks.dropped(this, dropped);
-        closeLost(lost);
-    }
-
     private static void closeLost(Lease lost) {
         try {
             lost.close();
         } catch (RuntimeException e) {
-            // it was lost: a nested lock replaced it, and its release has nothing left to free
+            // it was lost: its release has nothing left to free
         }
     }
 
@@ -276,22 +290,22 @@ public final class FencedLock implements DistributedLock {
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
             if (HeldLocks.takeDropped(this)) {
-                throw new ConcurrentModificationException("lock '" + name + "' was lost while held, and a nested"
-                        + " lock of this thread could not take it again, which ended this thread's holds: the"
-                        + " critical section may have run without it; writes fenced with its token were refused"
-                        + " once a newer holder wrote");
+                throw new ConcurrentModificationException("lock '" + name + "' was lost while this thread held"
+                        + " it, which a nested lock of this thread found and which ended its holds: the critical"
+                        + " section may have run without it; writes fenced with its token were refused once a"
+                        + " newer holder wrote");
             }
             throw new IllegalStateException("lock '" + name + "' is not held by thread '"
                     + Thread.currentThread().getName() + "'" + (local.isLocked() ? " (another thread holds it)" : "")
                     + ": only the thread that locked it can unlock it");
         }
+        HeldLocks.pop(this);
         if (local.getHoldCount() > 1) {
             local.unlock();
             return;
         }
         Lease held = lease;
         lease = null;
-        HeldLocks.remove(this);
         try {
             if (held != null) {
                 held.release();

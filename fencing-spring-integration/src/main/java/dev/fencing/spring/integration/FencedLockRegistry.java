@@ -9,6 +9,7 @@ import dev.fencing.core.LockProvider;
 import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,7 +116,25 @@ public final class FencedLockRegistry
     public void expireUnusedOlderThan(long age) {
         long now = clock.nanoTime();
         long ageNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, age));
-        locks.values().removeIf(lock -> !lock.isLocked() && now - lock.lastUsedNanos() > ageNanos);
+        for (String name : List.copyOf(locks.keySet())) {
+            // atomic per key with adopt(): a lock being taken is either kept or put back
+            locks.computeIfPresent(name, (n, lock) -> !lock.isLocked() && now - lock.lastUsedNanos() > ageNanos
+                    ? null : lock);
+        }
+    }
+
+    /**
+     * Makes {@code lock} the registry's instance of its key again if {@link #expireUnusedOlderThan}
+     * forgot it between an {@link #obtain} and the lock, so that the key has one instance while held.
+     *
+     * @throws IllegalStateException if another instance was obtained for the key meanwhile
+     */
+    void adopt(FencedLock lock) {
+        FencedLock current = locks.compute(lock.name(), (n, existing) -> existing == null ? lock : existing);
+        if (current != lock) {
+            throw new IllegalStateException("this FencedLock of '" + lock.name() + "' was forgotten by"
+                    + " expireUnusedOlderThan and another instance was obtained since: call obtain(key) again");
+        }
     }
 
     /**

@@ -7,8 +7,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Per thread: the fenced locks it holds, innermost first, for {@link FencedLockRegistry#currentToken()};
- * and the holds of lost leases that a nested lock ended, whose unlocks are still to come.
+ * Per thread: its holds of fenced locks, innermost first (one entry per hold, so a lock locked
+ * again inside another is innermost again), for {@link FencedLockRegistry#currentToken()}; and the
+ * holds of lost leases that a nested lock ended, whose unlocks are still to come (a thread that
+ * never unlocks them, as Spring's leader initiator, keeps one count per lock).
  */
 final class HeldLocks {
 
@@ -25,9 +27,19 @@ final class HeldLocks {
         HELD.get().push(lock);
     }
 
-    static void remove(FencedLock lock) {
+    /** Ends the innermost hold of {@code lock}. */
+    static void pop(FencedLock lock) {
         Deque<FencedLock> held = HELD.get();
-        held.remove(lock);
+        held.removeFirstOccurrence(lock);
+        if (held.isEmpty()) {
+            HELD.remove();
+        }
+    }
+
+    /** Ends every hold of {@code lock}. */
+    static void removeAll(FencedLock lock) {
+        Deque<FencedLock> held = HELD.get();
+        held.removeIf(l -> l == lock);
         if (held.isEmpty()) {
             HELD.remove();
         }
