@@ -1,0 +1,16 @@
+package dev.fencing.testkit;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.MonotonicClock;
+
+/** The leadership contract on the in-memory reference provider: candidates share one lock server. */
+class InMemoryLeadershipTest extends LeadershipContract {
+
+    private final InMemoryLockServer server = new InMemoryLockServer();
+
+    @Override
+    protected LockProvider createProvider() {
+        return InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+    }
+}
