@@ -1,5 +1,12 @@
 package dev.fencing.cli;
 
+import dev.fencing.cli.commands.BenchCommand;
+import dev.fencing.cli.commands.CheckHistoryCommand;
+import dev.fencing.cli.commands.DemoCommand;
+import dev.fencing.cli.commands.InspectCommand;
+import dev.fencing.cli.commands.TortureCommand;
+import dev.fencing.cli.commands.WorkerCommand;
+
 import dev.fencing.core.LockUnavailableException;
 import io.lettuce.core.RedisException;
 import java.io.PrintWriter;

@@ -6,13 +6,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.PrintWriter;
 
 /** Prints reports as indented JSON, keys in insertion order. */
-final class Json {
+public final class Json {
 
     private static final ObjectMapper MAPPER = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
     private Json() {}
 
-    static void print(PrintWriter out, Object report) {
+    public static void print(PrintWriter out, Object report) {
         try {
             out.println(MAPPER.writeValueAsString(report));
             out.flush();

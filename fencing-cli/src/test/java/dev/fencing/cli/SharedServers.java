@@ -1,5 +1,8 @@
 package dev.fencing.cli;
 
+import dev.fencing.cli.backends.LockKind;
+import dev.fencing.cli.backends.StoreKind;
+
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.cli.backends.Backend;
 import dev.fencing.testkit.servers.SilentServer;
 import java.time.Duration;
 import java.util.List;

@@ -8,9 +8,9 @@ import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.AbstractLockProvider;
-import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.core.spi.SharedWatches;
 import dev.fencing.etcd.internal.Replies;
 import dev.fencing.etcd.internal.ServerTtl;
 import io.etcd.jetcd.ByteSequence;
@@ -34,7 +34,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -136,18 +135,14 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     private final EtcdKeys keys;
     private final Duration requestTimeout;
     private final String target;
-    /** The revision each resource's last failed attempt saw, for a watch that misses nothing after it. */
-    private final Map<String, Long> seenRevision = new ConcurrentHashMap<>();
-    /**
-     * The newest etcd revision any answer showed this provider — grants, keep-alives, reads,
-     * listings, watch events: a grant at or below it, or a linearizable answer below it, means
-     * etcd's history went back (a restore), and is refused.
-     */
-    private final java.util.concurrent.atomic.AtomicLong newestRevision = new java.util.concurrent.atomic.AtomicLong();
+    /** The newest revision this provider saw, and the one each resource's last failed attempt saw. */
+    private final EtcdRevisions revisions = new EtcdRevisions();
+    /** One try of the lock key: the lease, the transaction, the token. */
+    private final LockKeyAttempt lockKeyAttempt;
     /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
     private final SpareLeases spareLeases;
     /** This process's place in each resource's waiting line, while some of its threads wait. */
-    private final Map<String, EtcdWaitQueue> queues = new ConcurrentHashMap<>();
+    private final SharedWatches<String, EtcdWaitQueue> queues;
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
     private final java.util.concurrent.ScheduledThreadPoolExecutor timers;
     /** Lease revokes not yet answered: close() lets them finish first. */
@@ -171,6 +166,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         });
         this.timers.setRemoveOnCancelPolicy(true);
         this.spareLeases = new SpareLeases(leases, clock(), leaseId -> giveBack(leaseId, 0));
+        this.lockKeyAttempt = new LockKeyAttempt(kv, leases, spareLeases, keys, requestTimeout, target, revisions,
+                this::giveBack, this::isClosed);
+        this.queues = new SharedWatches<>(r -> new EtcdWaitQueue(kv, leases, watches, timers, requestTimeout, keys, r,
+                () -> releaseSignals().signal(r), leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS),
+                this::seen), (r, queue) -> queue.close());
     }
 
     /**
@@ -271,13 +271,13 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      */
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
-        EtcdWaitQueue queue = queues.get(resource);
-        if (queue == null) {
-            return attemptLockKey(resource, options, requestedAtNanos, true);
+        Optional<EtcdWaitQueue> waiting = queues.current(resource);
+        if (waiting.isEmpty()) {
+            return attemptLockKey(resource, options, requestedAtNanos);
         }
         try {
-            return queue.poll(() -> attemptLockKey(resource, options, requestedAtNanos, true),
-                    () -> seenRevision.getOrDefault(resource, 0L));
+            return waiting.get().poll(() -> attemptLockKey(resource, options, requestedAtNanos),
+                    () -> revisions.lastFailedAttempt(resource));
         } catch (Replies.Unclear e) {
             throw unreachable(resource, "the waiting line", e);
         } catch (InterruptedException e) {
@@ -286,111 +286,16 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         }
     }
 
-    private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos,
-            boolean spareAllowed) {
-        String ownerId = OwnerIds.random();
-        ByteSequence key = keys.lockKeyBytes(resource);
-        ByteSequence owner = EtcdKeys.bytes(ownerId);
-        long ttlSeconds = ServerTtl.seconds(options.ttl());
-
-        long leaseId;
-        long leaseTtlSeconds;
-        long validFromNanos; // when the etcd lease's TTL started, at the latest: the local validity counts from here
-        Optional<SpareLeases.Spare> spare = spareAllowed
-                ? spareLeases.take(ttlSeconds, maxSpareAgeNanos(options.ttl())) : Optional.empty();
-        if (spare.isPresent()) {
-            leaseId = spare.get().leaseId();
-            leaseTtlSeconds = spare.get().ttlSeconds();
-            validFromNanos = spare.get().requestedAtNanos();
-        } else {
-            CompletableFuture<LeaseGrantResponse> granting = leases.grant(ttlSeconds);
-            LeaseGrantResponse grant;
-            try {
-                grant = Replies.await(granting, requestTimeout);
-            } catch (InterruptedException e) {
-                // a lease granted after all holds no key; revoke it rather than let it run out
-                granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
-                Thread.currentThread().interrupt();
-                return Optional.empty();
-            } catch (Replies.Unclear e) {
-                granting.thenAccept(late -> giveBack(late.getID(), late.getTTL()));
-                throw unreachable(resource, "the lease grant", e);
-            }
-            seen(grant.getHeader().getRevision());
-            leaseId = grant.getID();
-            leaseTtlSeconds = grant.getTTL();
-            validFromNanos = requestedAtNanos;
-        }
-
-        // only revisions seen before the transaction was sent must be below its own (a concurrent
-        // attempt's answer may carry a newer revision and arrive first)
-        long seenBeforeSending = newestRevision.get();
-        CompletableFuture<TxnResponse> committing = kv.txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(key, owner, PutOption.builder().withLeaseId(leaseId).build()), Op.get(key, GetOption.DEFAULT))
-                .Else(Op.get(key, GetOption.DEFAULT))
-                .commit();
-        TxnResponse txn;
-        try {
-            txn = Replies.await(committing, requestTimeout);
-        } catch (InterruptedException e) {
-            // the transaction may have created the key: revoking the lease deletes it, or makes the put fail
-            giveBack(leaseId, leaseTtlSeconds);
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        } catch (Replies.Unclear e) {
-            giveBack(leaseId, leaseTtlSeconds);
-            if (spare.isPresent() && Replies.isLeaseNotFound(e.getCause())) {
-                // a clear refusal, nothing applied: the spare's lease is gone (etcd restarted from
-                // older data, or someone revoked it); one more try on a lease granted now
-                return attemptLockKey(resource, options, requestedAtNanos, false);
-            }
-            throw unreachable(resource, "the acquire transaction (its lease is revoked, so a key it may have created"
-                    + " goes with it)", e);
-        }
-
-        // either branch ends in a read of the key: ours if the put ran (or ran on an earlier, retried send)
-        List<KeyValue> read = txn.getGetResponses().isEmpty() ? List.of() : txn.getGetResponses().get(0).getKvs();
-        Optional<KeyValue> mine = read.stream()
-                .filter(held -> held.getValue().equals(owner) && held.getLease() == leaseId).findFirst();
-        if (mine.isEmpty()) {
-            // held by another owner: this attempt's lease holds nothing
-            seenRevision.put(resource, txn.getHeader().getRevision());
-            seen(txn.getHeader().getRevision());
-            giveBack(leaseId, leaseTtlSeconds);
-            return Optional.empty();
-        }
-        if (isClosed()) {
-            // closed while the transaction was on its way: nobody will be handed this lease
-            giveBack(leaseId, leaseTtlSeconds);
-            return Optional.empty();
-        }
-        long token = mine.get().getCreateRevision();
-        seen(txn.getHeader().getRevision());
-        if (token <= seenBeforeSending) {
-            giveBack(leaseId, leaseTtlSeconds);
-            throw LockUnavailableException.unreachable(resource, "etcd at " + target + " went back: it granted token "
-                    + token + " after this provider had seen revision " + seenBeforeSending + " — the cluster was"
-                    + " restored from an older snapshot or backup and hands out tokens already handed out. The grant"
-                    + " is given back, and this provider grants nothing until etcd's revision passes "
-                    + seenBeforeSending + "; restore with 'etcdutl snapshot restore --bump-revision' (etcd 3.5+)"
-                    + " above every token issued, see EtcdLockProvider's Javadoc", null);
-        }
-        return Optional.of(new EtcdLease(FencingToken.of(resource, token), ownerId, key, owner, leaseId,
-                leaseTtlSeconds, validFromNanos, options.ttl()));
+    /** One try of the lock key ({@link LockKeyAttempt}); the key taken becomes the lease. */
+    private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos) {
+        return lockKeyAttempt.attempt(resource, options.ttl(), requestedAtNanos)
+                .map(taken -> new EtcdLease(FencingToken.of(resource, taken.token()), taken.ownerId(), taken.key(),
+                        taken.owner(), taken.leaseId(), taken.leaseTtlSeconds(), taken.validFromNanos(), options.ttl()));
     }
 
     /** Raises the high-water mark to {@code revision}, the revision of an answer. */
     private void seen(long revision) {
-        newestRevision.accumulateAndGet(revision, Math::max);
-    }
-
-    /**
-     * How old a spare lease may be and still be used: its age comes off the new lease's validity,
-     * so at most a tenth of the TTL, and at most a second.
-     */
-    private static long maxSpareAgeNanos(Duration ttl) {
-        return Math.min(ttl.toNanos() / 10, TimeUnit.SECONDS.toNanos(1));
+        revisions.seen(revision);
     }
 
     /**
@@ -431,20 +336,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      */
     @Override
     protected ReleaseWatch watchReleases(String resource) {
-        while (true) {
-            EtcdWaitQueue queue = queues.computeIfAbsent(resource, r -> new EtcdWaitQueue(kv, leases, watches, timers,
-                    requestTimeout, keys, r, () -> releaseSignals().signal(r),
-                    leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS), () -> queues.remove(r), this::seen));
-            if (queue.join()) {
-                return queue.leaveOnClose();
-            }
-            queues.remove(resource, queue); // emptied just now
-        }
+        return queues.join(resource);
     }
 
     private LockUnavailableException unreachable(String resource, String what, Throwable cause) {
-        return LockUnavailableException.unreachable(resource, "etcd at " + target + " did not answer " + what + ": "
-                + cause.getMessage(), cause);
+        return LockKeyAttempt.unreachable(target, resource, what, cause);
     }
 
     /**
@@ -455,7 +351,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     @Override
     protected void doClose() {
         spareLeases.close();
-        queues.values().forEach(EtcdWaitQueue::abandon); // revoked below, not left for their TTL
+        queues.watches().forEach(EtcdWaitQueue::abandon); // revoked below, not left for their TTL
         long deadline = System.nanoTime() + requestTimeout.multipliedBy(2).toNanos();
         while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
             try {
@@ -508,7 +404,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         @Override
         protected synchronized boolean doRenew(Duration ttl) {
             long wanted = ServerTtl.seconds(ttl);
-            long seenBefore = newestRevision.get(); // a linearizable answer to this renewal is at least this
+            long seenBefore = revisions.newest(); // a linearizable answer to this renewal is at least this
             try {
                 if (wanted > leaseTtlSeconds) {
                     return moveToLongerLease(wanted);

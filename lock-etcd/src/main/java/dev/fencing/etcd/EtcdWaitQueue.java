@@ -2,7 +2,6 @@ package dev.fencing.etcd;
 
 import dev.fencing.core.spi.AbstractLease;
 import dev.fencing.core.spi.OwnerIds;
-import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.etcd.internal.Replies;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KV;
@@ -39,8 +38,9 @@ import org.jspecify.annotations.Nullable;
  * <p>A waiting process that dies or freezes holds up the processes behind it until its ticket's
  * lease expires (at most {@value #TICKET_TTL_SECONDS} s); callers of {@code tryAcquire} in other
  * processes are not in line and may take the lock first (the lock stays correct, only the order is
- * not first-come first-served for them). The last local waiter to stop waiting revokes the
- * ticket's lease, which deletes the ticket.
+ * not first-come first-served for them). The provider shares one queue among its waiters with
+ * {@link dev.fencing.core.spi.SharedWatches}: the last local waiter to stop waiting closes it,
+ * which revokes the ticket's lease and so deletes the ticket.
  *
  * <p>Thread-safe; one etcd round trip at a time per resource and process.
  */
@@ -64,9 +64,8 @@ final class EtcdWaitQueue {
     private final String queuePrefix;
     private final Runnable wake;
     private final LongConsumer giveBack;
-    private final Runnable whenEmpty;
     private final LongConsumer seen;
-    private int waiters; // guarded by this; -1 once emptied for good
+    private boolean closed; // guarded by this: the last waiter left
     private @Nullable Ticket ticket; // guarded by this
     private Watch.@Nullable Watcher watcher; // guarded by this
 
@@ -77,12 +76,10 @@ final class EtcdWaitQueue {
      * @param wake called (on jetcd's event thread) when this process may be next: the ticket
      *     before its own, or the lock key, was deleted
      * @param giveBack revokes a lease (and so deletes the ticket on it), retried in the background
-     * @param whenEmpty called once the last waiter left, to forget this queue
      * @param seen told the revision of every answer and watch event (the provider's high-water mark)
      */
     EtcdWaitQueue(KV kv, Lease leases, Watch watches, ScheduledExecutorService timers, Duration requestTimeout,
-            EtcdKeys keys, String resource, Runnable wake, LongConsumer giveBack, Runnable whenEmpty,
-            LongConsumer seen) {
+            EtcdKeys keys, String resource, Runnable wake, LongConsumer giveBack, LongConsumer seen) {
         this.kv = kv;
         this.leases = leases;
         this.watches = watches;
@@ -92,31 +89,17 @@ final class EtcdWaitQueue {
         this.queuePrefix = keys.queuePrefix(resource);
         this.wake = wake;
         this.giveBack = giveBack;
-        this.whenEmpty = whenEmpty;
         this.seen = seen;
     }
 
-    /** Joins a waiter; false if this queue was already emptied (take a new one). */
-    synchronized boolean join() {
-        if (waiters < 0) {
-            return false;
-        }
-        waiters++;
-        return true;
-    }
-
-    /** The waiter's watch: closing it leaves the line once nobody waits. */
-    ReleaseWatch leaveOnClose() {
-        return this::leave;
-    }
-
-    private synchronized void leave() {
-        if (--waiters == 0) {
-            waiters = -1;
-            dropTicket();
-            closeWatcher();
-            whenEmpty.run();
-        }
+    /**
+     * The last local waiter left (see {@link dev.fencing.core.spi.SharedWatches}): takes this
+     * process out of the line and stops the watch; later attempts try the lock key directly.
+     */
+    synchronized void close() {
+        closed = true;
+        dropTicket();
+        closeWatcher();
     }
 
     /** The provider is closing: takes this process out of the line now rather than after its ticket's TTL. */
@@ -136,7 +119,7 @@ final class EtcdWaitQueue {
      */
     synchronized Optional<AbstractLease> poll(HeadAttempt head, java.util.function.LongSupplier seenRevision)
             throws Replies.Unclear, InterruptedException {
-        if (waiters <= 0) {
+        if (closed) {
             return head.attempt();
         }
         for (int tries = 0; tries < 3; tries++) {

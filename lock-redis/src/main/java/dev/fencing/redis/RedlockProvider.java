@@ -11,24 +11,13 @@ import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.redis.internal.DriftMargin;
 import dev.fencing.redis.internal.LuaScript;
-import dev.fencing.redis.internal.RedisBackend;
 import dev.fencing.redis.internal.RedisVersion;
 import dev.fencing.redis.internal.ReleaseSubscriptions;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -95,7 +84,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     private static final LuaScript RELEASE = LuaScript.load("release");
     private static final LuaScript RAISE = LuaScript.load("raise-token");
 
-    private final List<Node> nodes;
+    private final List<RedlockNode> nodes;
     private final int quorum;
     private final RedisKeys keys;
     private volatile boolean nodesClosed;
@@ -108,10 +97,10 @@ public final class RedlockProvider extends AbstractLockProvider {
     private final LongSupplier wallClockMicros;
     private final LongAdder tokenWriteBacks = new LongAdder();
 
-    private RedlockProvider(Builder builder, List<Node> nodes) {
+    private RedlockProvider(Builder builder, List<RedlockNode> nodes) {
         super(builder, "fencing-redlock-async");
         this.nodes = nodes;
-        this.quorum = nodes.size() / 2 + 1;
+        this.quorum = RedlockRound.quorumOf(nodes.size());
         this.keys = builder.keys();
         this.seedTokens = builder.tokenSeeding;
         this.tokenIdleExpiryMillis = Long.toString(builder.tokenIdleExpiry.toMillis());
@@ -172,7 +161,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     protected ReleaseWatch watchReleases(String resource) {
         String channel = keys.releaseChannel(resource);
         List<CompletableFuture<ReleaseSubscriptions.Watch>> watches = new ArrayList<>();
-        for (Node node : nodes) {
+        for (RedlockNode node : nodes) {
             watches.add(node.watch(channel));
         }
         CompletableFuture<?>[] live = watches.stream()
@@ -221,11 +210,11 @@ public final class RedlockProvider extends AbstractLockProvider {
         String ownerId = OwnerIds.random();
         String[] keys = {lockKey(resource), tokenKey(resource)};
         String proposedMicros = Long.toString(wallClockMicros.getAsLong());
-        Round acquired = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId, Long.toString(ttl.toMillis()),
+        RedlockRound acquired = onAllNodes(perNode, node -> node.run(ACQUIRE, keys, ownerId, Long.toString(ttl.toMillis()),
                 seedTokens ? "1" : "0", tokenIdleExpiryMillis, proposedMicros, tokenClockToleranceMicros), majorityDecided());
-        List<Long> replies = acquired.answers;
+        List<Long> replies = acquired.answers();
         final long token = replies.stream().filter(r -> r != null && r > 0).mapToLong(Long::longValue).max().orElse(0);
-        long taken = acquired.yes;
+        long taken = acquired.yes();
         Duration drift = drift(ttl);
         if (taken < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
             // held elsewhere, a split vote, too slow, or too few nodes answering: undo everywhere, and
@@ -241,11 +230,11 @@ public final class RedlockProvider extends AbstractLockProvider {
         boolean majorityAtToken = replies.stream().filter(r -> r != null && r == token).count() >= quorum;
         if (!majorityAtToken) {
             tokenWriteBacks.increment();
-            Round raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
+            RedlockRound raised = onAllNodes(perNode, node -> node.run(RAISE, new String[] {tokenKey(resource)},
                     Long.toString(token), tokenIdleExpiryMillis), majorityDecided());
-            if (raised.yes < quorum || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
+            if (!raised.confirmed() || validityLeft(requestedAtNanos, ttl, drift) <= 0) {
                 undo(resource, ownerId, ttl);
-                if (raised.yes < quorum && raised.majoritySilent()) {
+                if (!raised.confirmed() && raised.majoritySilent()) {
                     throw LockUnavailableException.unreachable(resource, raised.describe("the token write-back"), null);
                 }
                 return Optional.empty();
@@ -286,147 +275,15 @@ public final class RedlockProvider extends AbstractLockProvider {
         return Math.max(1, Math.min(nodeTimeout.toMillis(), ttl.toMillis() / 3));
     }
 
-    /**
-     * Runs {@code call} on every node at once and collects the answers, as they arrive, until
-     * {@code enough} says the outcome is settled, every node answered, or the shared deadline
-     * passed. A node that failed or did not answer by the deadline is <em>silent</em>; one that
-     * was not waited for because the outcome was settled is neither silent nor answered. Every
-     * call still completes in the background, in order on its node's connection.
-     */
-    private Round onAllNodes(long timeoutMillis, Function<Node, CompletableFuture<Long>> call, Enough enough) {
-        int n = nodes.size();
-        Long[] replies = new Long[n];
-        Throwable[] failures = new Throwable[n];
-        BlockingQueue<Integer> answered = new ArrayBlockingQueue<>(n);
-        for (int i = 0; i < n; i++) {
-            int index = i;
-            CompletableFuture<Long> reply;
-            try {
-                reply = call.apply(nodes.get(i));
-            } catch (RuntimeException e) {
-                reply = CompletableFuture.failedFuture(e);
-            }
-            reply.whenComplete((value, failure) -> {
-                replies[index] = failure == null ? value : null;
-                failures[index] = failure;
-                answered.add(index); // publishes replies[index] and failures[index] to the poller
-            });
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        Round round = new Round(n);
-        // a round is short (its deadline is the node timeout) and half a round is worse than a whole
-        // one — a release that stopped counting would report a lease lost, an acquire would undo
-        // a grant it actually won — so an interrupt is kept for the caller, not acted on here
-        boolean interrupted = false;
-        boolean deadlinePassed = false;
-        try {
-            while (round.yes + round.no < n && !enough.settled(round.yes, round.no)) {
-                Integer index;
-                try {
-                    index = answered.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                    continue;
-                }
-                if (index == null) {
-                    deadlinePassed = true;
-                    break;
-                }
-                round.record(index, replies[index], failures[index]);
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        if (deadlinePassed) {
-            round.timedOut(timeoutMillis);
-        }
-        return round;
+    /** {@link RedlockRound#onAllNodes} over this provider's nodes. */
+    private RedlockRound onAllNodes(long timeoutMillis, Function<RedlockNode, CompletableFuture<Long>> call,
+            RedlockRound.Enough enough) {
+        return RedlockRound.onAllNodes(nodes, quorum, timeoutMillis, call, enough);
     }
-
-    /** The answers of one round: per node its reply, or why it was silent. */
-    private final class Round {
-        final List<Long> answers;
-        final String[] silence;
-        int yes;
-        int no;
-        int refused;
-
-        Round(int n) {
-            answers = new ArrayList<>(Collections.nCopies(n, null));
-            silence = new String[n];
-        }
-
-        void record(int index, Long value, Throwable failure) {
-            answers.set(index, value);
-            if (value != null && value > 0) {
-                yes++;
-            } else {
-                no++;
-                if (failure == null) {
-                    refused++;
-                } else {
-                    Throwable cause = failure instanceof java.util.concurrent.CompletionException
-                            && failure.getCause() != null ? failure.getCause() : failure;
-                    silence[index] = cause.getClass().getSimpleName() + ": " + cause.getMessage();
-                }
-            }
-        }
-
-        void timedOut(long timeoutMillis) {
-            for (int i = 0; i < silence.length; i++) {
-                if (answers.get(i) == null && silence[i] == null) {
-                    silence[i] = "no answer within " + timeoutMillis + " ms";
-                }
-            }
-        }
-
-        long silent() {
-            return java.util.Arrays.stream(silence).filter(java.util.Objects::nonNull).count();
-        }
-
-        /** So many nodes said no (rather than nothing) that a majority cannot have said yes. */
-        boolean refusedByMajority() {
-            return refused > nodes.size() - quorum;
-        }
-
-        /** Too few nodes answered at all for a majority to be counted. */
-        boolean majoritySilent() {
-            return silent() > nodes.size() - quorum;
-        }
-
-        /** Every node that did not confirm, and why: silent, answered no, or not waited for once the outcome was settled. */
-        String unconfirmedNodes() {
-            List<String> named = new ArrayList<>();
-            for (int i = 0; i < silence.length; i++) {
-                Long answer = answers.get(i);
-                if (answer == null || answer <= 0) {
-                    String why = silence[i] != null ? silence[i] : answer != null ? "answered no" : "not waited for";
-                    named.add(nodes.get(i).uri.getHost() + ":" + nodes.get(i).uri.getPort() + " (" + why + ")");
-                }
-            }
-            return String.join(", ", named);
-        }
-
-        String describe(String what) {
-            return what + " was confirmed by " + yes + " of " + nodes.size() + " Redis nodes, Redlock needs " + quorum
-                    + "; not confirmed: " + unconfirmedNodes();
-        }
-    }
-
-    /** When {@link #onAllNodes} may stop waiting, by the count of positive and other answers so far. */
-    @FunctionalInterface
-    private interface Enough {
-        boolean settled(int yes, int no);
-    }
-
-    /** Every node answers (or the deadline passes). */
-    private static final Enough EVERY_NODE = (yes, no) -> false;
 
     /** A majority said yes, or so many said no that a majority cannot. */
-    private Enough majorityDecided() {
-        return (yes, no) -> yes >= quorum || no > nodes.size() - quorum;
+    private RedlockRound.Enough majorityDecided() {
+        return RedlockRound.majorityDecided(nodes.size(), quorum);
     }
 
     /**
@@ -437,9 +294,10 @@ public final class RedlockProvider extends AbstractLockProvider {
      *
      * @return the answers that came in time
      */
-    private Round releaseEverywhere(String resource, String ownerId, Enough enough, boolean announce) {
+    private RedlockRound releaseEverywhere(String resource, String ownerId, RedlockRound.Enough enough,
+            boolean announce) {
         String channel = announce ? keys.releaseChannel(resource) : "";
-        Round released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
+        RedlockRound released = onAllNodes(Math.max(nodeTimeout.toMillis(), 50), node -> node.run(RELEASE,
                 new String[] {lockKey(resource)}, ownerId, channel, resource), enough);
         if (announce) {
             releaseSignals().signal(resource);
@@ -453,16 +311,16 @@ public final class RedlockProvider extends AbstractLockProvider {
      * sent again while it fails, until the lock would have expired there anyway.
      */
     private void undo(String resource, String ownerId, Duration ttl) {
-        Round released = releaseEverywhere(resource, ownerId, EVERY_NODE, false);
+        RedlockRound released = releaseEverywhere(resource, ownerId, RedlockRound.EVERY_NODE, false);
         long untilNanos = System.nanoTime() + ttl.toNanos();
         for (int i = 0; i < nodes.size(); i++) {
-            if (released.answers.get(i) == null) {
+            if (released.answers().get(i) == null) {
                 giveBack(nodes.get(i), resource, ownerId, untilNanos, 0);
             }
         }
     }
 
-    private void giveBack(Node node, String resource, String ownerId, long untilNanos, int tries) {
+    private void giveBack(RedlockNode node, String resource, String ownerId, long untilNanos, int tries) {
         if (nodesClosed) {
             return; // the lock expires there with its TTL
         }
@@ -484,7 +342,7 @@ public final class RedlockProvider extends AbstractLockProvider {
     @Override
     protected void doClose() {
         nodesClosed = true;
-        nodes.forEach(Node::close);
+        nodes.forEach(RedlockNode::close);
     }
 
     private final class RedlockLease extends AbstractLease {
@@ -502,9 +360,9 @@ public final class RedlockProvider extends AbstractLockProvider {
         protected boolean doRenew(Duration ttl) {
             DriftMargin.requireTtlAbove(ttl, driftFactor, 1.0 / 3, "RedlockProvider (a renewal round may take a third of it)");
             String[] keys = {lockKey(resource()), tokenKey(resource())};
-            Round renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
+            RedlockRound renewed = onAllNodes(perNodeTimeoutMillis(ttl), node -> node.run(RENEW, keys, ownerId(),
                     Long.toString(ttl.toMillis()), tokenIdleExpiryMillis), majorityDecided());
-            if (renewed.yes >= quorum) {
+            if (renewed.confirmed()) {
                 return true;
             }
             if (renewed.refusedByMajority()) {
@@ -528,8 +386,8 @@ public final class RedlockProvider extends AbstractLockProvider {
         protected boolean doRelease() {
             // settled once a majority released it: the other nodes' deletes are on their way, ahead
             // of any later command of this provider on the same connections
-            Round released = releaseEverywhere(resource(), ownerId(), majorityDecided(), true);
-            if (released.yes >= quorum) {
+            RedlockRound released = releaseEverywhere(resource(), ownerId(), majorityDecided(), true);
+            if (released.confirmed()) {
                 return true;
             }
             if (released.refusedByMajority()) {
@@ -538,96 +396,6 @@ public final class RedlockProvider extends AbstractLockProvider {
             throw LockUnavailableException.unreachable(resource(), released.describe("the release")
                     + "; the lock was not lost, and expires on the nodes that did not confirm at the end of its TTL",
                     null);
-        }
-    }
-
-    /**
-     * One independent master: its own client, one command connection and one pub/sub connection
-     * for release notices, opened without blocking and reopened on use if they could not be opened
-     * (a node that was down when the provider started). Once open, Lettuce reconnects them (and
-     * resubscribes), and rejects commands while the node is down.
-     */
-    private static final class Node {
-        private final RedisClient client;
-        private final RedisURI uri;
-        private final Consumer<String> onRelease;
-        private volatile CompletableFuture<StatefulRedisConnection<String, String>> connection;
-        private volatile CompletableFuture<Notices> notices;
-
-        /** The pub/sub connection and the subscriptions on it. */
-        private record Notices(StatefulRedisPubSubConnection<String, String> connection, ReleaseSubscriptions subscriptions) {}
-
-        Node(RedisClient client, RedisURI uri, Consumer<String> onRelease) {
-            this.client = client;
-            this.uri = uri;
-            this.onRelease = onRelease;
-            this.connection = connect();
-            this.notices = listen();
-        }
-
-        private CompletableFuture<StatefulRedisConnection<String, String>> connect() {
-            return client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture()
-                    .thenCompose(open -> open.async().info("server").toCompletableFuture().thenApply(info -> {
-                        Optional<String> tooOld = RedisVersion.problem(info, "Redis at " + uri.getHost() + ":"
-                                + uri.getPort());
-                        if (tooOld.isPresent()) {
-                            open.closeAsync();
-                            throw new UnsupportedVersion(tooOld.get());
-                        }
-                        return open;
-                    }));
-        }
-
-        private CompletableFuture<Notices> listen() {
-            return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
-                    .thenApply(pubSub -> new Notices(pubSub, new ReleaseSubscriptions(pubSub, onRelease)));
-        }
-
-        CompletableFuture<Long> run(LuaScript script, String[] keys, String... args) {
-            CompletableFuture<StatefulRedisConnection<String, String>> current = connection;
-            if (current.isCompletedExceptionally()) {
-                synchronized (this) {
-                    if (connection == current) {
-                        connection = connect();
-                    }
-                    current = connection;
-                }
-            }
-            return current.thenCompose(open -> script.runAsync(open.async(), keys, args));
-        }
-
-        /** Subscribes to {@code channel} on this node; the future completes when the subscription is live. */
-        CompletableFuture<ReleaseSubscriptions.Watch> watch(String channel) {
-            CompletableFuture<Notices> current = notices;
-            if (current.isCompletedExceptionally()) {
-                synchronized (this) {
-                    if (notices == current) {
-                        notices = listen();
-                    }
-                    current = notices;
-                }
-            }
-            return current.thenApply(open -> open.subscriptions().start(channel));
-        }
-
-        void close() {
-            try {
-                connection.thenAccept(StatefulRedisConnection::close).getNow(null);
-                notices.thenAccept(open -> open.connection().close()).getNow(null);
-            } catch (RuntimeException ignored) {
-                // never opened
-            } finally {
-                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            }
-        }
-    }
-
-    /** A node that runs a Redis too old for the scripts. */
-    private static final class UnsupportedVersion extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        UnsupportedVersion(String message) {
-            super(message, null, false, false);
         }
     }
 
@@ -699,28 +467,21 @@ public final class RedlockProvider extends AbstractLockProvider {
             checkTokenSettings();
             // release notices may arrive before the provider exists: dropped until it does
             AtomicReference<Consumer<String>> releases = new AtomicReference<>(resource -> {});
-            List<Node> nodes = new ArrayList<>();
+            List<RedlockNode> nodes = new ArrayList<>();
             for (String uri : uris) {
-                RedisClient client = RedisClient.create();
-                client.setOptions(ClientOptions.builder()
-                        .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
-                        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                        .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))
-                        .build());
-                nodes.add(new Node(client, RedisBackend.withConnectTimeout(RedisURI.create(uri), connectTimeout),
-                        resource -> java.util.Objects.requireNonNull(releases.get(),
-                                "set to a consumer at creation and never cleared").accept(resource)));
+                nodes.add(RedlockNode.open(uri, connectTimeout, resource -> java.util.Objects.requireNonNull(
+                        releases.get(), "set to a consumer at creation and never cleared").accept(resource)));
             }
             // the nodes connect in parallel: one deadline for all, not one bound per node in turn
             long deadline = System.nanoTime() + connectTimeout.toNanos();
             long reachable = 0;
-            for (Node node : nodes) {
+            for (RedlockNode node : nodes) {
                 try {
-                    node.connection.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    node.connection().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                     reachable++;
                 } catch (ExecutionException e) {
-                    if (e.getCause() instanceof UnsupportedVersion tooOld) {
-                        nodes.forEach(Node::close);
+                    if (e.getCause() instanceof RedlockNode.UnsupportedVersion tooOld) {
+                        nodes.forEach(RedlockNode::close);
                         throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris),
                                 String.valueOf(tooOld.getMessage()), null);
                     }
@@ -730,8 +491,8 @@ public final class RedlockProvider extends AbstractLockProvider {
                     // counted as unreachable
                 }
             }
-            if (reachable < uris.size() / 2 + 1) {
-                nodes.forEach(Node::close);
+            if (reachable < RedlockRound.quorumOf(uris.size())) {
+                nodes.forEach(RedlockNode::close);
                 throw LockUnavailableException.providerUnavailable("Redlock provider for " + hosts(uris), "only " + reachable
                         + " of " + uris.size() + " Redis nodes answered within connectTimeout " + connectTimeout.toMillis()
                         + " ms; Redlock needs a majority", null);

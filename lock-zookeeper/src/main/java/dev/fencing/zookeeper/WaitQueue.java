@@ -1,6 +1,5 @@
 package dev.fencing.zookeeper;
 
-import dev.fencing.core.spi.ReleaseWatch;
 import java.util.List;
 import java.util.Optional;
 import org.apache.zookeeper.Watcher;
@@ -13,7 +12,9 @@ import org.jspecify.annotations.Nullable;
  * only its predecessor, so a release wakes one process — the next in line — not every waiter
  * (no herd). When the ticket reaches the head, the next attempt of any local waiter claims it:
  * it writes its owner id into the ticket, which becomes the lease's znode, and the ticket's
- * {@code czxid} the token. The last waiter to stop waiting deletes an unclaimed ticket.
+ * {@code czxid} the token. The provider shares one queue among its waiters with
+ * {@link dev.fencing.core.spi.SharedWatches}: the last waiter to stop waiting closes it, which
+ * deletes an unclaimed ticket.
  *
  * <p>Thread-safe; one ZooKeeper round trip at a time per resource and process.
  */
@@ -25,15 +26,13 @@ final class WaitQueue {
     private final Znodes znodes;
     private final String parent;
     private final Watcher predecessorGone;
-    private final Runnable whenEmpty;
-    private int waiters;
+    private boolean closed;
     private Znodes.@Nullable Created ticket;
 
     /**
      * @param wake called (on ZooKeeper's event thread) when the ticket's predecessor is deleted
-     * @param whenEmpty called once the last waiter left, to forget this queue
      */
-    WaitQueue(Znodes znodes, String parent, Runnable wake, Runnable whenEmpty) {
+    WaitQueue(Znodes znodes, String parent, Runnable wake) {
         this.znodes = znodes;
         this.parent = parent;
         this.predecessorGone = event -> {
@@ -41,34 +40,17 @@ final class WaitQueue {
                 wake.run();
             }
         };
-        this.whenEmpty = whenEmpty;
     }
 
     /**
-     * Joins a waiter; false if this queue was already emptied (take a new one). The ticket is put
-     * in line by the waiter's next attempt ({@link #poll}).
+     * The last local waiter left (see {@link dev.fencing.core.spi.SharedWatches}): deletes an
+     * unclaimed ticket; later polls claim nothing.
      */
-    synchronized boolean join() {
-        if (waiters < 0) {
-            return false;
-        }
-        waiters++;
-        return true;
-    }
-
-    /** The waiter's watch: leaving it drops the ticket once nobody waits. */
-    ReleaseWatch leaveOnClose() {
-        return this::leave;
-    }
-
-    private synchronized void leave() {
-        if (--waiters == 0) {
-            waiters = -1; // emptied for good: a later waiter makes a new queue
-            if (ticket != null) {
-                znodes.deleteInBackground(ticket.path());
-                ticket = null;
-            }
-            whenEmpty.run();
+    synchronized void close() {
+        closed = true;
+        if (ticket != null) {
+            znodes.deleteInBackground(ticket.path());
+            ticket = null;
         }
     }
 
@@ -80,7 +62,7 @@ final class WaitQueue {
      * @throws Exception what Curator throws; the ticket, if any, stays in line
      */
     synchronized Optional<Claim> poll(String ownerId) throws Exception {
-        if (waiters <= 0) {
+        if (closed) {
             return Optional.empty();
         }
         for (int tries = 0; tries < 3; tries++) {

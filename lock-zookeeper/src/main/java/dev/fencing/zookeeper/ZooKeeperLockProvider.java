@@ -11,6 +11,7 @@ import dev.fencing.core.spi.AbstractLockProvider;
 import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
+import dev.fencing.core.spi.SharedWatches;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -159,7 +160,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private final Duration connectionTimeout;
     private final ScheduledThreadPoolExecutor timers;
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<String, WaitQueue> queues = new ConcurrentHashMap<>();
+    private final SharedWatches<String, WaitQueue> queues;
 
     private ZooKeeperLockProvider(Builder builder, CuratorFramework client) {
         super(builder, "fencing-zookeeper-async");
@@ -175,6 +176,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             return thread;
         });
         this.timers.setRemoveOnCancelPolicy(true);
+        this.queues = new SharedWatches<>(r -> new WaitQueue(znodes, ZooKeeperPaths.parent(root, r),
+                () -> releaseSignals().signal(r)), (r, queue) -> queue.close());
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
     }
 
@@ -214,8 +217,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             return Optional.empty();
         }
         String ownerId = OwnerIds.random();
-        WaitQueue queue = queues.get(resource);
-        return queue != null ? claim(queue, resource, ownerId, options, requestedAtNanos)
+        Optional<WaitQueue> queue = queues.current(resource);
+        return queue.isPresent() ? claim(queue.get(), resource, ownerId, options, requestedAtNanos)
                 : contend(resource, ownerId, options, requestedAtNanos);
     }
 
@@ -294,14 +297,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     /** Stands this process in the resource's queue (one ticket for all its waiters), watching the predecessor. */
     @Override
     protected ReleaseWatch watchReleases(String resource) {
-        while (true) {
-            WaitQueue queue = queues.computeIfAbsent(resource, r -> new WaitQueue(znodes, ZooKeeperPaths.parent(root, r),
-                    () -> releaseSignals().signal(r), () -> queues.remove(r)));
-            if (queue.join()) {
-                return queue.leaveOnClose();
-            }
-            queues.remove(resource, queue); // emptied just now
-        }
+        return queues.join(resource);
     }
 
     /**
@@ -352,7 +348,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             // session (the watch gets a session event, never the delete): the waiters look again
             // now rather than after their backoff; after a reconnect in the same session the look
             // finds the ticket still in line
-            queues.keySet().forEach(resource -> releaseSignals().signal(resource));
+            queues.keys().forEach(resource -> releaseSignals().signal(resource));
         }
     }
 

