@@ -259,6 +259,9 @@ public final class Leadership implements AutoCloseable {
                 failures = 0;
                 elected = new Term(lease.token(), lease, wallClock.instant());
                 term = elected;
+                Term announced = elected;
+                // queued under the lock, before stop() can see the term: onElected always precedes its onRevoked
+                events.execute(() -> listener.onElected(announced));
             }
         }
         if (elected == null) {
@@ -268,9 +271,7 @@ public final class Leadership implements AutoCloseable {
             });
             return;
         }
-        Term announced = elected;
-        events.execute(() -> listener.onElected(announced));
-        watch(announced);
+        watch(elected);
     }
 
     private void watch(Term watched) {
@@ -293,8 +294,8 @@ public final class Leadership implements AutoCloseable {
             }
             term = null;
             timer = null;
+            events.execute(() -> listener.onRevoked(watched, RevocationReason.LOST));
         }
-        events.execute(() -> listener.onRevoked(watched, RevocationReason.LOST));
         LeadershipThreads.WORKERS.execute(() -> {
             releaseQuietly(watched.lease()); // frees the provider's resources; owner-checked on the server
             campaignLater(reelectionBackoff.delay(0));
