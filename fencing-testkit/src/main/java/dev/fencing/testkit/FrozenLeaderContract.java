@@ -108,7 +108,10 @@ public abstract class FrozenLeaderContract {
         await("the thawed child hears its term was revoked").atMost(Duration.ofSeconds(20))
                 .until(() -> heard.contains("REVOKED " + frozenEpoch + " LOST"));
         await("the thawed child no longer believes it leads").atMost(Duration.ofSeconds(20))
-                .until(() -> answers(heard).get(answers(heard).size() - 1).endsWith("leader=false"));
+                .until(() -> {
+                    List<String> answers = answers(heard); // one copy: the child keeps adding
+                    return answers.get(answers.size() - 1).endsWith("leader=false");
+                });
         assertThat(heard.stream().filter(line -> line.startsWith("ELECTED "))).as("the child's elections")
                 .hasSize(1);
         assertThat(here.currentEpoch()).as("this leader, untouched by the thawed one").contains(epoch);
