@@ -15,6 +15,7 @@ import dev.fencing.core.leader.Term;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +55,19 @@ public abstract class LeadershipContract {
         return Duration.ofMillis(1500);
     }
 
+    /**
+     * A client whose server can be made to fall silent for it (its replies held), for the test of a
+     * leader that loses its server; empty skips that test. The contract closes it.
+     */
+    protected Optional<UnclearReplies> silencedClient() {
+        return Optional.empty();
+    }
+
+    /** Why {@link #silencedClient()} is empty, printed with the skip; override it with the reason. */
+    protected String whyNoSilencedClient() {
+        return "override silencedClient()";
+    }
+
     @BeforeEach
     void nameTheLock(TestInfo info) {
         lock = "leader-" + info.getTestMethod().map(m -> m.getName()).orElse("test") + "-"
@@ -71,6 +85,10 @@ public abstract class LeadershipContract {
     protected Candidate candidate(String name, Duration ttl) {
         LockProvider provider = createProvider();
         providers.add(provider);
+        return candidateOn(name, provider, ttl);
+    }
+
+    private Candidate candidateOn(String name, LockProvider provider, Duration ttl) {
         Candidate candidate = new Candidate(name, provider, ttl);
         candidates.add(candidate);
         candidate.leadership.start();
@@ -158,6 +176,39 @@ public abstract class LeadershipContract {
         assertThatThrownBy(() -> store.write(oldEpoch, "config", "a late write of the old leader"))
                 .isInstanceOf(StaleTokenException.class);
         assertThat(store.read("config").orElseThrow().value()).isEqualTo("written by the next leader");
+    }
+
+    @Test
+    void aLeaderWhoseServerFallsSilentIsRevokedWithinItsTtlAndTheNextLeadersEpochWins() {
+        Optional<UnclearReplies> offered = silencedClient();
+        if (offered.isEmpty()) {
+            Skip.because(getClass().getSimpleName() + " offers no silenced client: " + whyNoSilencedClient());
+            return;
+        }
+        try (UnclearReplies silence = offered.get()) {
+            Candidate cut = candidateOn("cut", silence.provider(), ttl());
+            awaitLeader(List.of(cut));
+            Candidate other = candidate("other", ttl());
+            FencingToken cutEpoch = cut.leadership.currentEpoch().orElseThrow();
+            FencedStore store = InMemoryFencedStore.create();
+            store.write(cutEpoch, "config", "written by the leader before its server fell silent");
+
+            long silencedAt = System.nanoTime();
+            silence.holdReplies();
+            await("the silenced leader's revocation").atMost(ttl().plusSeconds(2)).until(() -> cut.revoked.size() == 1);
+            assertThat(Duration.ofNanos(System.nanoTime() - silencedAt)).isLessThan(ttl().plusSeconds(2));
+            assertThat(cut.revoked.get(0).reason()).isEqualTo(RevocationReason.LOST);
+            assertThat(cut.leadership.isLeader()).isFalse();
+
+            awaitLeader(List.of(other));
+            FencingToken otherEpoch = other.leadership.currentEpoch().orElseThrow();
+            assertThat(otherEpoch.isNewerThan(cutEpoch)).isTrue();
+            store.write(otherEpoch, "config", "written by the next leader");
+            assertThatThrownBy(() -> store.write(cutEpoch, "config", "a late write of the silenced leader"))
+                    .isInstanceOf(StaleTokenException.class);
+            cut.leadership.stop();
+            silence.passReplies();
+        }
     }
 
     @Test

@@ -2,9 +2,12 @@ package dev.fencing.etcd;
 
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LeadershipContract;
+import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.EtcdTestServer;
+import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Leader election on etcd, each candidate with a client of its own. The request timeout is long
@@ -19,5 +22,20 @@ class EtcdLeadershipIT extends LeadershipContract {
     protected LockProvider createProvider() {
         return EtcdLockProvider.builder(etcd.endpoints().toArray(String[]::new))
                 .requestTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    /**
+     * A client behind a proxy that holds every reply, keep-alives included ({@link EtcdLockProviderIT}'s
+     * unclear-replies client holds only transactions, so its renewals would go on).
+     */
+    @Override
+    protected Optional<UnclearReplies> silencedClient() {
+        LaggingProxy proxy = LaggingProxy.start("127.0.0.1", etcd.port());
+        EtcdLockProvider client = EtcdLockProvider.builder("http://127.0.0.1:" + proxy.port())
+                .requestTimeout(Duration.ofSeconds(1)).build();
+        return Optional.of(UnclearReplies.of(client, proxy::holdReplies, proxy::passReplies, () -> {
+            client.close();
+            proxy.close();
+        }));
     }
 }

@@ -2,10 +2,12 @@ package dev.fencing.redis;
 
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LeadershipContract;
+import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Leader election on Redlock over five redis-server processes, each candidate with clients of its
@@ -19,5 +21,11 @@ class RedlockLeadershipIT extends LeadershipContract {
     protected LockProvider createProvider() {
         return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList())
                 .nodeTimeout(Duration.ofSeconds(1)).build();
+    }
+
+    /** The client of {@link RedlockProviderIT}'s unclear-replies test: three of five nodes' replies held. */
+    @Override
+    protected Optional<UnclearReplies> silencedClient() {
+        return new RedlockProviderIT().unclearReplies();
     }
 }
