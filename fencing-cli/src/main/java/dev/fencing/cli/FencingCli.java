@@ -4,6 +4,7 @@ import dev.fencing.cli.commands.BenchCommand;
 import dev.fencing.cli.commands.CheckHistoryCommand;
 import dev.fencing.cli.commands.DemoCommand;
 import dev.fencing.cli.commands.InspectCommand;
+import dev.fencing.cli.commands.LeaderCommand;
 import dev.fencing.cli.commands.TortureCommand;
 import dev.fencing.cli.commands.WorkerCommand;
 
@@ -16,13 +17,13 @@ import picocli.CommandLine.HelpCommand;
 
 /**
  * The {@code fencing} command line: {@code demo}, {@code worker}, {@code torture},
- * {@code check-history}, {@code inspect} and {@code bench}. Exit codes: 0 ok, 1 an invariant was violated, 2 bad usage, 3 a server could
+ * {@code check-history}, {@code inspect}, {@code leader} and {@code bench}. Exit codes: 0 ok, 1 an invariant was violated, 2 bad usage, 3 a server could
  * not be reached, 4 an unexpected error (a bug: please report it with the stack trace), 5 a server that
  * does not keep a promise the fence rests on ({@code inspect --store s3}).
  */
 @Command(name = "fencing", mixinStandardHelpOptions = true, version = "fencing toolkit 0.1.0-SNAPSHOT",
         subcommands = {DemoCommand.class, WorkerCommand.class, TortureCommand.class, CheckHistoryCommand.class,
-                InspectCommand.class, BenchCommand.class, HelpCommand.class},
+                InspectCommand.class, LeaderCommand.class, BenchCommand.class, HelpCommand.class},
         description = {"Fencing tokens for distributed locks: see a zombie writer refused, run fenced workers, torture"
                 + " a lock and store pair with pauses and faults, check a recorded history, inspect what a store holds."},
         footer = {"", "Exit codes: 0 ok, 1 invariant violated, 2 bad usage, 3 server unreachable, 4 unexpected error,",
@@ -38,7 +39,7 @@ public final class FencingCli implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: demo, worker, torture,"
-                + " inspect (or --help)");
+                + " inspect, leader (or --help)");
     }
 
     /** gRPC (under jetcd) logs through java.util.logging; held here, since that API keeps its loggers weakly. */

@@ -47,6 +47,15 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
         return pool;
     }
 
+    /** The JDBC URL, credentials included, of the database behind {@link #pool()}. */
+    static synchronized String databaseUrl() {
+        pool();
+        String url = database.getURL(); // without the credentials, which the data source keeps apart
+        String password = database.getPassword();
+        return url + (url.contains("?") ? "&" : "?") + "user=" + database.getUser()
+                + (password == null ? "" : "&password=" + password);
+    }
+
     @AfterAll
     static void closePool() {
         if (pool != null) {

@@ -107,6 +107,11 @@ public final class Backend implements AutoCloseable {
         return open(lock, store, connections, false, 1);
     }
 
+    /** As {@link #open}, with a lock and no store ({@code leader}). */
+    public static Backend openLock(LockKind lock, ConnectionOptions connections) {
+        return open(lock, null, connections, false, 1);
+    }
+
     /**
      * As {@link #open}, for the torture test: an embedded etcd is a 3-member cluster when
      * {@code faultNames} asks for {@value ConsensusLocks#RESTART_ETCD_LEADER} (or {@code all}), so that
@@ -143,12 +148,14 @@ public final class Backend implements AutoCloseable {
                     default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
                 }
             }
-            switch (store) {
-                case REDIS -> backend.openRedisStore(connections);
-                case JDBC -> backend.openJdbcStore(connections);
-                case DYNAMODB -> backend.openDynamoDbStore(connections);
-                case S3 -> backend.openS3Store(connections);
-                default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
+            if (store != null) { // null: a lock alone
+                switch (store) {
+                    case REDIS -> backend.openRedisStore(connections);
+                    case JDBC -> backend.openJdbcStore(connections);
+                    case DYNAMODB -> backend.openDynamoDbStore(connections);
+                    case S3 -> backend.openS3Store(connections);
+                    default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
+                }
             }
             return backend;
         } catch (RuntimeException e) {
@@ -162,7 +169,7 @@ public final class Backend implements AutoCloseable {
             throw new CliException(ExitCode.USAGE, "--lock " + lock.cliName() + " is not built into this version yet;"
                     + " available: " + LockKind.availableNames());
         }
-        if (!store.available()) {
+        if (store != null && !store.available()) {
             throw new CliException(ExitCode.USAGE, "--store " + store.cliName() + " is not built into this version yet;"
                     + " available: " + StoreKind.availableNames());
         }

@@ -87,6 +87,12 @@ public final class TortureCommand extends FencingCommand {
             description = "Time between injected faults, 50ms to 24h (default: a quarter of --duration).")
     Duration faultInterval;
 
+    @Option(names = "--leadership",
+            description = "Torture leader election instead: --workers candidates campaign for one name and write their"
+                    + " epoch while leading; leaders are made zombies or hand over at --pause-probability. Checks one"
+                    + " leader per epoch, increasing epochs, no two beliefs at once, and the store's history.")
+    boolean leadership;
+
     /** Every token granted so far, per resource: a token granted twice is a violation. */
     private final Map<String, java.util.Set<Long>> grantedTokens = new ConcurrentHashMap<>();
 
@@ -102,6 +108,9 @@ public final class TortureCommand extends FencingCommand {
             FencedStore store = history == null ? backend.store(Policy.MONOTONIC)
                     : history.recording(0, backend.store(Policy.MONOTONIC), true);
             String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+            if (leadership) {
+                return tortureLeadership(backend, store, history, faults, "torture-leader-" + runId, out);
+            }
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < resources; i++) {
                 keys.add("torture-" + runId + "-" + i);
@@ -145,6 +154,69 @@ public final class TortureCommand extends FencingCommand {
             report(out, backend, faults, outcomes, pauses.get(), injected.get(), checked);
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
         }
+    }
+
+    private int tortureLeadership(Backend backend, FencedStore store, HistoryRecorder history, List<Fault> faults,
+            String name, PrintWriter out) throws InterruptedException {
+        LeadershipTorture run = new LeadershipTorture(backend.locks(), store, name, ttl, pauseProbability);
+        AtomicLong injected = new AtomicLong();
+        run.run(workers, System.nanoTime() + duration.toNanos(), faults, faultInterval, injected);
+        Outcomes outcomes = new Outcomes();
+        LeadershipHistory terms = run.history();
+        terms.epochViolations().forEach(outcomes::violation);
+        List<String> overlaps = terms.overlaps();
+        if (injected.get() == 0) {
+            overlaps.forEach(outcomes::violation); // with no fault, the lock server kept its grants
+        }
+        CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("mode", "leadership");
+        report.put("lock", backend.lockDescription());
+        report.put("store", backend.storeDescription());
+        report.put("candidates", workers);
+        report.put("durationMillis", duration.toMillis());
+        report.put("ttlMillis", ttl.toMillis());
+        report.put("faults", faults.stream().map(Fault::name).toList());
+        report.put("faultsInjected", injected.get());
+        report.put("terms", terms.terms().size());
+        report.put("epochs", terms.terms().stream().map(LeadershipHistory.Sighted::epoch).toList());
+        report.put("handOvers", run.handOvers.get());
+        report.put("writesAccepted", run.writesAccepted.get());
+        report.put("writesRefused", run.writesRefused.get());
+        report.put("writesFailed", run.writesFailed.get());
+        report.put("zombieWritesRefused", run.zombieWritesRefused.get());
+        report.put("zombieWritesAccepted", run.zombieWritesAccepted.get());
+        report.put("beliefOverlapsUnderFaults", injected.get() == 0 ? 0 : overlaps.size());
+        if (checked != null) {
+            report.put("historyOperations", checked.history().operations().size());
+            report.put("historyViolations", checked.violations().size());
+        }
+        report.put("violations", outcomes.violations());
+        report.put("ok", outcomes.violations().isEmpty());
+        if (json) {
+            Json.print(out, report);
+        } else {
+            out.println("torture --leadership: " + workers + " candidates for " + duration.toMillis() + " ms, TTL "
+                    + ttl.toMillis() + " ms, on " + backend.lockDescription());
+            List<LeadershipHistory.Sighted> sighted = terms.terms();
+            out.println("  " + sighted.size() + " terms" + (sighted.isEmpty() ? "" : ", epochs " + sighted.get(0).epoch()
+                    + " to " + sighted.get(sighted.size() - 1).epoch()));
+            out.println("  " + run.handOvers.get() + " hand-overs; writes: " + run.writesAccepted.get() + " accepted, "
+                    + run.writesRefused.get() + " refused, " + run.writesFailed.get() + " failed; zombie writes: "
+                    + run.zombieWritesRefused.get() + " refused, " + run.zombieWritesAccepted.get()
+                    + " accepted (no newer epoch had written)");
+            out.println("  faults: " + (faults.isEmpty() ? "none" : injected.get() + " injected; beliefs overlapping"
+                    + " under them: " + overlaps.size()));
+            if (outcomes.violations().isEmpty()) {
+                out.println("  invariants held: one leader per epoch, increasing epochs, no two beliefs at once"
+                        + (injected.get() == 0 ? "" : " (overlaps counted, not judged, once a fault was injected)")
+                        + ", the store's history consistent");
+            } else {
+                outcomes.violations().forEach(v -> out.println("  INVARIANT VIOLATED: " + v));
+            }
+            out.flush();
+        }
+        return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
     }
 
     /**

@@ -1,0 +1,22 @@
+package dev.fencing.testkit;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.core.MonotonicClock;
+
+/** The leadership contract on the in-memory reference provider: candidates share one lock server. */
+class InMemoryLeadershipTest extends LeadershipContract {
+
+    private final InMemoryLockServer server = new InMemoryLockServer();
+
+    @Override
+    protected LockProvider createProvider() {
+        return InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+    }
+
+    @Override
+    protected String whyNoSilencedClient() {
+        return "an in-memory server falls silent for every client at once (disconnect()), so no other candidate could"
+                + " be elected meanwhile; the provider modules run this test through proxies";
+    }
+}
