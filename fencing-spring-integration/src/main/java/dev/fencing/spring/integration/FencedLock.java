@@ -70,6 +70,10 @@ public final class FencedLock implements DistributedLock {
      * @throws IllegalStateException if the current thread does not hold this lock
      */
     public FencingToken token() {
+        FencedLock elsewhere = heldElsewhere();
+        if (elsewhere != null) {
+            return elsewhere.token();
+        }
         return lease()
                 .orElseThrow(() -> new IllegalStateException("lock '" + name + "' is not held by thread '"
                         + Thread.currentThread().getName() + "'" + (isLocked() ? " (another thread holds it)" : "")
@@ -80,12 +84,41 @@ public final class FencedLock implements DistributedLock {
 
     /** The lease the current thread holds this lock with, or empty if it does not hold it. */
     public Optional<Lease> lease() {
-        return local.isHeldByCurrentThread() ? Optional.ofNullable(lease) : Optional.empty();
+        if (local.isHeldByCurrentThread()) {
+            return Optional.ofNullable(lease);
+        }
+        FencedLock elsewhere = heldElsewhere();
+        return elsewhere == null ? Optional.empty() : elsewhere.lease();
     }
 
     /** Whether the current thread holds this lock. */
     public boolean isHeldByCurrentThread() {
-        return local.isHeldByCurrentThread();
+        if (local.isHeldByCurrentThread()) {
+            return true;
+        }
+        FencedLock elsewhere = heldElsewhere();
+        return elsewhere != null && elsewhere.local.isHeldByCurrentThread();
+    }
+
+    /**
+     * Where a lock call goes: this instance while a thread holds it, else the registry's instance of
+     * the key — this one, or the one obtained after {@link FencedLockRegistry#expireUnusedOlderThan}
+     * forgot this one. A caller that keeps its lock object across an expiry (Spring's leader
+     * initiator does) so locks the key's one instance, instead of a second one that no other caller
+     * of {@code obtain} would see.
+     */
+    private FencedLock target() {
+        return local.isLocked() ? this : registry.current(this);
+    }
+
+    /** Another instance of this key through which the current thread holds it (or held an ended section). */
+    private @Nullable FencedLock heldElsewhere() {
+        FencedLock other = HeldLocks.instanceHolding(this).orElse(null);
+        return other == this ? null : other;
+    }
+
+    boolean sameKey(FencedLock other) {
+        return registry == other.registry && name.equals(other.name);
     }
 
     /** Whether a thread of this process holds this lock (its lease may have been lost since). */
@@ -96,12 +129,22 @@ public final class FencedLock implements DistributedLock {
     /** Locks with the registry's TTL and auto-renewal, waiting as long as it takes. */
     @Override
     public void lock() {
+        FencedLock target = target();
+        if (target != this) {
+            target.lock();
+            return;
+        }
         lockUninterruptibly(registry.defaults());
     }
 
     /** Locks with a lease of {@code ttl} that is not renewed, waiting as long as it takes. */
     @Override
     public void lock(Duration ttl) {
+        FencedLock target = target();
+        if (target != this) {
+            target.lock(ttl);
+            return;
+        }
         lockUninterruptibly(registry.withTtl(ttl));
     }
 
@@ -132,6 +175,11 @@ public final class FencedLock implements DistributedLock {
     /** Locks with the registry's TTL and auto-renewal, waiting until it is granted or interrupted. */
     @Override
     public void lockInterruptibly() throws InterruptedException {
+        FencedLock target = target();
+        if (target != this) {
+            target.lockInterruptibly();
+            return;
+        }
         local.lockInterruptibly();
         try {
             requireLiveSection();
@@ -147,6 +195,10 @@ public final class FencedLock implements DistributedLock {
     /** One attempt, without waiting: {@code false} if another thread or owner holds the lock. */
     @Override
     public boolean tryLock() {
+        FencedLock target = target();
+        if (target != this) {
+            return target.tryLock();
+        }
         if (!local.tryLock()) {
             return false;
         }
@@ -165,6 +217,10 @@ public final class FencedLock implements DistributedLock {
      */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        FencedLock target = target();
+        if (target != this) {
+            return target.tryLock(time, unit);
+        }
         return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))), registry.defaults());
     }
 
@@ -176,6 +232,10 @@ public final class FencedLock implements DistributedLock {
      */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
+        FencedLock target = target();
+        if (target != this) {
+            return target.tryLock(waitTime, ttl);
+        }
         return tryLock(waitTime, registry.withTtl(ttl));
     }
 
@@ -219,8 +279,7 @@ public final class FencedLock implements DistributedLock {
             local.unlock();
         }
         lease = null;
-        HeldLocks.removeAll(this);
-        HeldLocks.dropped(this, dropped);
+        HeldLocks.end(this);
         closeLost(held);
         touch();
         return false;
@@ -243,7 +302,7 @@ public final class FencedLock implements DistributedLock {
      */
     private boolean takeLease(LeaseOptions options, Duration wait) throws InterruptedException {
         if (lease == null) {
-            registry.adopt(this);
+            registry.current(this); // forgotten between obtain and lock: the key's instance again
             Optional<Lease> fresh = grant(options, wait);
             if (fresh.isEmpty()) {
                 return false;
@@ -289,7 +348,12 @@ public final class FencedLock implements DistributedLock {
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
-            if (HeldLocks.takeDropped(this)) {
+            FencedLock elsewhere = heldElsewhere();
+            if (elsewhere != null) {
+                elsewhere.unlock();
+                return;
+            }
+            if (HeldLocks.takeEnded(this)) {
                 throw new ConcurrentModificationException("lock '" + name + "' was lost while this thread held"
                         + " it, which a nested lock of this thread found and which ended its holds: the critical"
                         + " section may have run without it; writes fenced with its token were refused once a"
@@ -302,6 +366,12 @@ public final class FencedLock implements DistributedLock {
         HeldLocks.pop(this);
         if (local.getHoldCount() > 1) {
             local.unlock();
+            Lease held = lease;
+            if (held != null && !held.isValid()) {
+                throw new ConcurrentModificationException("lock '" + name + "' was lost while this thread held"
+                        + " it with token " + held.token() + ": the critical section of this hold may have run"
+                        + " without it; writes fenced with its token were refused once a newer holder wrote");
+            }
             return;
         }
         Lease held = lease;

@@ -9,6 +9,7 @@ import dev.fencing.core.LockProvider;
 import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.internal.Checks;
 import java.time.Duration;
+import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -83,16 +84,25 @@ public final class FencedLockRegistry
      * @throws IllegalStateException if the current thread holds no lock of a {@link FencedLockRegistry}
      */
     public static FencingToken currentToken() {
-        return HeldLocks.innermost()
+        FencedLock innermost = HeldLocks.innermost()
                 .orElseThrow(() -> new IllegalStateException("thread '" + Thread.currentThread().getName()
                         + "' holds no lock of a FencedLockRegistry: call currentToken() on the thread that locked,"
-                        + " between its lock and its last unlock"))
-                .token();
+                        + " between its lock and its last unlock"));
+        if (HeldLocks.innermostEnded()) {
+            throw new ConcurrentModificationException("the innermost lock of thread '"
+                    + Thread.currentThread().getName() + "', '" + innermost.name() + "', was lost while held and"
+                    + " a nested lock ended its section: this section has no token (an outer lock's would fence"
+                    + " another lock's data)");
+        }
+        return innermost.token();
     }
 
-    /** The lease of the innermost {@link FencedLock} the current thread holds, if any. */
+    /**
+     * The lease of the innermost {@link FencedLock} the current thread holds, if any; empty also when
+     * that lock's section was lost and ended by a nested lock.
+     */
     public static Optional<Lease> currentLease() {
-        return HeldLocks.innermost().flatMap(FencedLock::lease);
+        return HeldLocks.innermostEnded() ? Optional.empty() : HeldLocks.innermost().flatMap(FencedLock::lease);
     }
 
     /**
@@ -124,18 +134,16 @@ public final class FencedLockRegistry
     }
 
     /**
-     * Makes {@code lock} the registry's instance of its key again if {@link #expireUnusedOlderThan}
-     * forgot it between an {@link #obtain} and the lock, so that the key has one instance while held.
-     *
-     * @throws IllegalStateException if another instance was obtained for the key meanwhile
+     * The registry's instance of {@code lock}'s key: {@code lock} itself when it is, or when the key
+     * has none ({@link #expireUnusedOlderThan} forgot it and nobody obtained the key since: it becomes
+     * the key's instance again), or the instance obtained since. Atomic per key with the expiry.
      */
-    void adopt(FencedLock lock) {
+    FencedLock current(FencedLock lock) {
         FencedLock current = locks.compute(lock.name(), (n, existing) -> existing == null ? lock : existing);
-        if (current != lock) {
-            throw new IllegalStateException("this FencedLock of '" + lock.name() + "' was forgotten by"
-                    + " expireUnusedOlderThan and another instance was obtained since: call obtain(key) again");
-        }
+        current.touchObtained();
+        return current;
     }
+
 
     /**
      * Renews the lease of the lock of {@code lockKey} to the registry's TTL.

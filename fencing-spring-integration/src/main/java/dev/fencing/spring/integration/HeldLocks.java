@@ -2,73 +2,101 @@ package dev.fencing.spring.integration;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.IdentityHashMap;
-import java.util.Map;
+import java.util.Iterator;
 import java.util.Optional;
 
 /**
- * Per thread: its holds of fenced locks, innermost first (one entry per hold, so a lock locked
- * again inside another is innermost again), for {@link FencedLockRegistry#currentToken()}; and the
- * holds of lost leases that a nested lock ended, whose unlocks are still to come (a thread that
- * never unlocks them, as Spring's leader initiator, keeps one count per lock).
+ * Per thread: its holds of fenced locks, innermost first, one entry per hold (so a lock locked
+ * again inside another is innermost again), for {@link FencedLockRegistry#currentToken()}. A hold
+ * of a section that a nested lock found lost, and ended, stays as an ended entry until its unlock
+ * (which then throws): while an ended entry is innermost, the thread is inside a section that has
+ * no token, and {@code currentToken()} says so rather than answering an outer lock's token. A
+ * thread that never unlocks an ended section (as Spring's leader initiator after a lost term) keeps
+ * one small entry per ended hold for its life.
  */
 final class HeldLocks {
 
-    private static final ThreadLocal<Deque<FencedLock>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
-    private static final ThreadLocal<Map<FencedLock, Integer>> DROPPED = ThreadLocal.withInitial(IdentityHashMap::new);
+    private record Hold(FencedLock lock, boolean ended) {}
+
+    private static final ThreadLocal<Deque<Hold>> HELD = ThreadLocal.withInitial(ArrayDeque::new);
 
     private HeldLocks() {}
 
+    /** The innermost hold's lock, if the thread holds any. */
     static Optional<FencedLock> innermost() {
-        return Optional.ofNullable(HELD.get().peek());
+        Hold hold = HELD.get().peek();
+        cleanUp();
+        return hold == null ? Optional.empty() : Optional.of(hold.lock());
     }
 
+    /** Whether the innermost hold belongs to a section that has ended. */
+    static boolean innermostEnded() {
+        Hold hold = HELD.get().peek();
+        cleanUp();
+        return hold != null && hold.ended();
+    }
+
+    /**
+     * The instance of {@code like}'s key (same registry, same name) that the thread's innermost hold
+     * of that key is on, live or ended: a caller whose lock object was forgotten by the registry
+     * holds the key through the instance its call went to.
+     */
+    static Optional<FencedLock> instanceHolding(FencedLock like) {
+        for (Hold hold : HELD.get()) {
+            if (hold.lock().sameKey(like)) {
+                cleanUp();
+                return Optional.of(hold.lock());
+            }
+        }
+        cleanUp();
+        return Optional.empty();
+    }
+
+    /** A new hold of {@code lock}. */
     static void push(FencedLock lock) {
-        HELD.get().push(lock);
+        HELD.get().push(new Hold(lock, false));
     }
 
-    /** Ends the innermost hold of {@code lock}. */
+    /** Ends the innermost live hold of {@code lock}. */
     static void pop(FencedLock lock) {
-        Deque<FencedLock> held = HELD.get();
-        held.removeFirstOccurrence(lock);
-        if (held.isEmpty()) {
-            HELD.remove();
-        }
+        remove(lock, false);
     }
 
-    /** Ends every hold of {@code lock}. */
-    static void removeAll(FencedLock lock) {
-        Deque<FencedLock> held = HELD.get();
-        held.removeIf(l -> l == lock);
-        if (held.isEmpty()) {
-            HELD.remove();
+    /** Marks every live hold of {@code lock} as ended, in place. */
+    static void end(FencedLock lock) {
+        Deque<Hold> held = HELD.get();
+        Deque<Hold> marked = new ArrayDeque<>(held.size());
+        for (Hold hold : held) {
+            marked.addLast(hold.lock() == lock ? new Hold(lock, true) : hold);
         }
+        held.clear();
+        held.addAll(marked);
     }
 
-    static void dropped(FencedLock lock, int holds) {
-        if (holds > 0) {
-            DROPPED.get().merge(lock, holds, Integer::sum);
-        }
+    /** Whether the thread had an ended hold of {@code lock}, removing the innermost one. */
+    static boolean takeEnded(FencedLock lock) {
+        return remove(lock, true);
     }
 
-    /** Whether one of the current thread's holds of {@code lock} was dropped, counting it as unlocked. */
-    static boolean takeDropped(FencedLock lock) {
-        Map<FencedLock, Integer> dropped = DROPPED.get();
-        Integer holds = dropped.get(lock);
-        if (holds == null) {
-            if (dropped.isEmpty()) {
-                DROPPED.remove();
+    private static boolean remove(FencedLock lock, boolean ended) {
+        Iterator<Hold> holds = HELD.get().iterator();
+        try {
+            while (holds.hasNext()) {
+                Hold hold = holds.next();
+                if (hold.lock() == lock && hold.ended() == ended) {
+                    holds.remove();
+                    return true;
+                }
             }
             return false;
+        } finally {
+            cleanUp();
         }
-        if (holds == 1) {
-            dropped.remove(lock);
-        } else {
-            dropped.put(lock, holds - 1);
+    }
+
+    private static void cleanUp() {
+        if (HELD.get().isEmpty()) {
+            HELD.remove();
         }
-        if (dropped.isEmpty()) {
-            DROPPED.remove();
-        }
-        return true;
     }
 }
