@@ -27,6 +27,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -270,12 +271,15 @@ class AdversarialLeadershipTest {
                 Leadership a = Leadership.builder(pA, "race").ttl(Duration.ofSeconds(30)).start();
                 await().atMost(FIVE_S).pollInterval(Duration.ofMillis(2)).until(a::isLeader);
                 List<String> heardByB = new CopyOnWriteArrayList<>();
-                AtomicBoolean bStopped = new AtomicBoolean();
+                AtomicReference<java.time.Instant> bStopped = new AtomicReference<>();
                 Leadership b = Leadership.builder(pB, "race").ttl(Duration.ofSeconds(30))
                         .listener(new LeadershipListener() {
                             @Override
                             public void onElected(Term term) {
-                                heardByB.add(bStopped.get() ? "elected after stop" : "elected");
+                                // delivery is asynchronous and may follow stop(); the election itself may not
+                                java.time.Instant stoppedAt = bStopped.get();
+                                heardByB.add(stoppedAt != null && term.electedAt().isAfter(stoppedAt)
+                                        ? "elected after stop" : "elected");
                             }
 
                             @Override
@@ -291,7 +295,7 @@ class AdversarialLeadershipTest {
                         throw new IllegalStateException(e);
                     }
                     b.stop();
-                    bStopped.set(true);
+                    bStopped.set(java.time.Instant.now());
                 });
                 stopper.start();
                 gate.await();

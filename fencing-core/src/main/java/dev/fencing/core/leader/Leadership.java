@@ -78,6 +78,8 @@ public final class Leadership implements AutoCloseable {
     private volatile @Nullable Term term;
     private @Nullable CompletableFuture<Lease> campaign;
     private @Nullable ScheduledFuture<?> timer;
+    private boolean stopRequested;
+    private final CompletableFuture<@Nullable Void> stopped = new CompletableFuture<>();
     private int failures;
 
     private Leadership(Builder builder) {
@@ -130,10 +132,29 @@ public final class Leadership implements AutoCloseable {
     /**
      * Stops campaigning and, if this candidate leads, ends the term by releasing its lease, so that
      * another candidate is elected without waiting for the TTL. Returns once the release has
-     * answered; {@code onRevoked} follows on the listener's thread. A grant already on its way is
-     * released when it arrives. Idempotent.
+     * answered — a concurrent second call too. No term is elected after this returns; listener
+     * calls are asynchronous, so an {@code onElected} of a term elected just before may still be
+     * delivered after it, always followed by that term's {@code onRevoked}. A grant already on its
+     * way is released when it arrives. Idempotent.
      */
     public void stop() {
+        boolean first;
+        synchronized (lock) {
+            first = !stopRequested;
+            stopRequested = true;
+        }
+        if (!first) {
+            stopped.join(); // a concurrent stop() returns once the first one's release answered
+            return;
+        }
+        try {
+            stopOnce();
+        } finally {
+            stopped.complete(null);
+        }
+    }
+
+    private void stopOnce() {
         Term ended;
         CompletableFuture<Lease> pending;
         synchronized (lock) {
@@ -199,14 +220,23 @@ public final class Leadership implements AutoCloseable {
     }
 
     private void campaign() {
-        CompletableFuture<Lease> next;
         synchronized (lock) {
             timer = null;
             if (state != State.RUNNING) {
                 return;
             }
-            next = provider.acquireAsync(lockName, leaseOptions);
-            campaign = next;
+        }
+        // outside the lock: a provider slow to return from acquireAsync must not hold up stop()
+        CompletableFuture<Lease> next = provider.acquireAsync(lockName, leaseOptions);
+        boolean stoppedMeanwhile;
+        synchronized (lock) {
+            stoppedMeanwhile = state != State.RUNNING;
+            if (!stoppedMeanwhile) {
+                campaign = next;
+            }
+        }
+        if (stoppedMeanwhile) {
+            next.cancel(false); // a grant already made is given back by campaignEnded
         }
         next.whenComplete(this::campaignEnded);
     }
@@ -216,7 +246,10 @@ public final class Leadership implements AutoCloseable {
             if (state != State.RUNNING) {
                 return;
             }
-            timer = LeadershipThreads.TIMER.schedule(this::campaignFromTimer, delay.toNanos(), TimeUnit.NANOSECONDS);
+            // the timer only ticks: the campaign calls the provider on a worker, so that one slow
+            // provider cannot delay the validity checks of every other leadership in the JVM
+            timer = LeadershipThreads.TIMER.schedule(() -> LeadershipThreads.WORKERS.execute(this::campaignFromTimer),
+                    delay.toNanos(), TimeUnit.NANOSECONDS);
         }
     }
 
@@ -446,7 +479,8 @@ public final class Leadership implements AutoCloseable {
                 }
                 try {
                     next.run();
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // an Error too (an AssertionError in a test's listener): the events after it must still come
                     LOG.warn("a leadership listener of '{}' threw; ignored", lockName, e);
                 }
             }
