@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.context.annotation.Bean;
 import org.springframework.integration.annotation.ServiceActivator;
 import org.springframework.integration.handler.advice.LockRequestHandlerAdvice;
+import org.springframework.integration.leader.Candidate;
 import org.springframework.integration.leader.Context;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
@@ -100,5 +101,12 @@ final class SpringIntegrationSnippets {
         void pay(String invoice) {                                        // runs on the thread that locked
             ledger.write(FencedLockRegistry.currentToken(), invoice, "paid");
         }
+    }
+
+    LockRegistryLeaderInitiator readmeLeaderElection(LockProvider locks, Candidate candidate) {
+        FencedLockRegistry registry = FencedLockRegistry.create(locks);
+        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate);
+        initiator.start();   // candidate.onGranted: FencedLockRegistry.currentToken() is the term's epoch
+        return initiator;
     }
 }
