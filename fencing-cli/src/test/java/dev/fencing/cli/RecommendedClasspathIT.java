@@ -30,7 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 /**
- * The classpath the README recommends ("One Netty", under "Getting it"): Lettuce and the AWS SDK's
+ * The classpath docs/installing.md recommends ("One Netty"): Lettuce and the AWS SDK's
  * Netty client in one application, aligned on one Netty by importing {@code netty-bom} — this
  * module does exactly that. One JVM takes a Redis lease and writes a fenced DynamoDB item through
  * the Netty async client with the lease's token.
