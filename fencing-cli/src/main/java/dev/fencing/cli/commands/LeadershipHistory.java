@@ -1,5 +1,6 @@
 package dev.fencing.cli.commands;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,6 +17,11 @@ import java.util.Map;
  *   <li>no two beliefs at once: no two terms certainly believed at a common instant;
  *   <li>epochs increase: no term certainly believed before a term of a smaller epoch was.
  * </ol>
+ * Rule 1 holds whatever the lock server loses. So does rule 3 beyond one TTL: a term granted before
+ * a fault that lost the grants may still be believed, for the rest of its lease's validity, after a
+ * newer term began (renewals fail once its key is gone), but never more than a TTL after the newer
+ * term was first believed — a smaller epoch believed later than that was granted after it: the
+ * tokens went backwards.
  * Thread-safe.
  */
 final class LeadershipHistory {
@@ -23,7 +29,13 @@ final class LeadershipHistory {
     /** One term as sighted: its candidate, its epoch, the certain span of its belief (monotonic nanos). */
     record Sighted(String candidate, long epoch, long firstAfter, long lastBefore) {}
 
+    private final long ttlNanos;
     private final Map<Long, Sighted> terms = new HashMap<>();
+
+    /** @param ttl the TTL of the candidates' leases: how long a term can outlive a lost grant */
+    LeadershipHistory(Duration ttl) {
+        this.ttlNanos = ttl.toNanos();
+    }
     private final List<String> violations = new ArrayList<>();
 
     /** {@code candidate} saw itself lead with {@code epoch} in a call between {@code before} and {@code after}. */
@@ -53,16 +65,17 @@ final class LeadershipHistory {
         return found;
     }
 
-    /** The violations of rules 1 and 3, which hold whatever the lock server loses. */
+    /** The violations of rule 1, and of rule 3 beyond one TTL, which hold whatever the lock server loses. */
     synchronized List<String> epochViolations() {
         return check(false);
     }
 
     /**
-     * The violations of rule 2, which holds only while the lock server keeps its grants: a fault that
-     * loses them (a restart without data, a session ended on the server) can let a new leader be
-     * elected before the old one's next renewal finds its lock gone — and the store's check is then
-     * what refuses the old leader.
+     * The violations of rules 2 and 3, which hold only while the lock server keeps its grants: a
+     * fault that loses them (a restart without data, a session ended on the server) can let a new
+     * leader be elected before the old one's next renewal finds its lock gone, so the old term
+     * (a smaller epoch) is still believed, for the rest of its lease's validity, while or after the
+     * new one is — and the store's check is then what refuses the old leader.
      */
     synchronized List<String> overlaps() {
         return check(true);
@@ -80,9 +93,13 @@ final class LeadershipHistory {
                 if (overlap && overlaps) {
                     found.add(older.candidate() + " (epoch " + older.epoch() + ") and " + newer.candidate() + " (epoch "
                             + newer.epoch() + ") both believed they led at once");
-                } else if (!overlap && !overlaps && newer.firstAfter() < older.lastBefore()) {
-                    found.add("epoch " + newer.epoch() + " (" + newer.candidate() + ") led before epoch " + older.epoch()
-                            + " (" + older.candidate() + ") did");
+                } else if (!overlap && newer.firstAfter() < older.lastBefore()) {
+                    boolean beyondATtl = older.lastBefore() - newer.firstAfter() > ttlNanos;
+                    if (overlaps != beyondATtl) {
+                        found.add("epoch " + newer.epoch() + " (" + newer.candidate() + ") led before epoch "
+                                + older.epoch() + " (" + older.candidate() + ") did"
+                                + (beyondATtl ? ", more than a TTL later" : ""));
+                    }
                 }
             }
         }

@@ -33,7 +33,7 @@ final class LeadershipTorture {
     private final String name;
     private final Duration ttl;
     private final double pauseProbability;
-    private final LeadershipHistory history = new LeadershipHistory();
+    private final LeadershipHistory history;
     final AtomicLong writesAccepted = new AtomicLong();
     final AtomicLong writesRefused = new AtomicLong();
     final AtomicLong writesFailed = new AtomicLong();
@@ -46,6 +46,7 @@ final class LeadershipTorture {
         this.store = store;
         this.name = name;
         this.ttl = ttl;
+        this.history = new LeadershipHistory(ttl);
         this.pauseProbability = pauseProbability;
     }
 

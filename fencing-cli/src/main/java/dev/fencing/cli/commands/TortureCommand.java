@@ -209,7 +209,8 @@ public final class TortureCommand extends FencingCommand {
                     + " under them: " + overlaps.size()));
             if (outcomes.violations().isEmpty()) {
                 out.println("  invariants held: one leader per epoch, increasing epochs, no two beliefs at once"
-                        + (injected.get() == 0 ? "" : " (overlaps counted, not judged, once a fault was injected)")
+                        + (injected.get() == 0 ? "" : " (overlaps, and an older term outliving a newer one's start by"
+                                + " less than a TTL, counted, not judged, once a fault was injected)")
                         + ", the store's history consistent");
             } else {
                 outcomes.violations().forEach(v -> out.println("  INVARIANT VIOLATED: " + v));
