@@ -6,6 +6,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.ProviderClosedException;
 import dev.fencing.core.internal.Checks;
 import java.time.Clock;
 import java.time.Duration;
@@ -135,7 +136,8 @@ public final class Leadership implements AutoCloseable {
      * answered — a concurrent second call too. No term is elected after this returns; listener
      * calls are asynchronous, so an {@code onElected} of a term elected just before may still be
      * delivered after it, always followed by that term's {@code onRevoked}. A grant already on its
-     * way is released when it arrives. Idempotent.
+     * way is released when it arrives: if the provider has granted but not yet returned from
+     * {@code acquireAsync}, the lock stays held until it returns. Idempotent.
      */
     public void stop() {
         boolean first;
@@ -256,9 +258,9 @@ public final class Leadership implements AutoCloseable {
     private void campaignFromTimer() {
         try {
             campaign();
-        } catch (IllegalStateException closed) {
+        } catch (ProviderClosedException closed) {
             providerGone(closed);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // a checked exception thrown sneakily, an Error: the candidate must go on
             LOG.warn("campaign for '{}' could not start, retrying: {}", lockName, e.toString());
             campaignLater(nextFailureDelay());
         }
@@ -268,10 +270,10 @@ public final class Leadership implements AutoCloseable {
         if (lease == null) {
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null
                     ? failure.getCause() : failure;
-            if (cause instanceof CancellationException) {
+            if (cause instanceof CancellationException && stopRequested()) {
                 return; // stopped
             }
-            if (cause instanceof IllegalStateException closed) {
+            if (cause instanceof ProviderClosedException closed) {
                 providerGone(closed);
             } else if (cause instanceof LockUnavailableException unavailable && unavailable.isTimeout()) {
                 campaignLater(Duration.ZERO); // another candidate leads: keep waiting
@@ -335,13 +337,19 @@ public final class Leadership implements AutoCloseable {
         });
     }
 
+    private boolean stopRequested() {
+        synchronized (lock) {
+            return stopRequested || state != State.RUNNING;
+        }
+    }
+
     private Duration nextFailureDelay() {
         synchronized (lock) {
             return reelectionBackoff.delay(failures++);
         }
     }
 
-    private void providerGone(IllegalStateException closed) {
+    private void providerGone(ProviderClosedException closed) {
         synchronized (lock) {
             if (state == State.RUNNING) {
                 LOG.warn("leadership of '{}' stops campaigning: {}", lockName, closed.getMessage());

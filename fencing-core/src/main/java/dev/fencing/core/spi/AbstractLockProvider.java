@@ -8,6 +8,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.MonotonicClock;
+import dev.fencing.core.ProviderClosedException;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.internal.SafeListener;
 import java.time.Duration;
@@ -198,7 +199,7 @@ public abstract class AbstractLockProvider implements LockProvider {
             }
         });
         if (closed.get()) {
-            wait.future.completeExceptionally(new IllegalStateException(getClass().getSimpleName() + " is closed"));
+            wait.future.completeExceptionally(new ProviderClosedException(getClass().getSimpleName() + " is closed"));
         }
         wait.submit();
         return wait.future;
@@ -232,7 +233,7 @@ public abstract class AbstractLockProvider implements LockProvider {
             try {
                 asyncAttempts.execute(this);
             } catch (RejectedExecutionException e) {
-                future.completeExceptionally(new IllegalStateException(
+                future.completeExceptionally(new ProviderClosedException(
                         AbstractLockProvider.this.getClass().getSimpleName() + " is closed", e));
                 run(); // cleans up on this thread: the future is done
             }
@@ -414,7 +415,7 @@ public abstract class AbstractLockProvider implements LockProvider {
 
     private void checkArguments(String resource, LeaseOptions options) {
         if (closed.get()) {
-            throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+            throw new ProviderClosedException(getClass().getSimpleName() + " is closed");
         }
         Checks.requireName("resource", resource);
         Checks.requireNonNull("options", options);
@@ -442,7 +443,7 @@ public abstract class AbstractLockProvider implements LockProvider {
             for (AbstractLease lease : List.copyOf(renewing)) {
                 lease.stopRenewalAndLapse();
             }
-            IllegalStateException closing = new IllegalStateException(getClass().getSimpleName()
+            IllegalStateException closing = new ProviderClosedException(getClass().getSimpleName()
                     + " was closed while waiting");
             for (AsyncWait wait : List.copyOf(asyncWaits)) {
                 wait.future.completeExceptionally(closing);
