@@ -44,6 +44,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProviderChain;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -436,8 +437,9 @@ public final class Backend implements AutoCloseable {
                 // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
                 .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
-                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes
-                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT))
+                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
+                // attempts, not DynamoDB's nine, so a refused port is reported as refused within it
+                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
                 .build();
         resources.push(client::close);
         try {
@@ -496,8 +498,9 @@ public final class Backend implements AutoCloseable {
                 .region(Region.of(System.getenv().getOrDefault("AWS_REGION", S3TestServer.REGION)))
                 .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
-                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes
-                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT))
+                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
+                // attempts, not the SDK's usual four, so a refused port is reported as refused within it
+                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
                 .build();
         resources.push(client::close);
         try {
