@@ -1,0 +1,246 @@
+package dev.fencing.propagation;
+
+import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a fenced service says "refused" so that its callers get the store's exception back: an
+ * RFC 9457 problem document for people and other clients, and one machine-readable header,
+ * {@value #HTTP_HEADER} (gRPC trailer {@value #GRPC_KEY}), that the toolkit's clients turn back into
+ * {@link StaleTokenException} or {@link ForeignTokenException} with the same key, tokens, mark and
+ * policy.
+ *
+ * <pre>
+ * HTTP/1.1 409 Conflict
+ * Content-Type: application/problem+json
+ * Fencing-Refusal: stale; token=42; lock=orders%2F7; key=order-7; mark=43; policy=MONOTONIC
+ *
+ * {"type":"https://fencing.dev/problems/stale-token","title":"Stale fencing token","status":409,
+ *  "detail":"Stale fencing token for 'order-7': presented 42 ...","lock":"orders/7","key":"order-7",
+ *  "presented":42,"mark":43,"policy":"MONOTONIC"}
+ * </pre>
+ *
+ * <p>The problem types are identifiers, not pages: {@link #STALE_TYPE}, {@link #FOREIGN_TYPE},
+ * {@link #MALFORMED_TYPE} (HTTP 400, gRPC {@code INVALID_ARGUMENT}) and {@link #MISSING_TYPE}
+ * (HTTP 428, gRPC {@code FAILED_PRECONDITION}).
+ */
+public final class TokenRefusal {
+
+    /** The HTTP response header naming a refusal for the caller's client. */
+    public static final String HTTP_HEADER = "Fencing-Refusal";
+
+    /** The gRPC trailer key naming a refusal for the caller's client. */
+    public static final String GRPC_KEY = "fencing-refusal";
+
+    /** The media type of the problem documents (RFC 9457). */
+    public static final String PROBLEM_MEDIA_TYPE = "application/problem+json";
+
+    /** The problem type of a stale token (HTTP 409). */
+    public static final String STALE_TYPE = "https://fencing.dev/problems/stale-token";
+
+    /** The problem type of a token of another lock than the one fencing the key (HTTP 409). */
+    public static final String FOREIGN_TYPE = "https://fencing.dev/problems/foreign-token";
+
+    /** The problem type of a malformed token header (HTTP 400). */
+    public static final String MALFORMED_TYPE = "https://fencing.dev/problems/malformed-token";
+
+    /** The problem type of a missing token on a fenced endpoint (HTTP 428). */
+    public static final String MISSING_TYPE = "https://fencing.dev/problems/missing-token";
+
+    private TokenRefusal() {}
+
+    /**
+     * The HTTP status for {@code refusal}: 409 for a stale or foreign token, 400 for a malformed
+     * one, 428 for a missing one.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is none of the four
+     */
+    public static int httpStatus(RuntimeException refusal) {
+        return kind(refusal).status;
+    }
+
+    /**
+     * The {@value #HTTP_HEADER} value for a stale or foreign token; empty for a malformed or
+     * missing one, which the client cannot turn into a store exception.
+     */
+    public static Optional<String> header(RuntimeException refusal) {
+        if (refusal instanceof StaleTokenException stale) {
+            return Optional.of("stale; token=" + stale.presented().value() + "; lock="
+                    + TokenHeader.encode(stale.presented().resource()) + "; key=" + TokenHeader.encode(stale.key())
+                    + "; mark=" + stale.highWaterMark() + "; policy=" + stale.policy());
+        }
+        if (refusal instanceof ForeignTokenException foreign) {
+            return Optional.of("foreign; token=" + foreign.presented().value() + "; lock="
+                    + TokenHeader.encode(foreign.presented().resource()) + "; key=" + TokenHeader.encode(foreign.key())
+                    + "; bound=" + TokenHeader.encode(foreign.boundResource()));
+        }
+        kind(refusal);
+        return Optional.empty();
+    }
+
+    /**
+     * The RFC 9457 problem document for {@code refusal}, as JSON.
+     *
+     * @throws IllegalArgumentException if {@code refusal} is not a stale, foreign, malformed or missing token
+     */
+    public static String problemJson(RuntimeException refusal) {
+        Kind kind = kind(refusal);
+        Map<String, Object> members = new LinkedHashMap<>();
+        members.put("type", kind.type);
+        members.put("title", kind.title);
+        members.put("status", kind.status);
+        members.put("detail", String.valueOf(refusal.getMessage()));
+        if (refusal instanceof StaleTokenException stale) {
+            members.put("lock", stale.presented().resource());
+            members.put("key", stale.key());
+            members.put("presented", stale.presented().value());
+            members.put("mark", stale.highWaterMark());
+            members.put("policy", stale.policy().name());
+        } else if (refusal instanceof ForeignTokenException foreign) {
+            members.put("lock", foreign.presented().resource());
+            members.put("key", foreign.key());
+            members.put("presented", foreign.presented().value());
+            members.put("boundLock", foreign.boundResource());
+        }
+        StringBuilder json = new StringBuilder(256).append('{');
+        members.forEach((name, value) -> {
+            if (json.length() > 1) {
+                json.append(',');
+            }
+            appendString(json, name);
+            json.append(':');
+            if (value instanceof String text) {
+                appendString(json, text);
+            } else {
+                json.append(value);
+            }
+        });
+        return json.append('}').toString();
+    }
+
+    /**
+     * The store exception a {@value #HTTP_HEADER} value stands for.
+     *
+     * @throws MalformedTokenException if {@code value} is not a refusal in the form above
+     */
+    public static FencingException read(String value) {
+        if (value == null || value.length() > 4 * TokenHeader.MAX_LENGTH) {
+            throw new MalformedTokenException("malformed " + HTTP_HEADER + ": " + (value == null ? "null"
+                    : value.length() + " characters long"));
+        }
+        String[] parts = value.split(";", -1);
+        String kind = TokenHeader.trimOws(parts[0]);
+        Map<String, String> parameters = new LinkedHashMap<>();
+        for (int i = 1; i < parts.length; i++) {
+            String parameter = TokenHeader.trimOws(parts[i]);
+            int equals = parameter.indexOf('=');
+            if (equals <= 0 || parameters.put(parameter.substring(0, equals), parameter.substring(equals + 1)) != null) {
+                throw malformed(value, "'" + TokenHeader.printable(parameter) + "' is not a NAME=VALUE given once");
+            }
+        }
+        try {
+            FencingToken presented = FencingToken.of(TokenHeader.decode(value, required(value, parameters, "lock")),
+                    Long.parseLong(required(value, parameters, "token")));
+            String key = TokenHeader.decode(value, required(value, parameters, "key"));
+            if (kind.equals("stale") && parameters.size() == 5) {
+                return StaleTokenException.of(key, presented, Long.parseLong(required(value, parameters, "mark")),
+                        Policy.valueOf(required(value, parameters, "policy")));
+            }
+            if (kind.equals("foreign") && parameters.size() == 4) {
+                return ForeignTokenException.of(key, presented,
+                        TokenHeader.decode(value, required(value, parameters, "bound")));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new MalformedTokenException("malformed " + HTTP_HEADER + " '" + TokenHeader.printable(value) + "': "
+                    + e.getMessage(), e);
+        }
+        throw malformed(value, "expected 'stale; token=; lock=; key=; mark=; policy=' or"
+                + " 'foreign; token=; lock=; key=; bound='");
+    }
+
+    private static String required(String value, Map<String, String> parameters, String name) {
+        String found = parameters.get(name);
+        if (found == null) {
+            throw malformed(value, "no '" + name + "='");
+        }
+        return found;
+    }
+
+    private static MalformedTokenException malformed(String value, String why) {
+        return new MalformedTokenException("malformed " + HTTP_HEADER + " '" + TokenHeader.printable(value) + "': " + why);
+    }
+
+    private static void appendString(StringBuilder json, String text) {
+        json.append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> json.append("\\\"");
+                case '\\' -> json.append("\\\\");
+                default -> {
+                    if (c < 0x20 || c == 0x2028 || c == 0x2029) {
+                        json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+                    } else {
+                        json.append(c);
+                    }
+                }
+            }
+        }
+        json.append('"');
+    }
+
+    private enum Kind {
+        STALE(STALE_TYPE, "Stale fencing token", 409),
+        FOREIGN(FOREIGN_TYPE, "Fencing token of another lock", 409),
+        MALFORMED(MALFORMED_TYPE, "Malformed fencing token", 400),
+        MISSING(MISSING_TYPE, "Fencing token required", 428);
+
+        final String type;
+        final String title;
+        final int status;
+
+        Kind(String type, String title, int status) {
+            this.type = type;
+            this.title = title;
+            this.status = status;
+        }
+    }
+
+    private static Kind kind(RuntimeException refusal) {
+        if (refusal instanceof StaleTokenException) {
+            return Kind.STALE;
+        }
+        if (refusal instanceof ForeignTokenException) {
+            return Kind.FOREIGN;
+        }
+        if (refusal instanceof MalformedTokenException) {
+            return Kind.MALFORMED;
+        }
+        if (refusal instanceof MissingTokenException) {
+            return Kind.MISSING;
+        }
+        throw new IllegalArgumentException("not a token refusal: " + refusal);
+    }
+
+    /**
+     * The refusal in {@code failure} or its causes (a store's exception wrapped by a framework), or
+     * {@code null} if there is none.
+     */
+    public static @Nullable RuntimeException find(@Nullable Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof StaleTokenException || t instanceof ForeignTokenException
+                    || t instanceof MalformedTokenException || t instanceof MissingTokenException) {
+                return (RuntimeException) t;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,163 @@
+package dev.fencing.propagation.servlet;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.propagation.MalformedTokenException;
+import dev.fencing.propagation.MissingTokenException;
+import dev.fencing.propagation.TokenGate;
+import dev.fencing.propagation.TokenHeader;
+import dev.fencing.propagation.TokenRefusal;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Jakarta Servlet filter that reads the caller's {@value TokenHeader#HTTP_HEADER}, hands it to
+ * the handler ({@link #tokenOf}) and answers refusals as RFC 9457 problems:
+ *
+ * <ul>
+ *   <li>a malformed header, or more than one: 400, before the handler runs;
+ *   <li>no header, when {@link Builder#requireToken()} is set: 428, before the handler runs;
+ *   <li>a token the {@link Builder#gate gate} refuses: 409 with {@link TokenRefusal#HTTP_HEADER},
+ *       before the handler runs;
+ *   <li>a {@link dev.fencing.core.StaleTokenException} or {@link dev.fencing.core.ForeignTokenException}
+ *       thrown by the handler (its fenced store refused the write), if the response is not yet
+ *       committed: 409 with {@link TokenRefusal#HTTP_HEADER}.
+ * </ul>
+ *
+ * <p>Map it to the fenced endpoints. The handler should write through a fenced store with the
+ * token it is given: the gate alone orders admissions, not effects (see {@link TokenGate}).
+ * Thread-safe; one instance serves every request.
+ */
+public final class FencingTokenFilter implements Filter {
+
+    /** The request attribute holding the caller's {@link FencingToken}, when one was sent. */
+    public static final String TOKEN_ATTRIBUTE = FencingToken.class.getName();
+
+    private final @Nullable TokenGate gate;
+    private final boolean requireToken;
+
+    private FencingTokenFilter(Builder builder) {
+        this.gate = builder.gate;
+        this.requireToken = builder.requireToken;
+    }
+
+    /** A filter that reads tokens and answers refusals, with no gate, not requiring a token. */
+    public static FencingTokenFilter create() {
+        return builder().build();
+    }
+
+    /** A builder: no gate and no token required unless set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The caller's token, as this filter read it for {@code request}; empty if none was sent. */
+    public static Optional<FencingToken> tokenOf(ServletRequest request) {
+        return request.getAttribute(TOKEN_ATTRIBUTE) instanceof FencingToken token ? Optional.of(token) : Optional.empty();
+    }
+
+    /**
+     * The token in {@code request}'s {@value TokenHeader#HTTP_HEADER}; empty if there is none.
+     *
+     * @throws MalformedTokenException if the header is malformed or sent more than once
+     */
+    public static Optional<FencingToken> readHeader(HttpServletRequest request) {
+        List<String> values = Collections.list(request.getHeaders(TokenHeader.HTTP_HEADER));
+        if (values.isEmpty()) {
+            return Optional.empty();
+        }
+        if (values.size() > 1) {
+            throw new MalformedTokenException(TokenHeader.HTTP_HEADER + " was sent " + values.size()
+                    + " times; send it once, with the token of the one lock the request is fenced by");
+        }
+        return Optional.of(TokenHeader.parse(values.get(0)));
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain) throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        Optional<FencingToken> token;
+        try {
+            token = readHeader(request);
+            if (token.isEmpty() && requireToken) {
+                throw new MissingTokenException(request.getMethod() + " " + request.getRequestURI());
+            }
+            if (token.isPresent() && gate != null) {
+                gate.admit(token.get());
+            }
+        } catch (RuntimeException e) {
+            RuntimeException refusal = TokenRefusal.find(e);
+            if (refusal == null) {
+                throw e;
+            }
+            writeProblem(response, refusal);
+            return;
+        }
+        token.ifPresent(t -> request.setAttribute(TOKEN_ATTRIBUTE, t));
+        try {
+            chain.doFilter(request, response);
+        } catch (IOException | ServletException | RuntimeException e) {
+            RuntimeException refusal = TokenRefusal.find(e);
+            if (refusal == null || response.isCommitted()) {
+                throw e;
+            }
+            response.resetBuffer();
+            writeProblem(response, refusal);
+        }
+    }
+
+    /**
+     * Writes {@code refusal} to {@code response} as an RFC 9457 problem with its status and, for a
+     * stale or foreign token, the {@value TokenRefusal#HTTP_HEADER} header.
+     */
+    public static void writeProblem(HttpServletResponse response, RuntimeException refusal) throws IOException {
+        byte[] body = TokenRefusal.problemJson(refusal).getBytes(StandardCharsets.UTF_8);
+        response.setStatus(TokenRefusal.httpStatus(refusal));
+        TokenRefusal.header(refusal).ifPresent(value -> response.setHeader(TokenRefusal.HTTP_HEADER, value));
+        response.setContentType(TokenRefusal.PROBLEM_MEDIA_TYPE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /** Settings of a {@link FencingTokenFilter}. */
+    public static final class Builder {
+
+        private @Nullable TokenGate gate;
+        private boolean requireToken;
+
+        private Builder() {}
+
+        /** Admits every request's token through {@code gate} before the handler runs. */
+        public Builder gate(TokenGate gate) {
+            if (gate == null) {
+                throw new IllegalArgumentException("gate must not be null");
+            }
+            this.gate = gate;
+            return this;
+        }
+
+        /** Answers a request without a token 428 instead of passing it on without one. */
+        public Builder requireToken() {
+            this.requireToken = true;
+            return this;
+        }
+
+        /** The filter. */
+        public FencingTokenFilter build() {
+            return new FencingTokenFilter(this);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package dev.fencing.propagation.spring;
+
+import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.propagation.MalformedTokenException;
+import dev.fencing.propagation.MissingTokenException;
+import dev.fencing.propagation.TokenRefusal;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/**
+ * Answers the toolkit's refusals from Spring MVC handlers as RFC 9457 problems: a stale or foreign
+ * token 409 with {@link TokenRefusal#HTTP_HEADER} (which the toolkit's clients turn back into the
+ * store's exception), a malformed token 400, a missing one 428. Import it
+ * ({@code @Import(FencingProblemAdvice.class)}) or declare it as a bean.
+ */
+@RestControllerAdvice
+public class FencingProblemAdvice {
+
+    /** The problem answer for {@code refusal}. */
+    @ExceptionHandler({StaleTokenException.class, ForeignTokenException.class, MalformedTokenException.class,
+        MissingTokenException.class})
+    public ResponseEntity<String> refused(RuntimeException refusal) {
+        HttpHeaders headers = new HttpHeaders();
+        headers.setContentType(MediaType.parseMediaType(TokenRefusal.PROBLEM_MEDIA_TYPE));
+        TokenRefusal.header(refusal).ifPresent(value -> headers.set(TokenRefusal.HTTP_HEADER, value));
+        return ResponseEntity.status(TokenRefusal.httpStatus(refusal)).headers(headers)
+                .body(TokenRefusal.problemJson(refusal));
+    }
+}

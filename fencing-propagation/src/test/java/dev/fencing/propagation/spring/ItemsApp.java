@@ -1,0 +1,171 @@
+package dev.fencing.propagation.spring;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StoredValue;
+import dev.fencing.propagation.CasBody;
+import dev.fencing.propagation.TokenGate;
+import dev.fencing.propagation.TokenHeader;
+import dev.fencing.propagation.servlet.FencingTokenFilter;
+import dev.fencing.testkit.InMemoryFencedStore;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.method.support.HandlerMethodArgumentResolver;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
+
+/**
+ * A downstream service as a team would write it with Spring MVC: its handlers take the caller's
+ * {@link FencingToken} as a parameter and write to their own fenced store with it. Writes live
+ * under {@code /{policy}/fenced/} (the filter requires a token there), reads under
+ * {@code /{policy}/read/}; {@code /echo} returns the token it was given and {@code /gated/echo}
+ * sits behind a {@link TokenGate}.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(FencingProblemAdvice.class)
+public class ItemsApp implements WebMvcConfigurer {
+
+    /** Every policy's store over one in-memory server, as one database under two services' settings. */
+    static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
+
+    /** The stores the gated endpoint's gate writes its marks to. */
+    static final FencedStore GATE_MARKS = InMemoryFencedStore.create();
+
+    /** How many requests reached the gated handler. */
+    static final AtomicInteger GATED_CALLS = new AtomicInteger();
+
+    private final Map<Policy, FencedStore> stores = new EnumMap<>(Policy.class);
+
+    public ItemsApp() {
+        for (Policy policy : Policy.values()) {
+            stores.put(policy, InMemoryFencedStore.over(MEMORY, policy));
+        }
+    }
+
+    /** Starts the service on a free loopback port. */
+    public static ConfigurableApplicationContext start() {
+        return new SpringApplicationBuilder(ItemsApp.class).properties("server.port=0", "server.address=127.0.0.1",
+                "spring.main.banner-mode=off").run();
+    }
+
+    @Override
+    public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
+        resolvers.add(new FencingTokenArgumentResolver());
+    }
+
+    @Bean
+    FilterRegistrationBean<FencingTokenFilter> fencedWrites() {
+        FilterRegistrationBean<FencingTokenFilter> registration =
+                new FilterRegistrationBean<>(FencingTokenFilter.builder().requireToken().build());
+        registration.addUrlPatterns("/MONOTONIC/fenced/*", "/STRICT/fenced/*");
+        registration.setName("fencedWrites");
+        return registration;
+    }
+
+    @Bean
+    FilterRegistrationBean<FencingTokenFilter> gated() {
+        FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(
+                FencingTokenFilter.builder().requireToken().gate(TokenGate.over(GATE_MARKS)).build());
+        registration.addUrlPatterns("/gated/*");
+        registration.setName("gated");
+        return registration;
+    }
+
+    @RestController
+    static class Items {
+
+        private final ItemsApp app;
+
+        Items(ItemsApp app) {
+            this.app = app;
+        }
+
+        @PutMapping("/{policy}/fenced/items")
+        ResponseEntity<Void> write(@PathVariable("policy") Policy policy, @RequestParam("key") String key,
+                @RequestBody(required = false) String value, FencingToken token) {
+            app.stores.get(policy).write(token, key, value == null ? "" : value);
+            return ResponseEntity.noContent().build();
+        }
+
+        @DeleteMapping("/{policy}/fenced/items")
+        ResponseEntity<Void> delete(@PathVariable("policy") Policy policy, @RequestParam("key") String key, FencingToken token) {
+            app.stores.get(policy).delete(token, key);
+            return ResponseEntity.noContent().build();
+        }
+
+        @PostMapping("/{policy}/fenced/cas")
+        ResponseEntity<String> compareAndSet(@PathVariable("policy") Policy policy, @RequestParam("key") String key,
+                @RequestBody String body, FencingToken token) {
+            CasBody cas = CasBody.decode(body);
+            try {
+                StoredValue written = app.stores.get(policy).update(token, key, current -> {
+                    if (!current.equals(cas.expected())) {
+                        throw new CasBody.Changed();
+                    }
+                    return cas.next();
+                });
+                return ResponseEntity.ok(Long.toString(written.token()));
+            } catch (CasBody.Changed changed) {
+                return ResponseEntity.status(412).build();
+            }
+        }
+
+        /** The value for a read-modify-write: a read that checks the caller's token like a write would. */
+        @PostMapping(path = "/{policy}/fenced/peek", produces = "text/plain;charset=UTF-8")
+        ResponseEntity<String> peek(@PathVariable("policy") Policy policy, @RequestParam("key") String key,
+                FencingToken token) {
+            try {
+                app.stores.get(policy).update(token, key, current -> {
+                    throw new CasBody.Peeked(current);
+                });
+                throw new IllegalStateException("update returned without applying the change");
+            } catch (CasBody.Peeked peeked) {
+                return peeked.value().map(v -> ResponseEntity.ok(v)).orElse(ResponseEntity.notFound().build());
+            }
+        }
+
+        @GetMapping(path = "/{policy}/read/items", produces = "text/plain;charset=UTF-8")
+        ResponseEntity<String> read(@PathVariable("policy") Policy policy, @RequestParam("key") String key) {
+            return app.stores.get(policy).read(key)
+                    .map(v -> ResponseEntity.ok().header("Item-Token", Long.toString(v.token())).body(v.value()))
+                    .orElse(ResponseEntity.notFound().build());
+        }
+
+        @GetMapping(path = "/{policy}/read/marks", produces = "text/plain;charset=UTF-8")
+        ResponseEntity<String> mark(@PathVariable("policy") Policy policy, @RequestParam("key") String key) {
+            var mark = app.stores.get(policy).highWaterMark(key);
+            return mark.isPresent() ? ResponseEntity.ok(Long.toString(mark.getAsLong())) : ResponseEntity.notFound().build();
+        }
+
+        @GetMapping(path = "/echo", produces = "text/plain;charset=UTF-8")
+        String echo(Optional<FencingToken> token) {
+            return token.map(TokenHeader::format).orElse("none");
+        }
+
+        @PostMapping("/gated/echo")
+        String gatedEcho(FencingToken token) {
+            GATED_CALLS.incrementAndGet();
+            return TokenHeader.format(token);
+        }
+    }
+}
