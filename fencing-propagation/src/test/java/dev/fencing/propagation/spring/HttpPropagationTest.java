@@ -20,8 +20,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The propagation contract over HTTP: a Spring MVC service on embedded Tomcat (the filter, the
@@ -30,13 +28,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  */
 class HttpPropagationTest extends PropagationContract {
 
-    private static final ConfigurableApplicationContext APP = ItemsApp.start();
-    private static final String BASE = "http://127.0.0.1:" + ((WebServerApplicationContext) APP).getWebServer().getPort();
+    private static final String BASE = ItemsApp.baseUrl();
     private static final HttpClient RAW = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-    static String baseUrl() {
-        return BASE;
-    }
 
     @Override
     protected Downstream downstream(Policy policy) {

@@ -14,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -62,11 +64,17 @@ public class ItemsApp implements WebMvcConfigurer {
         }
     }
 
-    /** Starts the service on a free loopback port. */
-    public static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(ItemsApp.class).properties("server.port=0", "server.address=127.0.0.1",
-                "spring.main.banner-mode=off").run();
+    /** The service of this test JVM, started on a free loopback port on first use. */
+    public static synchronized String baseUrl() {
+        if (running == null) {
+            ConfigurableApplicationContext app = new SpringApplicationBuilder(ItemsApp.class)
+                    .properties("server.port=0", "server.address=127.0.0.1", "spring.main.banner-mode=off").run();
+            running = "http://127.0.0.1:" + ((WebServerApplicationContext) app).getWebServer().getPort();
+        }
+        return running;
     }
+
+    private static @Nullable String running;
 
     @Override
     public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
