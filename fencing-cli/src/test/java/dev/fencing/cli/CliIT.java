@@ -62,6 +62,27 @@ class CliIT {
     }
 
     /**
+     * The zombie across a service boundary: the clients call an accounts service over HTTP with the
+     * token in a header, and the service's store refuses the zombie; the refusal comes back to the
+     * caller as the store's exception.
+     */
+    @Test
+    void theDemoOverHttpShowsTheServiceRefusingTheZombie() {
+        CliRun run = CliRun.of(args(List.of("demo", "--over", "http", "--ttl", "300ms", "--lock", "postgres", "--store",
+                "jdbc"), SharedServers.both("postgres", "jdbc")));
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out())
+                .contains("over:  HTTP to an accounts service at http://127.0.0.1:")
+                .contains("REFUSED by the accounts service (HTTP 409, Fencing-Refusal): Stale fencing token")
+                .contains("final: balance 150")
+                .contains("client-2's deposit of 50 is lost");
+        assertThat(CliRun.of("demo", "--over", "carrier-pigeon")).satisfies(bad -> {
+            assertThat(bad.exitCode()).isEqualTo(ExitCode.USAGE);
+            assertThat(bad.err()).contains("--over: 'carrier-pigeon' is not a way; use direct or http");
+        });
+    }
+
+    /**
      * Every lock and every store once: the demo's steps depend on the lock (a lease that expires
      * while client 1 pauses) and on the store (the fenced write, the plain one) separately; every
      * pair's wiring is the worker's matrix below.

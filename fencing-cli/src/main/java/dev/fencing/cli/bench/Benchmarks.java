@@ -18,7 +18,7 @@ import java.util.Map;
 public final class Benchmarks {
 
     /** The comparisons, numbered 1 to this. */
-    public static final int COMPARISONS = 10;
+    public static final int COMPARISONS = 11;
 
     /** The most times a comparison's measured rounds may be repeated. */
     public static final int MAX_REPEATS = BenchRunner.MAX_REPEATS;
@@ -93,6 +93,9 @@ public final class Benchmarks {
                 ConsensusBench.Result zooKeeper = consensus.zooKeeper();
                 session.add(10, "ZooKeeper lock vs Curator's InterProcessMutex: acquire + release, one thread,"
                         + " uncontended", zooKeeper.rows(), Map.of("server", zooKeeper.server()));
+            }
+            if (session.selected(11)) {
+                new PropagationComparisons(session).run(runner);
             }
             return session.report();
         }

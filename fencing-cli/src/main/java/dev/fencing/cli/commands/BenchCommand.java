@@ -35,7 +35,7 @@ public final class BenchCommand extends FencingCommand {
     Integer repeat;
 
     @Option(names = "--only", split = ",", paramLabel = "N",
-            description = "Run only these comparisons (1-10); default all.")
+            description = "Run only these comparisons (1-11); default all.")
     List<Integer> only;
 
     @Override

@@ -4,9 +4,10 @@ import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
 import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.FencedService;
+import dev.fencing.cli.backends.FencedServiceClient;
 import dev.fencing.cli.backends.PlainStore;
 
-import dev.fencing.core.FencedStore;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
@@ -48,24 +49,41 @@ public final class DemoCommand extends FencingCommand {
             description = "Lease TTL, 100ms to 1m; client 1 pauses longer than this (default: ${DEFAULT-VALUE}).")
     Duration ttl;
 
+    @Option(names = "--over", paramLabel = "WAY", defaultValue = "direct",
+            description = "How the clients reach the accounts: direct (the store's client) or http (a service on"
+                    + " loopback that writes to the store with the token the caller sent in its Fencing-Token header;"
+                    + " default: ${DEFAULT-VALUE}).")
+    String over;
+
     @Override
     public Integer call() {
         DurationConverter.requireBetween("--ttl", ttl, Duration.ofMillis(100), Duration.ofMinutes(1));
+        if (!over.equals("direct") && !over.equals("http")) {
+            throw new CliException(ExitCode.USAGE, "--over: '" + over + "' is not a way; use direct or http");
+        }
         PrintWriter out = out();
-        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
+        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections);
+                FencedService service = over.equals("http") ? FencedService.start(backend) : null) {
+            Accounts accounts = service == null ? Accounts.direct(backend.store(Policy.MONOTONIC), backend.plainStore())
+                    : Accounts.overHttp(new FencedServiceClient(service.url()));
             String account = "demo-account-" + HexFormat.of().formatHex(SecureRandom.getSeed(3));
             PrintWriter timelineOut = json ? null : out;
             if (!json) {
                 out.println("Zombie-writer demo (Kleppmann, \"How to do distributed locking\")");
                 out.println("  lock:  " + backend.lockDescription());
                 out.println("  store: " + backend.storeDescription());
+                if (service != null) {
+                    out.println("  over:  HTTP to an accounts service at " + service.url() + " that writes to the store"
+                            + " with the token each request carries (Fencing-Token header)");
+                }
                 out.println("  tokens: " + backend.tokenNote());
                 out.println("  account '" + account + "' opens at " + OPENING_BALANCE + "; client-2 deposits " + DEPOSIT
                         + ", client-1 withdraws " + WITHDRAWAL + "; lease TTL " + ttl.toMillis() + " ms");
                 out.println();
-                out.println("1) With fencing: the store checks every write's token");
+                out.println(service == null ? "1) With fencing: the store checks every write's token"
+                        : "1) With fencing: the service writes with each request's token, the store checks it");
             }
-            Run fenced = runFenced(backend, account, new Timeline(timelineOut));
+            Run fenced = runFenced(backend, accounts, account, new Timeline(timelineOut));
             if (!json) {
                 out.println();
                 out.println("   final: balance " + fenced.finalBalance + " (token " + fenced.finalToken + ") — "
@@ -74,7 +92,7 @@ public final class DemoCommand extends FencingCommand {
                 out.println();
                 out.println("2) Without fencing: the same steps, plain writes to the same storage");
             }
-            Run plain = runPlain(backend, account, new Timeline(timelineOut));
+            Run plain = runPlain(backend, accounts, account, new Timeline(timelineOut));
             if (!json) {
                 out.println();
                 out.println("   final: balance " + plain.finalBalance + " — "
@@ -90,6 +108,7 @@ public final class DemoCommand extends FencingCommand {
                 Map<String, Object> report = new LinkedHashMap<>();
                 report.put("lock", backend.lockDescription());
                 report.put("store", backend.storeDescription());
+                report.put("over", over);
                 report.put("resource", account);
                 report.put("ttlMillis", ttl.toMillis());
                 report.put("runs", List.of(fenced.toJson(true), plain.toJson(false)));
@@ -103,13 +122,13 @@ public final class DemoCommand extends FencingCommand {
         }
     }
 
-    private Run runFenced(Backend backend, String account, Timeline timeline) throws InterruptedException {
+    private Run runFenced(Backend backend, Accounts accounts, String account, Timeline timeline)
+            throws InterruptedException {
         LockProvider locks = backend.locks();
-        FencedStore accounts = backend.store(Policy.MONOTONIC);
         LeaseOptions options = clientOptions();
         LeaseOptions patient = patient(options);
         try (Lease setup = locks.acquire(account, patient)) {
-            accounts.write(setup.token(), account, Long.toString(OPENING_BALANCE));
+            accounts.write(setup, account, Long.toString(OPENING_BALANCE));
             timeline.event("setup", "writes balance " + OPENING_BALANCE, setup.token().value(), "accepted");
         }
         Lease client1 = locks.acquire(account, options);
@@ -122,7 +141,7 @@ public final class DemoCommand extends FencingCommand {
         timeline.event("client-2", "acquires the lock once client-1's lease expired", client2.token().value(), "granted");
         long seen2 = balance(accounts.read(account));
         timeline.event("client-2", "reads the balance", client2.token().value(), Long.toString(seen2));
-        accounts.write(client2.token(), account, Long.toString(seen2 + DEPOSIT));
+        accounts.write(client2, account, Long.toString(seen2 + DEPOSIT));
         timeline.event("client-2", "writes " + (seen2 + DEPOSIT) + " (deposit " + DEPOSIT + ")", client2.token().value(),
                 "accepted");
         client2.release();
@@ -132,23 +151,24 @@ public final class DemoCommand extends FencingCommand {
                 "lease valid: " + client1.isValid());
         boolean refused;
         try {
-            accounts.write(client1.token(), account, Long.toString(seen1 - WITHDRAWAL));
+            accounts.write(client1, account, Long.toString(seen1 - WITHDRAWAL));
             refused = false;
             timeline.event("client-1", "writes " + (seen1 - WITHDRAWAL) + " (withdraw " + WITHDRAWAL + ")",
                     client1.token().value(), "ACCEPTED");
         } catch (StaleTokenException e) {
             refused = true;
             timeline.event("client-1", "writes " + (seen1 - WITHDRAWAL) + " (withdraw " + WITHDRAWAL + ")",
-                    client1.token().value(), "REFUSED: " + e.getMessage());
+                    client1.token().value(), "REFUSED" + accounts.refusedBy() + ": " + e.getMessage());
         }
         releaseZombie(client1, timeline);
         StoredValue last = accounts.read(account).orElseThrow();
         return new Run(timeline, refused, Long.parseLong(last.value()), last.token());
     }
 
-    private Run runPlain(Backend backend, String account, Timeline timeline) throws InterruptedException {
+    private Run runPlain(Backend backend, Accounts fencedAccounts, String account, Timeline timeline)
+            throws InterruptedException {
         LockProvider locks = backend.locks();
-        PlainStore accounts = backend.plainStore();
+        PlainStore accounts = fencedAccounts.plain();
         LeaseOptions options = clientOptions();
         accounts.write(account, Long.toString(OPENING_BALANCE));
         timeline.event("setup", "writes balance " + OPENING_BALANCE, 0, "written");
