@@ -4,6 +4,10 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
 
 /**
  * Admits a request's token at a service's door: raises the durable mark of the token's lock to the
@@ -29,15 +33,42 @@ public interface TokenGate {
      */
     void admit(FencingToken token);
 
+    /** The start of every key a gate over a store writes its marks under. */
+    String KEY_PREFIX = "fencing-gate/";
+
     /**
-     * A gate whose marks are items of {@code store}, one per lock, keyed by the lock's name: one
-     * fenced write per admitted request. Give it a store of its own (a table, a bucket prefix), so
-     * that no data key is spelled like a lock name. Refusals reach the store's listener.
+     * A gate whose marks are items of {@code store}, one per lock: one fenced write per admitted
+     * request. The key of a lock's mark is {@link #keyOf}: a prefix and a hash of the lock's name,
+     * never the name itself, so that a gate given the store that holds the service's data cannot
+     * overwrite an item whose key is spelled like a lock. Keep the store's own keys out of the
+     * {@value #KEY_PREFIX} prefix. A refusal names the lock as its key, and reaches the store's
+     * listener.
      */
     static TokenGate over(FencedStore store) {
         if (store == null) {
             throw new IllegalArgumentException("store must not be null");
         }
-        return token -> store.write(token, token.resource(), "admitted");
+        return token -> {
+            try {
+                store.write(token, keyOf(token.resource()), "admitted");
+            } catch (StaleTokenException e) {
+                // the caller knows the lock, not the hashed key
+                throw StaleTokenException.of(token.resource(), e.presented(), e.highWaterMark(), e.policy());
+            }
+        };
+    }
+
+    /**
+     * The key under which {@link #over} keeps {@code lock}'s mark: {@value #KEY_PREFIX} and the
+     * SHA-256 of the name's UTF-8 bytes, base64url without padding (56 characters in all).
+     */
+    static String keyOf(String lock) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(
+                    FencingToken.of(lock, 1).resource().getBytes(StandardCharsets.UTF_8));
+            return KEY_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
+        }
     }
 }

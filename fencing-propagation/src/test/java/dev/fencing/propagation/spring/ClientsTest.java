@@ -9,6 +9,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.propagation.FencingContext;
+import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
 import dev.fencing.propagation.TokenRefusal;
 import dev.fencing.propagation.http.FencedHttpClient;
@@ -97,7 +98,7 @@ class ClientsTest {
                     assertThat(e.key()).isEqualTo(lock);
                 });
         assertThat(ItemsApp.GATED_CALLS.get()).as("handler runs").isEqualTo(before + 1);
-        assertThat(ItemsApp.GATE_MARKS.highWaterMark(lock)).hasValue(8);
+        assertThat(ItemsApp.GATE_MARKS.highWaterMark(TokenGate.keyOf(lock))).hasValue(8);
     }
 
     @Test
