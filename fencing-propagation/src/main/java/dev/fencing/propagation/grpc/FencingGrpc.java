@@ -13,6 +13,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -51,6 +52,12 @@ public final class FencingGrpc {
     static final Metadata.Key<String> REFUSAL_KEY = Metadata.Key.of(TokenRefusal.GRPC_KEY,
             Metadata.ASCII_STRING_MARSHALLER);
 
+    /** The longest status description sent, in bytes of UTF-8: see {@link #description}. */
+    static final int MAX_DESCRIPTION_BYTES = 512;
+
+    private static final String ELLIPSIS = "… (cut; the refusal's details are in the " + TokenRefusal.GRPC_KEY + " trailer)";
+    private static final int ELLIPSIS_BYTES = ELLIPSIS.getBytes(StandardCharsets.UTF_8).length;
+
     private FencingGrpc() {}
 
     /**
@@ -66,7 +73,8 @@ public final class FencingGrpc {
      * The exception a handler answers {@code refusal} with: {@code FAILED_PRECONDITION} with the
      * {@value TokenRefusal#GRPC_KEY} trailer for a stale or foreign token, {@code INVALID_ARGUMENT}
      * for a malformed one, {@code FAILED_PRECONDITION} for a missing one. The description is the
-     * refusal's message; the refusal is the status's cause (not sent over the wire).
+     * refusal's message, cut to 512 bytes of UTF-8 so that the trailers of the longest names stay
+     * within a client's default 8 KiB; the refusal is the status's cause (not sent over the wire).
      *
      * @throws IllegalArgumentException if {@code refusal} is none of the four
      */
@@ -85,7 +93,28 @@ public final class FencingGrpc {
         } else {
             throw new IllegalArgumentException("not a token refusal: " + refusal);
         }
-        return code.withDescription(refusal.getMessage()).withCause(refusal);
+        return code.withDescription(description(String.valueOf(refusal.getMessage()))).withCause(refusal);
+    }
+
+    /**
+     * {@code message}, cut to at most {@value #MAX_DESCRIPTION_BYTES} bytes of UTF-8. The status
+     * description travels percent-encoded beside the refusal trailer, and a client refuses
+     * trailers over 8 KiB by default: a stale token of a 256-character lock on a 256-character key
+     * in a non-Latin script, its names both in the message and in the trailer, would otherwise be
+     * answered {@code INTERNAL} instead of the refusal.
+     */
+    static String description(String message) {
+        int bytes = 0;
+        for (int i = 0; i < message.length(); ) {
+            int c = message.codePointAt(i);
+            int size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+            if (bytes + size > MAX_DESCRIPTION_BYTES - ELLIPSIS_BYTES) {
+                return message.substring(0, i) + ELLIPSIS;
+            }
+            bytes += size;
+            i += Character.charCount(c);
+        }
+        return message;
     }
 
     /** The trailers of {@link #refusal(RuntimeException)}, for a {@code ServerCall} closed by hand. */

@@ -37,7 +37,8 @@ import org.jspecify.annotations.Nullable;
  *       closed: the same status and trailer.
  * </ul>
  *
- * <p>The status's description is the refusal's message. Install it on the fenced services
+ * <p>The status's description is the refusal's message (cut to 512 bytes, see
+ * {@link FencingGrpc#refusal}). Install it on the fenced services
  * ({@code ServerInterceptors.intercept(service, interceptor)}); the handler should write through a
  * fenced store with the token it is given: the gate alone orders admissions, not effects (see
  * {@link TokenGate}). Thread-safe; one instance serves every call.

@@ -258,6 +258,27 @@ class GrpcFencingTest {
         }
     }
 
+    /**
+     * The longest lock and key in a script of three UTF-8 bytes a character: the trailer alone is
+     * over 4 KiB, and the message, percent-encoded in the status, would take the trailers past the
+     * client's default 8 KiB (INTERNAL: http2 exception) if it were not cut.
+     */
+    @Test
+    void aRefusalOfTheLongestNamesFitsTheClientsTrailerLimit() {
+        String key = unique("k") + "中".repeat(240);
+        FencingToken newer = FencingToken.of("中".repeat(256), 7);
+        FencingToken stale = FencingToken.of("中".repeat(256), 6);
+        GrpcItemsClient client = new GrpcItemsClient(ItemsServer.port(), Policy.MONOTONIC);
+        try (client) {
+            client.write(newer, key, "v");
+            assertThatThrownBy(() -> client.write(stale, key, "w")).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                assertThat(e.key()).isEqualTo(key);
+                assertThat(e.presented()).isEqualTo(stale);
+                assertThat(e.highWaterMark()).isEqualTo(7);
+            });
+        }
+    }
+
     private static Metadata headersWith(String value) {
         Metadata headers = new Metadata();
         headers.put(FencingGrpc.TOKEN_KEY, value);
