@@ -14,7 +14,10 @@ import io.grpc.Status;
 import io.grpc.StatusException;
 import io.grpc.StatusRuntimeException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -137,7 +140,8 @@ public final class FencingGrpc {
         if (found instanceof StaleTokenException || found instanceof ForeignTokenException) {
             return Optional.of((FencingException) found);
         }
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
             Status status;
             Metadata trailers;
             if (t instanceof StatusRuntimeException e) {
