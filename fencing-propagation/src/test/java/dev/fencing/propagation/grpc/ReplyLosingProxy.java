@@ -34,7 +34,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link #losingRepliesOf}) recognises a call that came through an armed proxy by its remote
  * address. It lets the handler act, withholds every byte of its answer, runs the window, then
  * resets both halves of that TCP connection: the client sees its connection die under the call
- * ({@code UNAVAILABLE} with the I/O error), exactly as if the reply had been lost on the way.
+ * ({@code UNAVAILABLE} with the I/O error), exactly as if the reply had been lost on the way, and
+ * the server sees the call cancelled by the peer.
  */
 final class ReplyLosingProxy implements AutoCloseable {
 
@@ -140,8 +141,8 @@ final class ReplyLosingProxy implements AutoCloseable {
                 try {
                     window.run();
                 } finally {
+                    // the call is not closed: the reset connection cancels it on the server as well
                     reset(port);
-                    super.close(status, trailers);
                 }
             }
         };
