@@ -5,10 +5,13 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -232,10 +235,11 @@ public final class TokenRefusal {
 
     /**
      * The refusal in {@code failure} or its causes (a store's exception wrapped by a framework), or
-     * {@code null} if there is none.
+     * {@code null} if there is none. A cycle of causes ends the walk.
      */
     public static @Nullable RuntimeException find(@Nullable Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
             if (t instanceof StaleTokenException || t instanceof ForeignTokenException
                     || t instanceof MalformedTokenException || t instanceof MissingTokenException) {
                 return (RuntimeException) t;
