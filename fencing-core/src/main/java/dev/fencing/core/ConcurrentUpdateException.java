@@ -11,15 +11,17 @@ public final class ConcurrentUpdateException extends FencingException {
     private static final long serialVersionUID = 1L;
 
     private final String key;
+    private final int attempts;
 
-    private ConcurrentUpdateException(String key, String message) {
+    private ConcurrentUpdateException(String key, int attempts, String message) {
         super(message);
         this.key = key;
+        this.attempts = attempts;
     }
 
     /** {@code attempts} conditional writes on {@code key} all lost a race. */
     public static ConcurrentUpdateException gaveUp(String key, int attempts) {
-        return new ConcurrentUpdateException(key, "Fenced update of '" + key + "' gave up after " + attempts
+        return new ConcurrentUpdateException(key, attempts, "Fenced update of '" + key + "' gave up after " + attempts
                 + " attempts: every conditional write found the item changed since it was read. Several writers"
                 + " share one token (or the lock is not held); the token itself was not refused.");
     }
@@ -27,5 +29,10 @@ public final class ConcurrentUpdateException extends FencingException {
     /** The key of the item that kept changing. */
     public String key() {
         return key;
+    }
+
+    /** How many conditional writes were tried. */
+    public int attempts() {
+        return attempts;
     }
 }

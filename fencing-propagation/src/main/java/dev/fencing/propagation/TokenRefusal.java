@@ -1,10 +1,13 @@
 package dev.fencing.propagation;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
+import java.io.IOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -19,7 +22,9 @@ import org.jspecify.annotations.Nullable;
  * RFC 9457 problem document for people and other clients, and one machine-readable header,
  * {@value #HTTP_HEADER} (gRPC trailer {@value #GRPC_KEY}), that the toolkit's clients turn back into
  * {@link StaleTokenException} or {@link ForeignTokenException} with the same key, tokens, mark and
- * policy.
+ * policy. The two other failures a caller must tell apart from a plain error travel the same way:
+ * a {@link ConcurrentUpdateException} (the token is fine, retry later) and a
+ * {@link WriteOutcomeUnknownException} (the service's store may have written: re-read first).
  *
  * <pre>
  * HTTP/1.1 409 Conflict
@@ -32,8 +37,9 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  *
  * <p>The problem types are identifiers, not pages: {@link #STALE_TYPE}, {@link #FOREIGN_TYPE},
- * {@link #MALFORMED_TYPE} (HTTP 400, gRPC {@code INVALID_ARGUMENT}) and {@link #MISSING_TYPE}
- * (HTTP 428, gRPC {@code FAILED_PRECONDITION}).
+ * {@link #MALFORMED_TYPE} (HTTP 400, gRPC {@code INVALID_ARGUMENT}), {@link #MISSING_TYPE}
+ * (HTTP 428, gRPC {@code FAILED_PRECONDITION}), {@link #CONCURRENT_TYPE} (HTTP 409, gRPC
+ * {@code ABORTED}) and {@link #UNKNOWN_TYPE} (HTTP 500, gRPC {@code UNKNOWN}).
  */
 public final class TokenRefusal {
 
@@ -58,21 +64,35 @@ public final class TokenRefusal {
     /** The problem type of a missing token on a fenced endpoint (HTTP 428). */
     public static final String MISSING_TYPE = "https://fencing.dev/problems/missing-token";
 
+    /**
+     * The problem type of a fenced update that kept losing races on the service's store (HTTP 409):
+     * the token was not refused, retrying later may succeed.
+     */
+    public static final String CONCURRENT_TYPE = "https://fencing.dev/problems/concurrent-update";
+
+    /**
+     * The problem type of a write whose outcome the service's store could not establish (HTTP 500):
+     * it may or may not have landed; the caller re-reads before deciding.
+     */
+    public static final String UNKNOWN_TYPE = "https://fencing.dev/problems/write-outcome-unknown";
+
     private TokenRefusal() {}
 
     /**
-     * The HTTP status for {@code refusal}: 409 for a stale or foreign token, 400 for a malformed
-     * one, 428 for a missing one.
+     * The HTTP status for {@code refusal}: 409 for a stale or foreign token and for an update that
+     * kept losing races, 400 for a malformed token, 428 for a missing one, 500 for a write whose
+     * outcome is unknown.
      *
-     * @throws IllegalArgumentException if {@code refusal} is none of the four
+     * @throws IllegalArgumentException if {@code refusal} is none of the six
      */
     public static int httpStatus(RuntimeException refusal) {
         return kind(refusal).status;
     }
 
     /**
-     * The {@value #HTTP_HEADER} value for a stale or foreign token; empty for a malformed or
-     * missing one, which the client cannot turn into a store exception.
+     * The {@value #HTTP_HEADER} value for a stale or foreign token, an update that kept losing
+     * races, or a write whose outcome is unknown; empty for a malformed or missing token, which
+     * the client cannot turn into a store exception.
      */
     public static Optional<String> header(RuntimeException refusal) {
         if (refusal instanceof StaleTokenException stale) {
@@ -84,6 +104,12 @@ public final class TokenRefusal {
             return Optional.of("foreign; token=" + foreign.presented().value() + "; lock="
                     + TokenHeader.encode(foreign.presented().resource()) + "; key=" + TokenHeader.encode(foreign.key())
                     + "; bound=" + TokenHeader.encode(foreign.boundResource()));
+        }
+        if (refusal instanceof ConcurrentUpdateException busy) {
+            return Optional.of("concurrent; key=" + TokenHeader.encode(busy.key()) + "; attempts=" + busy.attempts());
+        }
+        if (refusal instanceof WriteOutcomeUnknownException unknown) {
+            return Optional.of("unknown; key=" + TokenHeader.encode(unknown.key()));
         }
         kind(refusal);
         return Optional.empty();
@@ -112,6 +138,11 @@ public final class TokenRefusal {
             members.put("key", foreign.key());
             members.put("presented", foreign.presented().value());
             members.put("boundLock", foreign.boundResource());
+        } else if (refusal instanceof ConcurrentUpdateException busy) {
+            members.put("key", busy.key());
+            members.put("attempts", busy.attempts());
+        } else if (refusal instanceof WriteOutcomeUnknownException unknown) {
+            members.put("key", unknown.key());
         }
         StringBuilder json = new StringBuilder(256).append('{');
         members.forEach((name, value) -> {
@@ -150,6 +181,14 @@ public final class TokenRefusal {
             }
         }
         try {
+            if (kind.equals("concurrent") && parameters.size() == 2) {
+                return ConcurrentUpdateException.gaveUp(TokenHeader.decode(value, required(value, parameters, "key")),
+                        Integer.parseInt(required(value, parameters, "attempts")));
+            }
+            if (kind.equals("unknown") && parameters.size() == 1) {
+                return WriteOutcomeUnknownException.of(TokenHeader.decode(value, required(value, parameters, "key")),
+                        new IOException("the service answered that its store's reply to this write was lost"));
+            }
             FencingToken presented = FencingToken.of(TokenHeader.decode(value, required(value, parameters, "lock")),
                     Long.parseLong(required(value, parameters, "token")));
             String key = TokenHeader.decode(value, required(value, parameters, "key"));
@@ -165,8 +204,8 @@ public final class TokenRefusal {
             throw new MalformedTokenException("malformed " + HTTP_HEADER + " '" + TokenHeader.printable(value) + "': "
                     + e.getMessage(), e);
         }
-        throw malformed(value, "expected 'stale; token=; lock=; key=; mark=; policy=' or"
-                + " 'foreign; token=; lock=; key=; bound='");
+        throw malformed(value, "expected 'stale; token=; lock=; key=; mark=; policy=',"
+                + " 'foreign; token=; lock=; key=; bound=', 'concurrent; key=; attempts=' or 'unknown; key='");
     }
 
     private static String required(String value, Map<String, String> parameters, String name) {
@@ -204,7 +243,9 @@ public final class TokenRefusal {
         STALE(STALE_TYPE, "Stale fencing token", 409),
         FOREIGN(FOREIGN_TYPE, "Fencing token of another lock", 409),
         MALFORMED(MALFORMED_TYPE, "Malformed fencing token", 400),
-        MISSING(MISSING_TYPE, "Fencing token required", 428);
+        MISSING(MISSING_TYPE, "Fencing token required", 428),
+        CONCURRENT(CONCURRENT_TYPE, "Concurrent update", 409),
+        UNKNOWN(UNKNOWN_TYPE, "Write outcome unknown", 500);
 
         final String type;
         final String title;
@@ -230,6 +271,12 @@ public final class TokenRefusal {
         if (refusal instanceof MissingTokenException) {
             return Kind.MISSING;
         }
+        if (refusal instanceof ConcurrentUpdateException) {
+            return Kind.CONCURRENT;
+        }
+        if (refusal instanceof WriteOutcomeUnknownException) {
+            return Kind.UNKNOWN;
+        }
         throw new IllegalArgumentException("not a token refusal: " + refusal);
     }
 
@@ -241,7 +288,8 @@ public final class TokenRefusal {
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
             if (t instanceof StaleTokenException || t instanceof ForeignTokenException
-                    || t instanceof MalformedTokenException || t instanceof MissingTokenException) {
+                    || t instanceof MalformedTokenException || t instanceof MissingTokenException
+                    || t instanceof ConcurrentUpdateException || t instanceof WriteOutcomeUnknownException) {
                 return (RuntimeException) t;
             }
         }

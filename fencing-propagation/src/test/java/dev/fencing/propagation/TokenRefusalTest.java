@@ -3,10 +3,13 @@ package dev.fencing.propagation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
+import java.io.IOException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,6 +43,28 @@ class TokenRefusalTest {
     }
 
     @Test
+    void anUpdateThatKeptLosingRacesAndAnUnknownOutcomeRoundTripAsThemselves() {
+        ConcurrentUpdateException busy = ConcurrentUpdateException.gaveUp("k/1", 7);
+        assertThat(TokenRefusal.httpStatus(busy)).isEqualTo(409);
+        assertThat(TokenRefusal.read(TokenRefusal.header(busy).orElseThrow()))
+                .isInstanceOfSatisfying(ConcurrentUpdateException.class, back -> {
+                    assertThat(back.key()).isEqualTo("k/1");
+                    assertThat(back.attempts()).isEqualTo(7);
+                });
+        assertThat(TokenRefusal.problemJson(busy)).contains(TokenRefusal.CONCURRENT_TYPE, "\"attempts\":7");
+
+        WriteOutcomeUnknownException unknown = WriteOutcomeUnknownException.of("k 2", new IOException("reset"));
+        assertThat(TokenRefusal.httpStatus(unknown)).isEqualTo(500);
+        assertThat(TokenRefusal.read(TokenRefusal.header(unknown).orElseThrow()))
+                .isInstanceOfSatisfying(WriteOutcomeUnknownException.class, back -> {
+                    assertThat(back.key()).isEqualTo("k 2");
+                    assertThat(back.getCause()).isInstanceOf(IOException.class);
+                });
+        assertThat(TokenRefusal.problemJson(unknown)).contains(TokenRefusal.UNKNOWN_TYPE, "\"status\":500");
+        assertThat(TokenRefusal.find(new RuntimeException(unknown))).isSameAs(unknown);
+    }
+
+    @Test
     void theProblemDocumentIsJsonWithTheRfc9457MembersAndTheDetails() {
         StaleTokenException stale = StaleTokenException.of("k\"\\\u0001", FencingToken.of("l", 4), 9, Policy.MONOTONIC);
         assertThat(TokenRefusal.problemJson(stale)).startsWith("{\"type\":\"" + TokenRefusal.STALE_TYPE + "\",")
@@ -66,7 +91,8 @@ class TokenRefusalTest {
     @ValueSource(strings = {"", "stale", "stale; token=1; lock=l; key=k; mark=2", "stale; token=1; lock=l; key=k; mark=2;"
         + " policy=LAX", "stale; token=x; lock=l; key=k; mark=2; policy=STRICT",
         "stale; token=1; token=1; lock=l; key=k; mark=2", "other; token=1; lock=l; key=k; bound=b",
-        "foreign; token=1; lock=l; key=k", "stale; token=1; lock=l; key=k; mark=2; policy=STRICT; extra=1"})
+        "foreign; token=1; lock=l; key=k", "stale; token=1; lock=l; key=k; mark=2; policy=STRICT; extra=1", "unknown", "unknown; key=k; extra=1",
+        "concurrent; key=k", "concurrent; key=k; attempts=x"})
     void aMalformedRefusalHeaderIsReportedNotGuessed(String header) {
         assertThatThrownBy(() -> TokenRefusal.read(header)).isInstanceOf(MalformedTokenException.class)
                 .hasMessageContaining("Fencing-Refusal");

@@ -26,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * {@link #of(FencingToken)}, or the token bound by {@link FencingContext} on the thread that starts
  * the call (for a blocking or async stub, the caller's). With none of them, nothing is attached.
  *
- * <p>A call closed {@code FAILED_PRECONDITION} with the {@value dev.fencing.propagation.TokenRefusal#GRPC_KEY}
- * trailer gets the store's exception ({@link dev.fencing.core.StaleTokenException} or
- * {@link dev.fencing.core.ForeignTokenException}) rebuilt as its status's cause: a blocking stub
+ * <p>A call closed with the {@value dev.fencing.propagation.TokenRefusal#GRPC_KEY}
+ * trailer gets the store's exception ({@link dev.fencing.core.StaleTokenException},
+ * {@link dev.fencing.core.ForeignTokenException}, {@code ConcurrentUpdateException},
+ * {@code WriteOutcomeUnknownException}) rebuilt as its status's cause: a blocking stub
  * still throws {@link io.grpc.StatusRuntimeException}, whose cause it is. Wrap the call in
  * {@link FencingGrpc#call} to have the store's exception thrown instead.
  *

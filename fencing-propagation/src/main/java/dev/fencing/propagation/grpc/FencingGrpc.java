@@ -1,9 +1,11 @@
 package dev.fencing.propagation.grpc;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.propagation.MalformedTokenException;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenHeader;
@@ -35,8 +37,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A refusal crosses the wire as {@code FAILED_PRECONDITION} with the trailer
  * {@value TokenRefusal#GRPC_KEY}, whose value is the {@link TokenRefusal#HTTP_HEADER} value: the
  * caller gets {@link StaleTokenException} or {@link ForeignTokenException} back with the service's
- * key, tokens, mark and policy. A malformed token is answered {@code INVALID_ARGUMENT}, a missing
- * one {@code FAILED_PRECONDITION} without that trailer; neither becomes a store exception.
+ * key, tokens, mark and policy. A store's {@code ConcurrentUpdateException} crosses as
+ * {@code ABORTED} and its {@code WriteOutcomeUnknownException} as {@code UNKNOWN}, each with the
+ * trailer, and come back as themselves. A malformed token is answered {@code INVALID_ARGUMENT}, a
+ * missing one {@code FAILED_PRECONDITION} without that trailer; neither becomes a store exception.
  *
  * <p>The client side is explicit rather than done inside {@link FencingClientInterceptor}: a
  * {@code ClientInterceptor} cannot make a blocking stub throw anything but
@@ -75,11 +79,13 @@ public final class FencingGrpc {
     /**
      * The exception a handler answers {@code refusal} with: {@code FAILED_PRECONDITION} with the
      * {@value TokenRefusal#GRPC_KEY} trailer for a stale or foreign token, {@code INVALID_ARGUMENT}
-     * for a malformed one, {@code FAILED_PRECONDITION} for a missing one. The description is the
+     * for a malformed one, {@code FAILED_PRECONDITION} for a missing one, {@code ABORTED} (with the
+     * trailer) for a store's {@code ConcurrentUpdateException}, {@code UNKNOWN} (with the trailer)
+     * for its {@code WriteOutcomeUnknownException}. The description is the
      * refusal's message, cut to 512 bytes of UTF-8 so that the trailers of the longest names stay
      * within a client's default 8 KiB; the refusal is the status's cause (not sent over the wire).
      *
-     * @throws IllegalArgumentException if {@code refusal} is none of the four
+     * @throws IllegalArgumentException if {@code refusal} is none of the six
      */
     public static StatusRuntimeException refusal(RuntimeException refusal) {
         return status(refusal).asRuntimeException(trailers(refusal));
@@ -93,6 +99,10 @@ public final class FencingGrpc {
             code = Status.FAILED_PRECONDITION;
         } else if (refusal instanceof MalformedTokenException) {
             code = Status.INVALID_ARGUMENT;
+        } else if (refusal instanceof ConcurrentUpdateException) {
+            code = Status.ABORTED;
+        } else if (refusal instanceof WriteOutcomeUnknownException) {
+            code = Status.UNKNOWN;
         } else {
             throw new IllegalArgumentException("not a token refusal: " + refusal);
         }
@@ -131,13 +141,14 @@ public final class FencingGrpc {
      * The store's exception a failed call stands for: a {@link StaleTokenException} or
      * {@link ForeignTokenException} in {@code failure}'s causes (as {@link FencingClientInterceptor}
      * attaches it), or rebuilt from the {@value TokenRefusal#GRPC_KEY} trailer of a
-     * {@code FAILED_PRECONDITION} {@link StatusRuntimeException} or {@link StatusException} in them.
+     * failed {@link StatusRuntimeException} or {@link StatusException} in them.
      * Empty for any other failure, and for a trailer that is not a refusal (the status then stands
      * for itself).
      */
     public static Optional<FencingException> refusalOf(@Nullable Throwable failure) {
         RuntimeException found = TokenRefusal.find(failure);
-        if (found instanceof StaleTokenException || found instanceof ForeignTokenException) {
+        if (found instanceof StaleTokenException || found instanceof ForeignTokenException
+                || found instanceof ConcurrentUpdateException || found instanceof WriteOutcomeUnknownException) {
             return Optional.of((FencingException) found);
         }
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -160,7 +171,7 @@ public final class FencingGrpc {
 
     /** The store's exception in a closed call's status and trailers, if it is a refusal. */
     static Optional<FencingException> fromTrailers(Status status, @Nullable Metadata trailers) {
-        if (status.getCode() != Status.Code.FAILED_PRECONDITION || trailers == null) {
+        if (status.isOk() || trailers == null) {
             return Optional.empty();
         }
         String value = trailers.get(REFUSAL_KEY);

@@ -17,9 +17,10 @@ import java.util.Optional;
  * <p>{@link #send(HttpRequest, HttpResponse.BodyHandler)} attaches the token bound by
  * {@link FencingContext} on the calling thread (nothing outside a scope);
  * {@link #send(FencingToken, HttpRequest, HttpResponse.BodyHandler)} attaches the one given. A
- * request that already has a {@value TokenHeader#HTTP_HEADER} header is sent as it is. A 409
- * answer carrying {@link TokenRefusal#HTTP_HEADER} throws {@link dev.fencing.core.StaleTokenException}
- * (or {@code ForeignTokenException}) with the service's key, mark and policy.
+ * request that already has a {@value TokenHeader#HTTP_HEADER} header is sent as it is. An error
+ * answer carrying {@link TokenRefusal#HTTP_HEADER} throws the service's store exception
+ * ({@link dev.fencing.core.StaleTokenException} with the service's key, mark and policy,
+ * {@code ForeignTokenException}, {@code ConcurrentUpdateException}, {@code WriteOutcomeUnknownException}).
  *
  * <p>An {@link IOException} after the request was sent leaves its outcome unknown, as for any
  * HTTP call: the service may have acted. Re-read before sending the write again, or give the
@@ -66,11 +67,11 @@ public final class FencedHttpClient {
     }
 
     /**
-     * Throws the store's exception if {@code response} is a fenced service's refusal (409 with
-     * {@link TokenRefusal#HTTP_HEADER}); returns it otherwise.
+     * Throws the store's exception if {@code response} is a fenced service's refusal (an error
+     * status with {@link TokenRefusal#HTTP_HEADER}); returns it otherwise.
      */
     public static <T> HttpResponse<T> checked(HttpResponse<T> response) {
-        if (response.statusCode() == 409) {
+        if (response.statusCode() >= 400) {
             Optional<String> refusal = response.headers().firstValue(TokenRefusal.HTTP_HEADER);
             if (refusal.isPresent()) {
                 throw TokenRefusal.read(refusal.get());

@@ -55,7 +55,7 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
             }
         }
         return next.exchange(sent).flatMap(response -> {
-            String refusal = response.statusCode().value() == 409
+            String refusal = response.statusCode().isError()
                     ? response.headers().asHttpHeaders().getFirst(TokenRefusal.HTTP_HEADER) : null;
             if (refusal == null) {
                 return Mono.just(response);

@@ -1,7 +1,9 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.propagation.MalformedTokenException;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenRefusal;
@@ -14,7 +16,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Answers the toolkit's refusals from Spring MVC handlers as RFC 9457 problems: a stale or foreign
  * token 409 with {@link TokenRefusal#HTTP_HEADER} (which the toolkit's clients turn back into the
- * store's exception), a malformed token 400, a missing one 428. Import it
+ * store's exception), a malformed token 400, a missing one 428, and the store's
+ * {@code ConcurrentUpdateException} (409) and {@code WriteOutcomeUnknownException} (500) so that the
+ * caller can tell "retry later" and "may have landed" from a plain error. Import it
  * ({@code @Import(FencingProblemAdvice.class)}) or declare it as a bean.
  */
 @RestControllerAdvice
@@ -22,7 +26,7 @@ public class FencingProblemAdvice {
 
     /** The problem answer for {@code refusal}. */
     @ExceptionHandler({StaleTokenException.class, ForeignTokenException.class, MalformedTokenException.class,
-        MissingTokenException.class})
+        MissingTokenException.class, ConcurrentUpdateException.class, WriteOutcomeUnknownException.class})
     public ResponseEntity<String> refused(RuntimeException refusal) {
         HttpHeaders headers = new HttpHeaders();
         headers.setContentType(MediaType.parseMediaType(TokenRefusal.PROBLEM_MEDIA_TYPE));

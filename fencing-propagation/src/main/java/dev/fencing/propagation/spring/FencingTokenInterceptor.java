@@ -19,9 +19,10 @@ import org.springframework.http.client.ClientHttpResponse;
  * <p>The token sent is, first found: a {@value TokenHeader#HTTP_HEADER} header the request already
  * has (left as it is), the request attribute {@link #TOKEN_ATTRIBUTE}, the fixed token of
  * {@link #of(FencingToken)}, or the token bound to the calling thread by {@link FencingContext}.
- * With none of them, nothing is attached. A 409 answer carrying {@link TokenRefusal#HTTP_HEADER}
- * throws {@link dev.fencing.core.StaleTokenException} (or {@code ForeignTokenException}) with the
- * service's key, mark and policy.
+ * With none of them, nothing is attached. An error answer carrying {@link TokenRefusal#HTTP_HEADER}
+ * throws the service's store exception: {@link dev.fencing.core.StaleTokenException} with the
+ * service's key, mark and policy, {@code ForeignTokenException}, {@code ConcurrentUpdateException}
+ * or {@code WriteOutcomeUnknownException}.
  *
  * <pre>{@code
  * RestClient payments = RestClient.builder().baseUrl(url)
@@ -59,7 +60,7 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
             tokenFor(request).ifPresent(token -> request.getHeaders().set(TokenHeader.HTTP_HEADER, TokenHeader.format(token)));
         }
         ClientHttpResponse response = execution.execute(request, body);
-        String refusal = response.getStatusCode().value() == 409
+        String refusal = response.getStatusCode().isError()
                 ? response.getHeaders().getFirst(TokenRefusal.HTTP_HEADER) : null;
         if (refusal != null) {
             response.close();

@@ -284,4 +284,21 @@ class GrpcFencingTest {
         headers.put(FencingGrpc.TOKEN_KEY, value);
         return headers;
     }
+
+    /** "Retry later" and "may have landed" cross as ABORTED and UNKNOWN with the trailer, and come back as themselves. */
+    @Test
+    void aStoresLostRacesAndUnknownOutcomeCrossAsAbortedAndUnknown() {
+        var busy = dev.fencing.core.ConcurrentUpdateException.gaveUp("busy", 4);
+        StatusRuntimeException aborted = FencingGrpc.refusal(busy);
+        assertThat(aborted.getStatus().getCode()).isEqualTo(Status.Code.ABORTED);
+        assertThat(FencingGrpc.fromTrailers(aborted.getStatus(), aborted.getTrailers())).hasValueSatisfying(back ->
+                assertThat(back).isInstanceOfSatisfying(dev.fencing.core.ConcurrentUpdateException.class,
+                        e -> assertThat(e.attempts()).isEqualTo(4)));
+        WriteOutcomeUnknownException lost = WriteOutcomeUnknownException.of("k", new java.io.IOException("reset"));
+        StatusRuntimeException unknown = FencingGrpc.refusal(lost);
+        assertThat(unknown.getStatus().getCode()).isEqualTo(Status.Code.UNKNOWN);
+        assertThat(FencingGrpc.fromTrailers(unknown.getStatus(), unknown.getTrailers())).hasValueSatisfying(back ->
+                assertThat(back).isInstanceOf(WriteOutcomeUnknownException.class));
+        assertThat(FencingGrpc.fromTrailers(Status.UNKNOWN, new Metadata())).isEmpty();
+    }
 }

@@ -3,11 +3,13 @@ package dev.fencing.propagation.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.propagation.FencingContext;
 import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
@@ -99,6 +101,18 @@ class ClientsTest {
                 });
         assertThat(ItemsApp.GATED_CALLS.get()).as("handler runs").isEqualTo(before + 1);
         assertThat(ItemsApp.GATE_MARKS.highWaterMark(TokenGate.keyOf(lock))).hasValue(8);
+    }
+
+    /** "Retry later" and "may have landed" reach the caller as themselves, not as a plain 409 or 500. */
+    @Test
+    void aServicesUnknownOutcomeAndLostRacesComeBackAsTheStoresExceptions() {
+        RestClient rest = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(
+                FencingToken.of(lock, 1))).build();
+        assertThatThrownBy(() -> rest.post().uri("/failing/unclear").retrieve().toBodilessEntity())
+                .isInstanceOfSatisfying(WriteOutcomeUnknownException.class,
+                        e -> assertThat(e.key()).isEqualTo("unclear-item"));
+        assertThatThrownBy(() -> rest.post().uri("/failing/busy").retrieve().toBodilessEntity())
+                .isInstanceOfSatisfying(ConcurrentUpdateException.class, e -> assertThat(e.attempts()).isEqualTo(8));
     }
 
     @Test

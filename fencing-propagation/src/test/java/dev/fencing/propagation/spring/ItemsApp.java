@@ -1,9 +1,11 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.propagation.CasBody;
 import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
@@ -168,6 +170,15 @@ public class ItemsApp implements WebMvcConfigurer {
         @GetMapping(path = "/echo", produces = "text/plain;charset=UTF-8")
         String echo(Optional<FencingToken> token) {
             return token.map(TokenHeader::format).orElse("none");
+        }
+
+        /** A handler whose store lost the reply to a write, or kept losing races. */
+        @PostMapping("/failing/{how}")
+        void failing(@PathVariable("how") String how, FencingToken token) {
+            if (how.equals("unclear")) {
+                throw WriteOutcomeUnknownException.of("unclear-item", new java.io.IOException("reply lost"));
+            }
+            throw ConcurrentUpdateException.gaveUp("busy-item", 8);
         }
 
         @PostMapping("/gated/echo")
