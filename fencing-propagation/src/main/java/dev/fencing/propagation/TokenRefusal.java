@@ -2,11 +2,13 @@ package dev.fencing.propagation;
 
 import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
+import dev.fencing.core.internal.SafeListener;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -206,6 +208,25 @@ public final class TokenRefusal {
         }
         throw malformed(value, "expected 'stale; token=; lock=; key=; mark=; policy=',"
                 + " 'foreign; token=; lock=; key=; bound=', 'concurrent; key=; attempts=' or 'unknown; key='");
+    }
+
+    /**
+     * Tells {@code listener} of a refusal a client received, as a store tells its own listener:
+     * {@code onStaleWriteRejected} for a stale token, {@code onWriteFailed} for the others; returns
+     * {@code refusal}, for the client to throw.
+     */
+    public static FencingException reported(FencingException refusal, FencingListener listener) {
+        FencingListener safe = SafeListener.of(listener);
+        if (refusal instanceof StaleTokenException stale) {
+            safe.onStaleWriteRejected(stale);
+        } else if (refusal instanceof ForeignTokenException foreign) {
+            safe.onWriteFailed(foreign.key(), foreign);
+        } else if (refusal instanceof ConcurrentUpdateException busy) {
+            safe.onWriteFailed(busy.key(), busy);
+        } else if (refusal instanceof WriteOutcomeUnknownException unknown) {
+            safe.onWriteFailed(unknown.key(), unknown);
+        }
+        return refusal;
     }
 
     private static String required(String value, Map<String, String> parameters, String name) {

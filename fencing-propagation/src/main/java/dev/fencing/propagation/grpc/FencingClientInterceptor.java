@@ -1,9 +1,11 @@
 package dev.fencing.propagation.grpc;
 
 import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
 import dev.fencing.propagation.TokenHeader;
+import dev.fencing.propagation.TokenRefusal;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -43,14 +45,24 @@ public final class FencingClientInterceptor implements ClientInterceptor {
     public static final CallOptions.Key<FencingToken> TOKEN_OPTION = CallOptions.Key.create(TokenHeader.GRPC_KEY);
 
     private final @Nullable FencingToken fixed;
+    private final FencingListener listener;
 
-    private FencingClientInterceptor(@Nullable FencingToken fixed) {
+    private FencingClientInterceptor(@Nullable FencingToken fixed, FencingListener listener) {
         this.fixed = fixed;
+        this.listener = listener;
     }
 
     /** Attaches the token bound by {@link FencingContext} on the thread that starts the call, if any. */
     public static FencingClientInterceptor fromContext() {
-        return new FencingClientInterceptor(null);
+        return new FencingClientInterceptor(null, FencingListener.NONE);
+    }
+
+    /** This interceptor, telling {@code listener} of every refusal it turns back into the store's exception. */
+    public FencingClientInterceptor listener(FencingListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use FencingListener.NONE for none");
+        }
+        return new FencingClientInterceptor(fixed, listener);
     }
 
     /** Attaches {@code token} to every call (a channel built for one critical section). */
@@ -58,7 +70,7 @@ public final class FencingClientInterceptor implements ClientInterceptor {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
-        return new FencingClientInterceptor(token);
+        return new FencingClientInterceptor(token, FencingListener.NONE);
     }
 
     @Override
@@ -71,7 +83,7 @@ public final class FencingClientInterceptor implements ClientInterceptor {
                 if (!headers.containsKey(FencingGrpc.TOKEN_KEY)) {
                     tokenFor(explicit).ifPresent(token -> headers.put(FencingGrpc.TOKEN_KEY, TokenHeader.format(token)));
                 }
-                super.start(new RefusalListener<>(responseListener), headers);
+                super.start(new RefusalListener<>(responseListener, listener), headers);
             }
         };
     }
@@ -87,8 +99,11 @@ public final class FencingClientInterceptor implements ClientInterceptor {
     private static final class RefusalListener<RespT>
             extends ForwardingClientCallListener.SimpleForwardingClientCallListener<RespT> {
 
-        RefusalListener(ClientCall.Listener<RespT> delegate) {
+        private final FencingListener listener;
+
+        RefusalListener(ClientCall.Listener<RespT> delegate, FencingListener listener) {
             super(delegate);
+            this.listener = listener;
         }
 
         @Override
@@ -97,7 +112,7 @@ public final class FencingClientInterceptor implements ClientInterceptor {
             if (status.getCause() == null) {
                 Optional<FencingException> refusal = FencingGrpc.fromTrailers(status, trailers);
                 if (refusal.isPresent()) {
-                    closed = status.withCause(refusal.get());
+                    closed = status.withCause(TokenRefusal.reported(refusal.get(), listener));
                 }
             }
             super.onClose(closed, trailers);

@@ -1,5 +1,7 @@
 package dev.fencing.propagation.http;
 
+import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
 import dev.fencing.propagation.TokenHeader;
@@ -29,9 +31,11 @@ import java.util.Optional;
 public final class FencedHttpClient {
 
     private final HttpClient client;
+    private final FencingListener listener;
 
-    private FencedHttpClient(HttpClient client) {
+    private FencedHttpClient(HttpClient client, FencingListener listener) {
         this.client = client;
+        this.listener = listener;
     }
 
     /** Wraps {@code client}. */
@@ -39,7 +43,15 @@ public final class FencedHttpClient {
         if (client == null) {
             throw new IllegalArgumentException("client must not be null");
         }
-        return new FencedHttpClient(client);
+        return new FencedHttpClient(client, FencingListener.NONE);
+    }
+
+    /** This client, telling {@code listener} of every refusal it turns back into the store's exception. */
+    public FencedHttpClient listener(FencingListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use FencingListener.NONE for none");
+        }
+        return new FencedHttpClient(client, listener);
     }
 
     /** Sends {@code request} with the token bound on this thread, if any. */
@@ -87,6 +99,10 @@ public final class FencedHttpClient {
         }
         HttpRequest sent = token.isPresent() && request.headers().firstValue(TokenHeader.HTTP_HEADER).isEmpty()
                 ? withToken(request, token.get()) : request;
-        return checked(client.send(sent, body));
+        try {
+            return checked(client.send(sent, body));
+        } catch (FencingException refusal) {
+            throw TokenRefusal.reported(refusal, listener);
+        }
     }
 }

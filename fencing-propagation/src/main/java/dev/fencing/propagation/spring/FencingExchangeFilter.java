@@ -1,5 +1,6 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
 import dev.fencing.propagation.TokenHeader;
@@ -27,14 +28,24 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
     public static final String TOKEN_ATTRIBUTE = FencingTokenInterceptor.TOKEN_ATTRIBUTE;
 
     private final @Nullable FencingToken fixed;
+    private final FencingListener listener;
 
-    private FencingExchangeFilter(@Nullable FencingToken fixed) {
+    private FencingExchangeFilter(@Nullable FencingToken fixed, FencingListener listener) {
         this.fixed = fixed;
+        this.listener = listener;
     }
 
     /** Attaches the token bound by {@link FencingContext} on the subscribing thread, if any. */
     public static FencingExchangeFilter fromContext() {
-        return new FencingExchangeFilter(null);
+        return new FencingExchangeFilter(null, FencingListener.NONE);
+    }
+
+    /** This filter, telling {@code listener} of every refusal it turns back into the store's exception. */
+    public FencingExchangeFilter listener(FencingListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use FencingListener.NONE for none");
+        }
+        return new FencingExchangeFilter(fixed, listener);
     }
 
     /** Attaches {@code token} to every request. */
@@ -42,7 +53,7 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
-        return new FencingExchangeFilter(token);
+        return new FencingExchangeFilter(token, FencingListener.NONE);
     }
 
     @Override
@@ -60,7 +71,7 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
             if (refusal == null) {
                 return Mono.just(response);
             }
-            return response.releaseBody().then(Mono.error(() -> TokenRefusal.read(refusal)));
+            return response.releaseBody().then(Mono.error(() -> TokenRefusal.reported(TokenRefusal.read(refusal), listener)));
         });
     }
 

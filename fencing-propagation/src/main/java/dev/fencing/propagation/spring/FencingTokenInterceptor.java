@@ -1,5 +1,6 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
 import dev.fencing.propagation.TokenHeader;
@@ -35,14 +36,28 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
     public static final String TOKEN_ATTRIBUTE = FencingToken.class.getName();
 
     private final @Nullable FencingToken fixed;
+    private final FencingListener listener;
 
-    private FencingTokenInterceptor(@Nullable FencingToken fixed) {
+    private FencingTokenInterceptor(@Nullable FencingToken fixed, FencingListener listener) {
         this.fixed = fixed;
+        this.listener = listener;
     }
 
     /** Attaches the token bound by {@link FencingContext} on the calling thread, if any. */
     public static FencingTokenInterceptor fromContext() {
-        return new FencingTokenInterceptor(null);
+        return new FencingTokenInterceptor(null, FencingListener.NONE);
+    }
+
+    /**
+     * This interceptor, telling {@code listener} of every refusal it turns back into the store's
+     * exception ({@code onStaleWriteRejected}, {@code onWriteFailed}), as a local store would: so
+     * metrics and logs on the caller's side see the writes the service refused.
+     */
+    public FencingTokenInterceptor listener(FencingListener listener) {
+        if (listener == null) {
+            throw new IllegalArgumentException("listener must not be null; use FencingListener.NONE for none");
+        }
+        return new FencingTokenInterceptor(fixed, listener);
     }
 
     /** Attaches {@code token} to every request (a client built for one critical section). */
@@ -50,7 +65,7 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
-        return new FencingTokenInterceptor(token);
+        return new FencingTokenInterceptor(token, FencingListener.NONE);
     }
 
     @Override
@@ -64,7 +79,7 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
                 ? response.getHeaders().getFirst(TokenRefusal.HTTP_HEADER) : null;
         if (refusal != null) {
             response.close();
-            throw TokenRefusal.read(refusal);
+            throw TokenRefusal.reported(TokenRefusal.read(refusal), listener);
         }
         return response;
     }

@@ -301,4 +301,17 @@ class GrpcFencingTest {
                 assertThat(back).isInstanceOf(WriteOutcomeUnknownException.class));
         assertThat(FencingGrpc.fromTrailers(Status.UNKNOWN, new Metadata())).isEmpty();
     }
+
+    /** The caller's listener sees the refusal its interceptor turned back into the store's exception. */
+    @Test
+    void aRefusalReachesTheCallersListener() {
+        String lock = unique("listened");
+        FencingGrpc.call(() -> call(fromContext(), ItemsServer.GATED_ECHO, FencingToken.of(lock, 3), ""));
+        dev.fencing.testkit.RecordingListener listener = new dev.fencing.testkit.RecordingListener();
+        Channel listened = ClientInterceptors.intercept(RAW, FencingClientInterceptor.fromContext().listener(listener));
+
+        assertThatThrownBy(() -> FencingGrpc.call(() -> call(listened, ItemsServer.GATED_ECHO, FencingToken.of(lock, 2),
+                ""))).isInstanceOf(StaleTokenException.class);
+        assertThat(listener.staleRejected()).isEqualTo(1);
+    }
 }

@@ -16,6 +16,7 @@ import dev.fencing.propagation.TokenHeader;
 import dev.fencing.propagation.TokenRefusal;
 import dev.fencing.propagation.http.FencedHttpClient;
 import dev.fencing.testkit.InMemoryLockProvider;
+import dev.fencing.testkit.RecordingListener;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -113,6 +114,34 @@ class ClientsTest {
                         e -> assertThat(e.key()).isEqualTo("unclear-item"));
         assertThatThrownBy(() -> rest.post().uri("/failing/busy").retrieve().toBodilessEntity())
                 .isInstanceOfSatisfying(ConcurrentUpdateException.class, e -> assertThat(e.attempts()).isEqualTo(8));
+    }
+
+    /** Every client tells the caller's listener of the refusals it rethrows, as a local store would. */
+    @Test
+    void refusalsReachTheCallersListenerOnEveryClient() throws Exception {
+        RecordingListener listener = new RecordingListener();
+        RestClient newer = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(
+                FencingToken.of(lock, 8))).build();
+        newer.post().uri("/gated/echo").retrieve().toBodilessEntity();
+        RestClient rest = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(
+                FencingToken.of(lock, 7)).listener(listener)).build();
+        assertThatThrownBy(() -> rest.post().uri("/gated/echo").retrieve().toBodilessEntity())
+                .isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> rest.post().uri("/failing/unclear").retrieve().toBodilessEntity())
+                .isInstanceOf(WriteOutcomeUnknownException.class);
+
+        WebClient web = WebClient.builder().baseUrl(BASE).clientConnector(new JdkClientHttpConnector())
+                .filter(FencingExchangeFilter.of(FencingToken.of(lock, 6)).listener(listener)).build();
+        assertThatThrownBy(() -> web.post().uri("/gated/echo").retrieve().toBodilessEntity()
+                .block(Duration.ofSeconds(10))).isInstanceOf(StaleTokenException.class);
+
+        FencedHttpClient http = FencedHttpClient.of(HttpClient.newHttpClient()).listener(listener);
+        HttpRequest post = HttpRequest.newBuilder(URI.create(BASE + "/gated/echo"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build();
+        assertThatThrownBy(() -> http.send(FencingToken.of(lock, 5), post, HttpResponse.BodyHandlers.ofString()))
+                .isInstanceOf(StaleTokenException.class);
+
+        assertThat(listener.staleRejected()).isEqualTo(3);
     }
 
     @Test
