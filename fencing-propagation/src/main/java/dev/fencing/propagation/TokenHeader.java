@@ -132,8 +132,8 @@ public final class TokenHeader {
         for (int i = 0; i < encoded.length(); i++) {
             char c = encoded.charAt(i);
             if (c == '%') {
-                int high = i + 2 < encoded.length() ? Character.digit(encoded.charAt(i + 1), 16) : -1;
-                int low = high >= 0 ? Character.digit(encoded.charAt(i + 2), 16) : -1;
+                int high = i + 2 < encoded.length() ? hexDigit(encoded.charAt(i + 1)) : -1;
+                int low = high >= 0 ? hexDigit(encoded.charAt(i + 2)) : -1;
                 if (low < 0) {
                     throw malformed(header, "'%' at index " + i + " of the lock name is not followed by two hex digits");
                 }
@@ -153,6 +153,20 @@ public final class TokenHeader {
             throw new MalformedTokenException("malformed " + HTTP_HEADER + " '" + printable(header)
                     + "': the lock name's bytes are not UTF-8", e);
         }
+    }
+
+    /** The value of an ASCII hex digit, or -1: not {@code Character.digit}, which takes other scripts' digits. */
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
     }
 
     private static boolean isUnreserved(int c) {

@@ -64,6 +64,14 @@ public final class FencingGrpc {
 
     private static final String ELLIPSIS = "… (cut; the refusal's details are in the " + TokenRefusal.GRPC_KEY + " trailer)";
     private static final int ELLIPSIS_BYTES = ELLIPSIS.getBytes(StandardCharsets.UTF_8).length;
+    private static final int ELLIPSIS_ENCODED = ELLIPSIS.codePoints()
+            .map(c -> encodedSize(c, new String(Character.toChars(c)).getBytes(StandardCharsets.UTF_8).length)).sum();
+
+    /**
+     * The most the refusal trailer's value and the percent-encoded description take together: with
+     * the other trailers and HTTP/2's 32 bytes an entry, under a client's default 8 KiB.
+     */
+    static final int MAX_TRAILER_BYTES = 7168;
 
     private FencingGrpc() {}
 
@@ -82,8 +90,9 @@ public final class FencingGrpc {
      * for a malformed one, {@code FAILED_PRECONDITION} for a missing one, {@code ABORTED} (with the
      * trailer) for a store's {@code ConcurrentUpdateException}, {@code UNKNOWN} (with the trailer)
      * for its {@code WriteOutcomeUnknownException}. The description is the
-     * refusal's message, cut to 512 bytes of UTF-8 so that the trailers of the longest names stay
-     * within a client's default 8 KiB; the refusal is the status's cause (not sent over the wire).
+     * refusal's message, cut to 512 bytes of UTF-8, and shorter when the trailer is long (a foreign
+     * token's three names), so that the trailers of the longest names stay within a client's
+     * default 8 KiB; the refusal is the status's cause (not sent over the wire).
      *
      * @throws IllegalArgumentException if {@code refusal} is none of the six
      */
@@ -106,7 +115,9 @@ public final class FencingGrpc {
         } else {
             throw new IllegalArgumentException("not a token refusal: " + refusal);
         }
-        return code.withDescription(description(String.valueOf(refusal.getMessage()))).withCause(refusal);
+        int trailer = TokenRefusal.header(refusal).map(String::length).orElse(0);
+        return code.withDescription(description(String.valueOf(refusal.getMessage()), MAX_TRAILER_BYTES - trailer))
+                .withCause(refusal);
     }
 
     /**
@@ -117,17 +128,35 @@ public final class FencingGrpc {
      * answered {@code INTERNAL} instead of the refusal.
      */
     static String description(String message) {
+        return description(message, MAX_TRAILER_BYTES);
+    }
+
+    /**
+     * {@code message}, cut to at most {@value #MAX_DESCRIPTION_BYTES} bytes of UTF-8 and to at most
+     * {@code encodedBudget} bytes once percent-encoded as gRPC sends it: the refusal trailer of a
+     * foreign token names three names, up to 7 KiB, and shares the client's 8 KiB with it.
+     */
+    static String description(String message, int encodedBudget) {
+        int budget = Math.max(encodedBudget, ELLIPSIS_ENCODED);
         int bytes = 0;
+        int encoded = 0;
         for (int i = 0; i < message.length(); ) {
             int c = message.codePointAt(i);
             int size = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-            if (bytes + size > MAX_DESCRIPTION_BYTES - ELLIPSIS_BYTES) {
+            int sent = encodedSize(c, size);
+            if (bytes + size > MAX_DESCRIPTION_BYTES - ELLIPSIS_BYTES || encoded + sent > budget - ELLIPSIS_ENCODED) {
                 return message.substring(0, i) + ELLIPSIS;
             }
             bytes += size;
+            encoded += sent;
             i += Character.charCount(c);
         }
         return message;
+    }
+
+    /** The bytes code point {@code c} ({@code size} bytes of UTF-8) takes in a status description on the wire. */
+    private static int encodedSize(int c, int size) {
+        return c >= ' ' && c < 0x7f && c != '%' ? 1 : 3 * size;
     }
 
     /** The trailers of {@link #refusal(RuntimeException)}, for a {@code ServerCall} closed by hand. */

@@ -181,6 +181,21 @@ public class ItemsApp implements WebMvcConfigurer {
             throw ConcurrentUpdateException.gaveUp("busy-item", 8);
         }
 
+        /**
+         * A handler that writes with the caller's token, then calls another fenced service with a
+         * token of its own (its own lock, {@code downstreamLock} at 1), letting that refusal out.
+         */
+        @PutMapping("/relay/items")
+        ResponseEntity<Void> relay(@RequestParam("key") String key, @RequestParam("downstreamLock") String downstreamLock,
+                @RequestBody String value, FencingToken token) {
+            app.stores.get(Policy.MONOTONIC).write(token, key, value);
+            org.springframework.web.client.RestClient.builder().baseUrl(baseUrl())
+                    .requestInterceptor(FencingTokenInterceptor.of(FencingToken.of(downstreamLock, 1))).build().put()
+                    .uri(b -> b.path("/MONOTONIC/fenced/items").queryParam("key", "{key}").build(key + "-downstream"))
+                    .contentType(org.springframework.http.MediaType.TEXT_PLAIN).body(value).retrieve().toBodilessEntity();
+            return ResponseEntity.noContent().build();
+        }
+
         @PostMapping("/gated/echo")
         String gatedEcho(FencingToken token) {
             GATED_CALLS.incrementAndGet();

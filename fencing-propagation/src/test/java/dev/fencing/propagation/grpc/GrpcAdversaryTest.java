@@ -1,0 +1,31 @@
+package dev.fencing.propagation.grpc;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.Policy;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Attacks on the gRPC transport, against {@link ItemsServer}. */
+class GrpcAdversaryTest {
+
+    /**
+     * A foreign-token refusal names three names (presented lock, key, bound lock): with the longest
+     * names of a three-byte script the refusal trailer alone is about 7 KiB, and with the cut
+     * description the trailers pass the client's default 8 KiB. The caller must still get
+     * {@link ForeignTokenException}, not an INTERNAL / RESOURCE_EXHAUSTED status.
+     */
+    @Test
+    void aForeignRefusalOfTheLongestNamesFitsTheClientsTrailerLimit() {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        String key = tag + "中".repeat(248);
+        FencingToken owner = FencingToken.of(tag + "中".repeat(248), 7);
+        FencingToken other = FencingToken.of(tag + "国".repeat(248), 8);
+        try (GrpcItemsClient client = new GrpcItemsClient(ItemsServer.port(), Policy.MONOTONIC)) {
+            client.write(owner, key, "v");
+            assertThatThrownBy(() -> client.write(other, key, "w")).isInstanceOf(ForeignTokenException.class);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.fencing.propagation.spring;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.Policy;
+import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoredValue;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+
+/** Attacks on the HTTP transport, against {@link ItemsApp}. */
+class HttpAdversaryTest {
+
+    private static final String BASE = ItemsApp.baseUrl();
+
+    /** The HTTP twin of the gRPC case: a foreign refusal of the longest names still reaches the caller. */
+    @Test
+    void aForeignRefusalOfTheLongestNamesReachesTheCaller() {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        String key = tag + "中".repeat(248);
+        FencingToken owner = FencingToken.of(tag + "中".repeat(248), 7);
+        FencingToken other = FencingToken.of(tag + "国".repeat(248), 8);
+        FencedStore client = new HttpItemsClient(BASE, Policy.MONOTONIC);
+        client.write(owner, key, "v");
+        assertThatThrownBy(() -> client.write(other, key, "w")).isInstanceOf(ForeignTokenException.class);
+    }
+
+    /**
+     * A handler writes with the caller's token (applied), then its own outbound call is refused
+     * for a token of the handler's own lock. The advice answers that refusal as if it were the
+     * caller's: 409 with a stale refusal naming a token the caller never sent, and the caller's
+     * client throws StaleTokenException, whose documented meaning is "not applied, a newer holder
+     * wrote there: stop", though its write landed and its token is the newest.
+     */
+    @Test
+    void aRefusalOfATokenTheCallerNeverSentIsNotReportedAsTheCallersRefusal() {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        String key = "relay-" + tag;
+        String downstreamLock = "relay-own-lock-" + tag;
+        FencedStore store = new HttpItemsClient(BASE, Policy.MONOTONIC);
+        store.write(FencingToken.of(downstreamLock, 5), key + "-downstream", "newer");
+        FencingToken mine = FencingToken.of("relay-caller-" + tag, 1);
+        RestClient caller = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(mine)).build();
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> caller.put()
+                .uri(b -> b.path("/relay/items").queryParam("key", key).queryParam("downstreamLock", downstreamLock).build())
+                .contentType(MediaType.TEXT_PLAIN).body("mine").retrieve().toBodilessEntity());
+        org.assertj.core.api.Assertions.assertThat(store.read(key)).as("the caller's write landed")
+                .contains(new StoredValue(key, "mine", 1));
+        org.assertj.core.api.Assertions.assertThat(thrown).as("the caller's token was never refused")
+                .isNotInstanceOf(StaleTokenException.class);
+    }
+}
