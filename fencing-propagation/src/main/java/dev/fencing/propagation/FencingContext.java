@@ -76,10 +76,11 @@ public final class FencingContext {
         }
 
         /**
-         * Ends the binding. Closing twice does nothing.
+         * Ends the binding, and restores the one around it. Closing twice does nothing.
          *
-         * @throws IllegalStateException if called on another thread, or while a scope opened inside
-         *     this one is still open (close the inner one first)
+         * @throws IllegalStateException if called on another thread (nothing changes), or while a
+         *     scope opened inside this one is still open: the inner scopes are ended too, so that no
+         *     token outlives the block that bound it on a pooled thread, and the misuse is reported
          */
         @Override
         public void close() {
@@ -90,15 +91,21 @@ public final class FencingContext {
                 throw new IllegalStateException("the FencingContext scope of the " + what + " was opened on thread '"
                         + owner.getName() + "' and must be closed there, not on '" + Thread.currentThread().getName() + "'");
             }
-            if (CURRENT.get() != this) {
-                throw new IllegalStateException("the FencingContext scope of the " + what + " is closed while a scope"
-                        + " opened inside it is still open: close the inner scope first");
+            Scope current = CURRENT.get();
+            boolean innerLeftOpen = current != this;
+            for (Scope inner = current; inner != null && inner != this; inner = inner.outer) {
+                inner.closed = true;
             }
             closed = true;
             if (outer == null) {
                 CURRENT.remove();
             } else {
                 CURRENT.set(outer);
+            }
+            if (innerLeftOpen) {
+                throw new IllegalStateException("the FencingContext scope of the " + what + " was closed while a scope"
+                        + " opened inside it was still open; both are closed now (close each scope in the block that"
+                        + " opened it: try-with-resources)");
             }
         }
 

@@ -211,6 +211,65 @@ public final class TokenRefusal {
     }
 
     /**
+     * Whether {@code refusal}, thrown while serving a request that carried {@code sent}, is that
+     * request's own refusal to answer as such: a stale or foreign token only if it is the token the
+     * request carried (a handler's own call to another fenced service, refused for the handler's
+     * token, is not the caller's refusal: the caller's write may well have landed); the other
+     * refusals are always the request's.
+     */
+    public static boolean concerns(RuntimeException refusal, @Nullable FencingToken sent) {
+        if (refusal instanceof StaleTokenException stale) {
+            return stale.presented().equals(sent);
+        }
+        if (refusal instanceof ForeignTokenException foreign) {
+            return foreign.presented().equals(sent);
+        }
+        return true;
+    }
+
+    /**
+     * The store exception a {@value #HTTP_HEADER} value stands for, if it is a refusal of the
+     * request that carried {@code sentHeader} (its {@value TokenHeader#HTTP_HEADER} value, or null):
+     * a stale or foreign refusal naming another token than the one sent is not the caller's (a
+     * service that relays a refusal of its own call elsewhere), and comes back empty, as does a
+     * malformed value; the clients then pass the answer on as the plain error it is.
+     */
+    public static Optional<FencingException> readFor(String value, @Nullable String sentHeader) {
+        FencingException refusal;
+        @Nullable FencingToken sent;
+        try {
+            refusal = read(value);
+            sent = sentHeader == null ? null : TokenHeader.parse(sentHeader);
+        } catch (MalformedTokenException e) {
+            return Optional.empty();
+        }
+        return concerns(refusal, sent) ? Optional.of(refusal) : Optional.empty();
+    }
+
+    /**
+     * The RFC 9457 document (HTTP 500, no {@value #HTTP_HEADER}) for a refusal that is not the
+     * request's own ({@link #concerns}): a token the handler presented elsewhere was refused. The
+     * caller learns the request failed, and nothing that would make it think its own token was
+     * refused.
+     */
+    public static String notTheCallersProblemJson(RuntimeException refusal) {
+        StringBuilder json = new StringBuilder(256).append('{');
+        appendString(json, "type");
+        json.append(':');
+        appendString(json, "about:blank");
+        json.append(',');
+        appendString(json, "title");
+        json.append(':');
+        appendString(json, "Internal Server Error");
+        json.append(",\"status\":500,");
+        appendString(json, "detail");
+        json.append(':');
+        appendString(json, "the handler's own fenced write, with a token this request did not carry, was refused: "
+                + refusal.getMessage());
+        return json.append('}').toString();
+    }
+
+    /**
      * Tells {@code listener} of a refusal a client received, as a store tells its own listener:
      * {@code onStaleWriteRejected} for a stale token, {@code onWriteFailed} for the others; returns
      * {@code refusal}, for the client to throw.

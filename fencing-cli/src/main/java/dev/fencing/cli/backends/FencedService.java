@@ -76,6 +76,13 @@ public final class FencedService implements AutoCloseable {
         try (exchange) {
             String path = exchange.getRequestURI().getPath();
             String key = key(exchange);
+            if (key.startsWith(TokenGate.KEY_PREFIX)) {
+                // the gate's marks live in the same store: a data key there could bind a mark to another lock
+                byte[] message = ("keys under " + TokenGate.KEY_PREFIX + " are the gate's").getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(400, message.length);
+                exchange.getResponseBody().write(message);
+                return;
+            }
             boolean put = exchange.getRequestMethod().equals("PUT");
             String body = put ? new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8) : "";
             try {

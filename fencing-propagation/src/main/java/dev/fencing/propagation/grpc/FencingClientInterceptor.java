@@ -83,7 +83,7 @@ public final class FencingClientInterceptor implements ClientInterceptor {
                 if (!headers.containsKey(FencingGrpc.TOKEN_KEY)) {
                     tokenFor(explicit).ifPresent(token -> headers.put(FencingGrpc.TOKEN_KEY, TokenHeader.format(token)));
                 }
-                super.start(new RefusalListener<>(responseListener, listener), headers);
+                super.start(new RefusalListener<>(responseListener, listener, headers.get(FencingGrpc.TOKEN_KEY)), headers);
             }
         };
     }
@@ -100,22 +100,33 @@ public final class FencingClientInterceptor implements ClientInterceptor {
             extends ForwardingClientCallListener.SimpleForwardingClientCallListener<RespT> {
 
         private final FencingListener listener;
+        private final @Nullable String sentHeader;
 
-        RefusalListener(ClientCall.Listener<RespT> delegate, FencingListener listener) {
+        RefusalListener(ClientCall.Listener<RespT> delegate, FencingListener listener, @Nullable String sentHeader) {
             super(delegate);
             this.listener = listener;
+            this.sentHeader = sentHeader;
         }
 
         @Override
         public void onClose(Status status, Metadata trailers) {
             Status closed = status;
             if (status.getCause() == null) {
-                Optional<FencingException> refusal = FencingGrpc.fromTrailers(status, trailers);
+                Optional<FencingException> refusal = FencingGrpc.fromTrailers(status, trailers)
+                        .filter(found -> concernsSent(found));
                 if (refusal.isPresent()) {
                     closed = status.withCause(TokenRefusal.reported(refusal.get(), listener));
                 }
             }
             super.onClose(closed, trailers);
+        }
+
+        private boolean concernsSent(FencingException refusal) {
+            try {
+                return TokenRefusal.concerns(refusal, sentHeader == null ? null : TokenHeader.parse(sentHeader));
+            } catch (IllegalArgumentException malformed) {
+                return false;
+            }
         }
     }
 }

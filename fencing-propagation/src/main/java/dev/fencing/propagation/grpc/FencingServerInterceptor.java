@@ -108,7 +108,7 @@ public final class FencingServerInterceptor implements ServerInterceptor {
         }
         Context context = token.isPresent() ? Context.current().withValue(FencingGrpc.TOKEN, token.get())
                 : Context.current();
-        return new RefusingListener<>(Contexts.interceptCall(context, once, headers, next), once);
+        return new RefusingListener<>(Contexts.interceptCall(context, once, headers, next), once, token.orElse(null));
     }
 
     /** The call, closed at most once: by the handler, or by a refusal it threw. */
@@ -144,10 +144,12 @@ public final class FencingServerInterceptor implements ServerInterceptor {
     private static final class RefusingListener<ReqT> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<ReqT> {
 
         private final OnceClosed<ReqT, ?> call;
+        private final @Nullable FencingToken sent;
 
-        RefusingListener(ServerCall.Listener<ReqT> delegate, OnceClosed<ReqT, ?> call) {
+        RefusingListener(ServerCall.Listener<ReqT> delegate, OnceClosed<ReqT, ?> call, @Nullable FencingToken sent) {
             super(delegate);
             this.call = call;
+            this.sent = sent;
         }
 
         @Override
@@ -197,7 +199,9 @@ public final class FencingServerInterceptor implements ServerInterceptor {
 
         private void answer(RuntimeException e) {
             RuntimeException refusal = TokenRefusal.find(e);
-            if (refusal == null || !call.refuse(refusal)) {
+            // a refusal of another token than the call's (the handler's own call elsewhere) is no
+            // refusal of the caller's: it goes on as the error it is
+            if (refusal == null || !TokenRefusal.concerns(refusal, sent) || !call.refuse(refusal)) {
                 throw e;
             }
         }

@@ -79,14 +79,17 @@ public final class FencedHttpClient {
     }
 
     /**
-     * Throws the store's exception if {@code response} is a fenced service's refusal (an error
-     * status with {@link TokenRefusal#HTTP_HEADER}); returns it otherwise.
+     * Throws the store's exception if {@code response} is a fenced service's refusal of the
+     * request's own token (an error status with {@link TokenRefusal#HTTP_HEADER}, see
+     * {@link TokenRefusal#readFor}); returns it otherwise.
      */
     public static <T> HttpResponse<T> checked(HttpResponse<T> response) {
         if (response.statusCode() >= 400) {
             Optional<String> refusal = response.headers().firstValue(TokenRefusal.HTTP_HEADER);
-            if (refusal.isPresent()) {
-                throw TokenRefusal.read(refusal.get());
+            Optional<FencingException> ours = refusal.flatMap(value -> TokenRefusal.readFor(value,
+                    response.request().headers().firstValue(TokenHeader.HTTP_HEADER).orElse(null)));
+            if (ours.isPresent()) {
+                throw ours.get();
             }
         }
         return response;

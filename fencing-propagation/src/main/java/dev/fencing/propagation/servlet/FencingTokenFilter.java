@@ -31,7 +31,9 @@ import org.jspecify.annotations.Nullable;
  *       before the handler runs;
  *   <li>a {@link dev.fencing.core.StaleTokenException} or {@link dev.fencing.core.ForeignTokenException}
  *       thrown by the handler (its fenced store refused the write), if the response is not yet
- *       committed: 409 with {@link TokenRefusal#HTTP_HEADER}.
+ *       committed: 409 with {@link TokenRefusal#HTTP_HEADER} — if the refused token is the one
+ *       the request carried; a refusal of another token (the handler's own call elsewhere) is a
+ *       plain 500, so the caller never mistakes it for a refusal of its own token.
  * </ul>
  *
  * <p>Map it to the fenced endpoints. The handler should write through a fenced store with the
@@ -115,7 +117,11 @@ public final class FencingTokenFilter implements Filter {
                 throw e;
             }
             response.resetBuffer();
-            writeProblem(response, refusal);
+            if (TokenRefusal.concerns(refusal, token.orElse(null))) {
+                writeProblem(response, refusal);
+            } else {
+                writeNotTheCallers(response, refusal);
+            }
         }
     }
 
@@ -127,6 +133,19 @@ public final class FencingTokenFilter implements Filter {
         byte[] body = TokenRefusal.problemJson(refusal).getBytes(StandardCharsets.UTF_8);
         response.setStatus(TokenRefusal.httpStatus(refusal));
         TokenRefusal.header(refusal).ifPresent(value -> response.setHeader(TokenRefusal.HTTP_HEADER, value));
+        response.setContentType(TokenRefusal.PROBLEM_MEDIA_TYPE);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+
+    /**
+     * Writes a refusal that is not the request's own ({@link TokenRefusal#concerns}) as a plain
+     * 500 problem, without {@value TokenRefusal#HTTP_HEADER}: the caller's client must not read it
+     * as a refusal of the caller's token.
+     */
+    public static void writeNotTheCallers(HttpServletResponse response, RuntimeException refusal) throws IOException {
+        byte[] body = TokenRefusal.notTheCallersProblemJson(refusal).getBytes(StandardCharsets.UTF_8);
+        response.setStatus(500);
         response.setContentType(TokenRefusal.PROBLEM_MEDIA_TYPE);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

@@ -1,5 +1,6 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
@@ -65,13 +66,16 @@ public final class FencingExchangeFilter implements ExchangeFilterFunction {
                 sent = ClientRequest.from(request).header(TokenHeader.HTTP_HEADER, TokenHeader.format(token.get())).build();
             }
         }
+        String sentHeader = sent.headers().getFirst(TokenHeader.HTTP_HEADER);
         return next.exchange(sent).flatMap(response -> {
             String refusal = response.statusCode().isError()
                     ? response.headers().asHttpHeaders().getFirst(TokenRefusal.HTTP_HEADER) : null;
-            if (refusal == null) {
+            Optional<FencingException> ours = refusal == null ? Optional.empty()
+                    : TokenRefusal.readFor(refusal, sentHeader);
+            if (ours.isEmpty()) {
                 return Mono.just(response);
             }
-            return response.releaseBody().then(Mono.error(() -> TokenRefusal.reported(TokenRefusal.read(refusal), listener)));
+            return response.releaseBody().then(Mono.error(() -> TokenRefusal.reported(ours.get(), listener)));
         });
     }
 

@@ -1,12 +1,16 @@
 package dev.fencing.propagation.spring;
 
 import dev.fencing.core.ConcurrentUpdateException;
+import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.propagation.MalformedTokenException;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenRefusal;
+import dev.fencing.propagation.servlet.FencingTokenFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -24,12 +28,26 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 public class FencingProblemAdvice {
 
-    /** The problem answer for {@code refusal}. */
+    private static @Nullable FencingToken requestToken(HttpServletRequest request) {
+        try {
+            return FencingTokenFilter.tokenOf(request).or(() -> FencingTokenFilter.readHeader(request)).orElse(null);
+        } catch (MalformedTokenException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The problem answer for {@code refusal}; a stale or foreign token that is not the one the
+     * request carried (the handler's own call elsewhere was refused) is a plain 500 instead.
+     */
     @ExceptionHandler({StaleTokenException.class, ForeignTokenException.class, MalformedTokenException.class,
         MissingTokenException.class, ConcurrentUpdateException.class, WriteOutcomeUnknownException.class})
-    public ResponseEntity<String> refused(RuntimeException refusal) {
+    public ResponseEntity<String> refused(RuntimeException refusal, HttpServletRequest request) {
         HttpHeaders headers = new HttpHeaders();
         headers.setContentType(MediaType.parseMediaType(TokenRefusal.PROBLEM_MEDIA_TYPE));
+        if (!TokenRefusal.concerns(refusal, requestToken(request))) {
+            return ResponseEntity.status(500).headers(headers).body(TokenRefusal.notTheCallersProblemJson(refusal));
+        }
         TokenRefusal.header(refusal).ifPresent(value -> headers.set(TokenRefusal.HTTP_HEADER, value));
         return ResponseEntity.status(TokenRefusal.httpStatus(refusal)).headers(headers)
                 .body(TokenRefusal.problemJson(refusal));

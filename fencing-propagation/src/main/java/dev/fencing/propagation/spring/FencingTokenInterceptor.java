@@ -1,5 +1,6 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.FencingContext;
@@ -77,9 +78,11 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
         ClientHttpResponse response = execution.execute(request, body);
         String refusal = response.getStatusCode().isError()
                 ? response.getHeaders().getFirst(TokenRefusal.HTTP_HEADER) : null;
-        if (refusal != null) {
+        Optional<FencingException> ours = refusal == null ? Optional.empty()
+                : TokenRefusal.readFor(refusal, request.getHeaders().getFirst(TokenHeader.HTTP_HEADER));
+        if (ours.isPresent()) {
             response.close();
-            throw TokenRefusal.reported(TokenRefusal.read(refusal), listener);
+            throw TokenRefusal.reported(ours.get(), listener);
         }
         return response;
     }

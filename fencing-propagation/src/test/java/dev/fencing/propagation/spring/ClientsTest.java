@@ -144,6 +144,24 @@ class ClientsTest {
         assertThat(listener.staleRejected()).isEqualTo(3);
     }
 
+    /** A refusal naming a token this client did not send is no refusal of its own: a plain error. */
+    @Test
+    void aRefusalOfAnotherTokenIsNotTakenForTheCallersOwn() throws Exception {
+        RestClient rest = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(
+                FencingToken.of(lock, 1))).build();
+        assertThatThrownBy(() -> rest.post().uri("/relaying-by-hand").retrieve().toBodilessEntity())
+                .isInstanceOf(org.springframework.web.client.HttpClientErrorException.Conflict.class);
+        WebClient web = WebClient.builder().baseUrl(BASE).clientConnector(new JdkClientHttpConnector())
+                .filter(FencingExchangeFilter.of(FencingToken.of(lock, 1))).build();
+        assertThatThrownBy(() -> web.post().uri("/relaying-by-hand").retrieve().toBodilessEntity()
+                .block(Duration.ofSeconds(10))).isNotInstanceOf(StaleTokenException.class);
+        FencedHttpClient http = FencedHttpClient.of(HttpClient.newHttpClient());
+        HttpResponse<String> answer = http.send(FencingToken.of(lock, 1), HttpRequest.newBuilder(
+                URI.create(BASE + "/relaying-by-hand")).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(answer.statusCode()).isEqualTo(409);
+    }
+
     @Test
     void aRefusalAnswerIsAProblemDocumentForClientsWithoutTheToolkit() throws Exception {
         String key = lock + "-problem";

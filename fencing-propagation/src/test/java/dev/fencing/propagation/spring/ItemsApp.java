@@ -196,6 +196,13 @@ public class ItemsApp implements WebMvcConfigurer {
             return ResponseEntity.noContent().build();
         }
 
+        /** A service that does not use the toolkit's server pieces, relaying a refusal of some other token. */
+        @PostMapping("/relaying-by-hand")
+        ResponseEntity<Void> relayingByHand() {
+            return ResponseEntity.status(409).header(dev.fencing.propagation.TokenRefusal.HTTP_HEADER,
+                    "stale; token=1; lock=someone-else; key=k; mark=2; policy=MONOTONIC").build();
+        }
+
         @PostMapping("/gated/echo")
         String gatedEcho(FencingToken token) {
             GATED_CALLS.incrementAndGet();
