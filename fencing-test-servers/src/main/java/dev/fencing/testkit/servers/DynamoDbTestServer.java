@@ -47,11 +47,36 @@ public final class DynamoDbTestServer implements TestServer {
         Path cli = installDynalite();
         int port = Ports.free();
         String delay = Long.toString(tableDelay.toMillis());
-        List<String> command = List.of("node", cli.toString(), "--host", "127.0.0.1", "--port", Integer.toString(port),
+        List<String> command = List.of("node", "--require", survivingAbortedRequests().toString(), cli.toString(),
+                "--host", "127.0.0.1", "--port", Integer.toString(port),
                 "--createTableMs", delay, "--deleteTableMs", delay, "--updateTableMs", delay);
         ChildProcess process = new ChildProcess("dynalite", command, port, Duration.ofSeconds(30));
         process.start();
         return new DynamoDbTestServer("http://127.0.0.1:" + port, process);
+    }
+
+    /**
+     * A script loaded before dynalite that keeps it serving when a client aborts a request in the
+     * middle of its body (an interrupted thread, a killed connection): dynalite rethrows the
+     * request's {@code ECONNRESET} ("aborted") from an event handler and the whole server exits,
+     * where DynamoDB itself just drops that request. Any other uncaught error still ends it.
+     */
+    private static Path survivingAbortedRequests() {
+        try {
+            Path script = Files.createTempFile("dynalite-survive-aborted-", ".js");
+            Files.writeString(script, "process.on('uncaughtException', (err) => {\n"
+                    + "  if (err && err.code === 'ECONNRESET') {\n"
+                    + "    console.error('dropped an aborted request: ' + err.message);\n"
+                    + "    return;\n"
+                    + "  }\n"
+                    + "  console.error(err);\n"
+                    + "  process.exit(1);\n"
+                    + "});\n");
+            script.toFile().deleteOnExit();
+            return script;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the dynalite start-up script", e);
+        }
     }
 
     /** An external DynamoDB-compatible endpoint. */

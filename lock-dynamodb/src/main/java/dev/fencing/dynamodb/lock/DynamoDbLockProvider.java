@@ -1,0 +1,354 @@
+package dev.fencing.dynamodb.lock;
+
+import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.AbstractLease;
+import dev.fencing.core.spi.AbstractLockProvider;
+import dev.fencing.core.spi.OwnerIds;
+import dev.fencing.core.spi.ProviderBuilder;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
+
+/**
+ * A lock on one DynamoDB table: one item per resource, taken by one conditional write that also
+ * raises the item's token. For teams on AWS with DynamoDB and no Redis, etcd or ZooKeeper.
+ *
+ * <h2>The token</h2>
+ * The grant writes {@code token = max(previous token + 1, the acquirer's clock in microseconds)}
+ * with the condition {@code token < :new} in the same {@code UpdateItem} that takes the lock, so
+ * tokens of one resource are strictly increasing whatever the clocks do, and durable (DynamoDB
+ * acknowledges a write once it is stored on several replicas). The item is never deleted — a
+ * release only removes its owner — so the counter cannot start over. The clock floor keeps the
+ * tokens ahead of the last grant after a point-in-time restore of the table to an older state, as
+ * long as the acquirers' clocks were not set back by more than the restore went back.
+ *
+ * <h2>Expiry, and what a skewed clock can do</h2>
+ * DynamoDB has no server clock usable in a condition, so a lease's end is judged by clocks of the
+ * clients: the holder writes {@code expires = its clock + TTL}, and another client may take the
+ * lock once {@code expires} is before <em>its</em> clock. A client whose clock runs ahead by
+ * {@code d} can therefore take a lock up to {@code d} before its holder's lease ends: two holders
+ * for up to {@code d}. It cannot repeat a token: its grant carries a larger token, so every fenced
+ * store refuses the earlier holder from its first write on. Keep the clients' clocks synchronized
+ * (NTP, Amazon Time Sync) to keep mutual exclusion; the data's safety rests on the token alone.
+ *
+ * <h2>Unclear replies</h2>
+ * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
+ * attempt's owner and token); an attempt that ends without an answer gives the lock back with an
+ * owner-checked write before it throws {@link LockUnavailableException}, so nobody waits out the
+ * TTL of a lock nobody holds (if the give-back fails too, the TTL frees it). Releases and renewals
+ * are owner-checked; a re-sent release that finds its own release done reports success.
+ *
+ * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
+ * attempt within it. There are no release notices: a waiting acquire polls with its backoff.
+ * Thread-safe; close it to stop its renewals (the client is the caller's to close).
+ */
+public final class DynamoDbLockProvider extends AbstractLockProvider {
+
+    /** The default table, created by {@link #createTable}. */
+    public static final String DEFAULT_TABLE = "fencing_locks";
+
+    static final String KEY = "resource";
+    static final String OWNER = "owner";
+    static final String EXPIRES = "expires_ms";
+    static final String TOKEN = "token";
+
+    private static final int MAX_TOKEN_RACES = 8;
+    private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
+
+    private final DynamoDbClient client;
+    private final String table;
+    private final Clock wallClock;
+    private final Duration requestTimeout;
+
+    private DynamoDbLockProvider(Builder builder) {
+        super(builder, "fencing-dynamodb-lock-async");
+        this.client = builder.client;
+        this.table = builder.table;
+        this.wallClock = builder.wallClock;
+        this.requestTimeout = builder.requestTimeout;
+    }
+
+    /** A builder over {@code client}: table {@value #DEFAULT_TABLE}, 5 s request timeout. */
+    public static Builder builder(DynamoDbClient client) {
+        return new Builder(Checks.requireNonNull("client", client));
+    }
+
+    /** A provider over {@code client} with the defaults of {@link #builder}. */
+    public static DynamoDbLockProvider create(DynamoDbClient client) {
+        return builder(client).build();
+    }
+
+    /**
+     * Creates {@code table} (string partition key {@value #KEY}, on-demand billing) unless it
+     * exists, and waits until it is active. Needs {@code dynamodb:CreateTable} and
+     * {@code dynamodb:DescribeTable}; the provider itself needs {@code dynamodb:UpdateItem} and
+     * {@code dynamodb:GetItem} on the table only.
+     */
+    public static void createTable(DynamoDbClient client, String table) {
+        Checks.requireNonNull("client", client);
+        Checks.requireName("table", table);
+        try {
+            client.createTable(request -> request.tableName(table)
+                    .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
+                    .attributeDefinitions(AttributeDefinition.builder().attributeName(KEY)
+                            .attributeType(ScalarAttributeType.S).build())
+                    .billingMode(BillingMode.PAY_PER_REQUEST));
+        } catch (ResourceInUseException exists) {
+            // already there, or being created by another client: wait for it all the same
+        }
+        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
+                .overrideConfiguration(config -> config.waitTimeout(TABLE_WAIT)).build()) {
+            waiter.waitUntilTableExists(request -> request.tableName(table));
+        }
+    }
+
+    @Override
+    protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+        String owner = OwnerIds.random();
+        long now = wallClock.millis();
+        long candidate = Math.max(1, TimeUnit.MILLISECONDS.toMicros(now));
+        for (int race = 0; race < MAX_TOKEN_RACES; race++) {
+            Map<String, AttributeValue> values = new HashMap<>();
+            values.put(":owner", AttributeValue.fromS(owner));
+            values.put(":now", number(now));
+            values.put(":expires", number(now + options.ttl().toMillis()));
+            values.put(":token", number(candidate));
+            UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table).key(key(resource))
+                    .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token")
+                    .conditionExpression("(attribute_not_exists(#owner) OR #expires < :now)"
+                            + " AND (attribute_not_exists(#token) OR #token < :token)")
+                    .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
+                    .expressionAttributeValues(values)
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)).build();
+            try {
+                client.updateItem(grant);
+                return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
+                        options.ttl()));
+            } catch (ConditionalCheckFailedException refused) {
+                Map<String, AttributeValue> current;
+                try {
+                    current = itemAfter(refused, resource);
+                } catch (SdkException e) {
+                    throw giveBack(resource, owner, e);
+                }
+                long token = longOf(current, TOKEN);
+                if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
+                    // the SDK re-sent a grant whose reply was lost: the lock is this attempt's
+                    return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
+                            options.ttl()));
+                }
+                if (current.containsKey(OWNER) && longOf(current, EXPIRES) >= now) {
+                    return Optional.empty();
+                }
+                // free, but its token is at or past this attempt's clock: go one past it
+                candidate = Math.max(candidate, token) + 1;
+            } catch (DynamoDbException e) {
+                if (e.statusCode() >= 400 && e.statusCode() < 500 && !e.isThrottlingException()) {
+                    throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '" + table
+                            + "': " + e.awsErrorDetails().errorMessage(), e);
+                }
+                throw giveBack(resource, owner, e);
+            } catch (SdkException e) {
+                LockUnavailableException failed = giveBack(resource, owner, e);
+                if (Thread.currentThread().isInterrupted()) {
+                    return Optional.empty(); // given back; the caller sees its interrupt
+                }
+                throw failed;
+            }
+        }
+        throw LockUnavailableException.unreachable(resource, MAX_TOKEN_RACES + " grants in a row found a token at or"
+                + " past theirs; another client is taking the lock as fast as it frees", null);
+    }
+
+    /**
+     * The grant may have landed and nobody will hold it: removes the owner if it is still this
+     * attempt's, then reports the failure.
+     */
+    private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
+        boolean interrupted = Thread.interrupted(); // an interrupt aborted the grant; the give-back must still go out
+        try {
+            client.updateItem(r -> r.tableName(table).key(key(resource)).updateExpression("REMOVE #owner, #expires")
+                    .conditionExpression("#owner = :owner")
+                    .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
+                    .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+        } catch (SdkException e) {
+            cause.addSuppressed(e); // not granted, or unreachable: the TTL frees it
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted was given back",
+                cause);
+    }
+
+    @Override
+    public Optional<LockState> inspect(String resource) {
+        Checks.requireName("resource", resource);
+        GetItemResponse response;
+        try {
+            response = client.getItem(r -> r.tableName(table).key(key(resource)).consistentRead(true)
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+        } catch (SdkException e) {
+            throw LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' could not be read: "
+                    + e.getMessage(), e);
+        }
+        Map<String, AttributeValue> item = response.hasItem() ? response.item() : Map.of();
+        long remaining = longOf(item, EXPIRES) - wallClock.millis();
+        boolean held = item.containsKey(OWNER) && remaining >= 0;
+        OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(item, TOKEN)) : OptionalLong.empty();
+        return Optional.of(new LockState(resource, held ? Optional.ofNullable(stringOf(item, OWNER)) : Optional.empty(),
+                held ? Duration.ofMillis(remaining) : Duration.ZERO, lastToken));
+    }
+
+    @Override
+    protected void doClose() {
+        // the client is the caller's
+    }
+
+    /**
+     * The item that failed {@code refused}'s condition: the one the server returned with it
+     * ({@code ALL_OLD}), or, from a server that returns none (dynalite, older emulators), a
+     * consistent read right after.
+     */
+    private Map<String, AttributeValue> itemAfter(ConditionalCheckFailedException refused, String resource) {
+        if (refused.hasItem() && !refused.item().isEmpty()) {
+            return refused.item();
+        }
+        GetItemResponse read = client.getItem(r -> r.tableName(table).key(key(resource)).consistentRead(true)
+                .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+        return read.hasItem() ? read.item() : Map.of();
+    }
+
+    private static Map<String, AttributeValue> key(String resource) {
+        return Map.of(KEY, AttributeValue.fromS(resource));
+    }
+
+    private static AttributeValue number(long value) {
+        return AttributeValue.fromN(Long.toString(value));
+    }
+
+    private static long longOf(Map<String, AttributeValue> item, String name) {
+        AttributeValue value = item.get(name);
+        return value == null || value.n() == null ? 0 : Long.parseLong(value.n());
+    }
+
+    private static @Nullable String stringOf(Map<String, AttributeValue> item, String name) {
+        AttributeValue value = item.get(name);
+        return value == null ? null : value.s();
+    }
+
+    /** A grant: renewed and released by owner and token, so a later grant of the same owner id cannot be touched. */
+    private final class DynamoDbLease extends AbstractLease {
+
+        DynamoDbLease(FencingToken token, String owner, long requestedAtNanos, Duration ttl) {
+            super(token, owner, requestedAtNanos, ttl, clock(), listener());
+        }
+
+        @Override
+        protected boolean doRenew(Duration ttl) {
+            try {
+                client.updateItem(r -> r.tableName(table).key(key(resource())).updateExpression("SET #expires = :expires")
+                        .conditionExpression("#owner = :owner AND #token = :token")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
+                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
+                                ":token", number(token().value()),
+                                ":expires", number(wallClock.millis() + ttl.toMillis())))
+                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+                return true;
+            } catch (ConditionalCheckFailedException taken) {
+                return false;
+            }
+        }
+
+        @Override
+        protected boolean doRelease() {
+            try {
+                client.updateItem(r -> r.tableName(table).key(key(resource())).updateExpression("REMOVE #owner, #expires")
+                        .conditionExpression("#owner = :owner AND #token = :token")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
+                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
+                                ":token", number(token().value())))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+                return true;
+            } catch (ConditionalCheckFailedException refused) {
+                Map<String, AttributeValue> current = itemAfter(refused, resource());
+                // a re-sent release after its first send landed: no owner, and no grant since (same token)
+                return !current.containsKey(OWNER) && longOf(current, TOKEN) == token().value();
+            }
+        }
+    }
+
+    /** Settings of a {@link DynamoDbLockProvider}; the listener, clocks and watchdog as for every provider. */
+    public static final class Builder extends ProviderBuilder<Builder> {
+
+        private final DynamoDbClient client;
+        private String table = DEFAULT_TABLE;
+        private Clock wallClock = Clock.systemUTC();
+        private Duration requestTimeout = Duration.ofSeconds(5);
+
+        private Builder(DynamoDbClient client) {
+            this.client = client;
+        }
+
+        @Override
+        protected Builder self() {
+            return this;
+        }
+
+        /** The lock table (default {@value DynamoDbLockProvider#DEFAULT_TABLE}); see {@link #createTable}. */
+        public Builder table(String table) {
+            this.table = Checks.requireName("table", table);
+            return this;
+        }
+
+        /**
+         * The clock whose milliseconds judge expiry and floor the tokens (default the system's UTC
+         * clock). Every client of a table should run on synchronized clocks: see the class comment.
+         */
+        public Builder wallClock(Clock wallClock) {
+            this.wallClock = Checks.requireNonNull("wallClock", wallClock);
+            return this;
+        }
+
+        /** The bound of every request, retries included: 10 ms to 1 min, default 5 s. */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),
+                    Duration.ofMinutes(1));
+            return this;
+        }
+
+        /** The provider; the table must exist ({@link #createTable}). */
+        public DynamoDbLockProvider build() {
+            return new DynamoDbLockProvider(this);
+        }
+    }
+}
