@@ -175,4 +175,23 @@ class DynamoDbLockProviderIT extends LockProviderContract {
         assertThatThrownBy(() -> DynamoDbLockProvider.builder(null)).isInstanceOf(IllegalArgumentException.class);
         assertThat(FencingToken.of("x", 1)).isNotNull();
     }
+
+    /** A server that accepts the connection and never answers fails the attempt within the request timeout. */
+    @Test
+    void aSilentServerFailsAnAttemptWithinTheRequestTimeout() {
+        newClient();
+        try (LaggingProxy proxy = LaggingProxy.start("127.0.0.1", URI.create(TestServers.dynamoDb().endpoint()).getPort());
+                DynamoDbClient client = client("http://127.0.0.1:" + proxy.port());
+                DynamoDbLockProvider silent = DynamoDbLockProvider.builder(client).table(TABLE)
+                        .requestTimeout(Duration.ofMillis(500)).build()) {
+            silent.tryAcquire(resource("warm-up"), LeaseOptions.ofTtl(Duration.ofSeconds(5))).orElseThrow().release();
+            proxy.holdReplies();
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> silent.tryAcquire(resource("silent"), LeaseOptions.ofTtl(Duration.ofSeconds(5))))
+                    .isInstanceOf(LockUnavailableException.class).hasMessageContaining("did not answer");
+            // the grant and its give-back, each bounded by 500 ms, and slack for a loaded machine
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+            proxy.passReplies();
+        }
+    }
 }
