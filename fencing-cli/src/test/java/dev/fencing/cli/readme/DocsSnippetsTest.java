@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * module's {@code dev.fencing.spring.readme} test package for snippets that need Spring, or of the
  * testkit's {@code com.example.mapstore} test package for the testing guide's third-party store (which
  * the testkit's build also runs), or of the propagation module's {@code dev.fencing.propagation.readme}
- * test package for the clients and servers of other services — which the build compiles. That source must have every import the block shows, and the block must show
+ * test package for the clients and servers of other services, or of {@code lock-dynamodb}'s
+ * {@code readme} test package — which the build compiles. That source must have every import the block shows, and the block must show
  * exactly the imports it needs: each one names a type its code uses, and each import of the source
  * that its code uses is shown (comments and string literals do not count as use; classes of the
  * snippet package itself, such as {@code AccountDao}, stand for the reader's own and need none).
@@ -44,6 +45,8 @@ class DocsSnippetsTest {
             "example", "mapstore"));
     private static final Path PROPAGATION_SOURCES = ROOT.resolve(Path.of("fencing-propagation", "src", "test", "java",
             "dev", "fencing", "propagation", "readme"));
+    private static final Path DYNAMODB_LOCK_SOURCES = ROOT.resolve(Path.of("lock-dynamodb", "src", "test", "java",
+            "dev", "fencing", "dynamodb", "lock", "readme"));
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
     private static final Pattern IMPORT = Pattern.compile("import\\s+(static\\s+)?([\\w.]+(?:\\.\\*)?)\\s*;");
     private static final Pattern STRING_OR_CHAR = Pattern.compile("\"(?:\\\\.|[^\"\\\\\\n])*\"|'(?:\\\\.|[^'\\\\\\n])+'");
@@ -73,7 +76,8 @@ class DocsSnippetsTest {
             problems.addAll(check(block, sources));
         }
         assertThat(problems).as("java blocks without a compiled copy in " + SOURCES + ", " + SPRING_SOURCES + " or "
-                + THIRD_PARTY_SOURCES + " or " + PROPAGATION_SOURCES + " that has the imports they show").isEmpty();
+                + THIRD_PARTY_SOURCES + ", " + PROPAGATION_SOURCES + " or " + DYNAMODB_LOCK_SOURCES
+                + " that has the imports they show").isEmpty();
     }
 
     /** The check itself can fail: each way a block can go wrong is caught. */
@@ -137,7 +141,8 @@ class DocsSnippetsTest {
 
     private static List<Source> sources() throws IOException {
         List<Source> sources = new ArrayList<>();
-        for (Path folder : List.of(SOURCES, SPRING_SOURCES, THIRD_PARTY_SOURCES, PROPAGATION_SOURCES)) {
+        for (Path folder : List.of(SOURCES, SPRING_SOURCES, THIRD_PARTY_SOURCES, PROPAGATION_SOURCES,
+                DYNAMODB_LOCK_SOURCES)) {
             try (Stream<Path> files = Files.list(folder)) {
                 for (Path file : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
                     sources.add(source(file.getFileName().toString(), Files.readString(file)));
