@@ -115,7 +115,7 @@ class CliIT {
     static Stream<Arguments> theDemoReportsInJson() {
         return Stream.of(Arguments.of("redis", "dynamodb"), Arguments.of("postgres", "jdbc"),
                 Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"), Arguments.of("etcd", "redis"),
-                Arguments.of("zookeeper", "jdbc"));
+                Arguments.of("zookeeper", "jdbc"), Arguments.of("dynamodb", "s3"));
     }
 
     /** Also: the worker says which lock and which store it used — the servers it was pointed at. */

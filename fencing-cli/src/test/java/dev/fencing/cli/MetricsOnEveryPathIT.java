@@ -15,6 +15,7 @@ import dev.fencing.core.StaleTokenException;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
 import dev.fencing.dynamodb.FencedDynamoDb;
 import dev.fencing.dynamodb.FencedDynamoDbAsync;
+import dev.fencing.dynamodb.lock.DynamoDbLockProvider;
 import dev.fencing.etcd.EtcdLockProvider;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.jdbc.JdbcFencedStore;
@@ -230,6 +231,15 @@ class MetricsOnEveryPathIT {
 
     // ---- providers ----
 
+    /** A client of the shared dynalite with the lock table created (closed with the test JVM). */
+    private static DynamoDbClient dynamoDbLocks() {
+        DynamoDbClient client = DynamoDbClient.builder().endpointOverride(URI.create(TestServers.dynamoDb().endpoint()))
+                .region(Region.of(DynamoDbTestServer.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"))).build();
+        DynamoDbLockProvider.createTable(client, "metrics-locks");
+        return client;
+    }
+
     @Test
     void everyProviderCountsALeaseFoundLostAfterATakeover() {
         List<RedisTestServer> nodes = TestServers.redisNodes(3);
@@ -242,6 +252,8 @@ class MetricsOnEveryPathIT {
                 "postgres", listener -> PostgresAdvisoryLockProvider.builder(postgres).listener(listener).build(),
                 "etcd", listener -> EtcdLockProvider.builder(TestServers.etcd().endpoint()).listener(listener).build(),
                 "zookeeper", listener -> ZooKeeperLockProvider.builder(TestServers.zooKeeper().connectString())
+                        .listener(listener).build(),
+                "dynamodb", listener -> DynamoDbLockProvider.builder(dynamoDbLocks()).table("metrics-locks")
                         .listener(listener).build());
 
         providers.forEach((name, build) -> {

@@ -48,6 +48,7 @@ final class SharedServers {
                     .map(uri -> List.of("--redis-uri", uri)).toList();
             case "etcd" -> List.of(List.of("--etcd-endpoints", TestServers.etcd().endpoint()));
             case "zookeeper" -> List.of(List.of("--zookeeper-connect", TestServers.zooKeeper().connectString()));
+            case "dynamodb" -> List.of(List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint()));
             default -> throw new IllegalArgumentException(lock);
         };
     }

@@ -8,6 +8,7 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.Policy;
 import dev.fencing.dynamodb.DynamoDbFencedStore;
+import dev.fencing.dynamodb.lock.DynamoDbLockProvider;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
@@ -72,6 +73,7 @@ public final class Backend implements AutoCloseable {
 
     static final String STORE_PREFIX = "fencing-cli:";
     static final String DYNAMODB_TABLE = "fencing-cli";
+    static final String DYNAMODB_LOCK_TABLE = "fencing-cli-locks";
     static final String S3_BUCKET = "fencing-cli";
 
     /** How long connecting to a server the user named may take: a dead address fails in seconds, not minutes. */
@@ -146,6 +148,7 @@ public final class Backend implements AutoCloseable {
                     case REDLOCK -> backend.openRedlock(connections);
                     case ETCD -> backend.adopt(ConsensusLocks.etcd(connections, etcdMembers, backend.resources::push));
                     case ZOOKEEPER -> backend.adopt(ConsensusLocks.zooKeeper(connections, backend.resources::push));
+                    case DYNAMODB -> backend.openDynamoDbLock(connections);
                     default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
                 }
             }
@@ -431,16 +434,7 @@ public final class Backend implements AutoCloseable {
             endpoint = configured.get();
             storeDescription = "dynamodb store on " + endpoint;
         }
-        DynamoDbClient client = DynamoDbClient.builder()
-                .endpointOverride(URI.create(endpoint))
-                .region(Region.of(System.getenv().getOrDefault("AWS_REGION", DynamoDbTestServer.REGION)))
-                // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
-                .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
-                        StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
-                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
-                // attempts, not DynamoDB's nine, so a refused port is reported as refused within it
-                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
-                .build();
+        DynamoDbClient client = dynamoDbClient(endpoint);
         resources.push(client::close);
         try {
             if (!readOnly) {
@@ -469,9 +463,59 @@ public final class Backend implements AutoCloseable {
         };
     }
 
-    private static boolean dynamoDbTableExists(DynamoDbClient client) {
+    /** A client of {@code endpoint}: credentials from the AWS default chain, else dummy keys that emulators accept. */
+    private static DynamoDbClient dynamoDbClient(String endpoint) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.of(System.getenv().getOrDefault("AWS_REGION", DynamoDbTestServer.REGION)))
+                // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
+                .credentialsProvider(AwsCredentialsProviderChain.of(DefaultCredentialsProvider.builder().build(),
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
+                // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
+                // attempts, not DynamoDB's nine, so a refused port is reported as refused within it
+                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
+                .build();
+    }
+
+    private void openDynamoDbLock(ConnectionOptions connections) {
+        Optional<String> configured = connections.dynamoDbEndpoint();
+        String endpoint;
+        if (configured.isEmpty()) {
+            DynamoDbTestServer server = DynamoDbTestServer.launch();
+            resources.push(server::stop);
+            endpoint = server.endpoint();
+            lockDescription = "dynamodb lock on an embedded dynalite at " + endpoint;
+        } else {
+            endpoint = configured.get();
+            lockDescription = "dynamodb lock on " + endpoint;
+        }
+        tokenNote = "max(previous token + 1, this process's clock in microseconds) per grant, written by the grant into"
+                + " the lock's own item, which no release deletes";
+        DynamoDbClient client = dynamoDbClient(endpoint);
+        resources.push(client::close);
         try {
-            client.describeTable(r -> r.tableName(DYNAMODB_TABLE));
+            if (!readOnly) {
+                DynamoDbLockProvider.createTable(client, DYNAMODB_LOCK_TABLE);
+            } else if (!dynamoDbTableExists(client, DYNAMODB_LOCK_TABLE)) {
+                lockNotSetUp = "DynamoDB table " + DYNAMODB_LOCK_TABLE + " (the dynamodb lock's) is missing";
+                return;
+            }
+        } catch (RuntimeException e) {
+            throw unreachable("DynamoDB for the lock at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
+        }
+        DynamoDbLockProvider provider = DynamoDbLockProvider.builder(client).table(DYNAMODB_LOCK_TABLE)
+                .requestTimeout(CONNECT_TIMEOUT).build();
+        resources.push(provider);
+        locks = provider;
+    }
+
+    private static boolean dynamoDbTableExists(DynamoDbClient client) {
+        return dynamoDbTableExists(client, DYNAMODB_TABLE);
+    }
+
+    private static boolean dynamoDbTableExists(DynamoDbClient client, String table) {
+        try {
+            client.describeTable(r -> r.tableName(table));
             return true;
         } catch (ResourceNotFoundException e) {
             return false;

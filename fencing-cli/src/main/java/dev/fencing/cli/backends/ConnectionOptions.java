@@ -32,7 +32,7 @@ public final class ConnectionOptions {
     String pgUrl;
 
     @Option(names = "--dynamodb-endpoint", paramLabel = "URL",
-            description = "DynamoDB endpoint for the dynamodb store, http(s)://HOST[:PORT] (credentials from the AWS"
+            description = "DynamoDB endpoint for the dynamodb lock and store, http(s)://HOST[:PORT] (credentials from the AWS"
                     + " default chain, else dummy keys for emulators). Env: FENCING_DYNAMODB_ENDPOINT.")
     String dynamoDbEndpoint;
 
@@ -137,6 +137,8 @@ public final class ConnectionOptions {
                     : Optional.empty();
             case ZOOKEEPER -> zooKeeperConnect().isEmpty()
                     ? Optional.of("--zookeeper-connect (or FENCING_ZOOKEEPER_CONNECT)") : Optional.empty();
+            case DYNAMODB -> dynamoDbEndpoint().isEmpty()
+                    ? Optional.of("--dynamodb-endpoint (or FENCING_DYNAMODB_ENDPOINT)") : Optional.empty();
         };
     }
 

@@ -6,7 +6,7 @@ import java.util.stream.Collectors;
 
 /** The lock providers the CLI can run; {@link #available()} says which are built into this version. */
 public enum LockKind {
-    REDIS(true), POSTGRES(true), REDLOCK(true), ETCD(true), ZOOKEEPER(true);
+    REDIS(true), POSTGRES(true), REDLOCK(true), ETCD(true), ZOOKEEPER(true), DYNAMODB(true);
 
     private final boolean available;
 
