@@ -50,12 +50,13 @@ class CliBenchIT {
                 }
             });
         });
-        assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+        assertThat(comparisons).contains(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
         assertThat(contenders(report, 11)).containsExactly("plain PUT, the service writes to Redis (baseline)",
                 "PUT with Fencing-Token, TokenGate admits it (one fenced write), then the same write",
                 "PUT with Fencing-Token, the service writes through the fenced Redis store");
         assertThat(servers(report, 6)).containsExactly("the DynamoDB endpoint " + dynamo, "the S3 endpoint " + s3);
         assertThat(servers(report, 9)).containsExactly("the etcd endpoints " + etcd);
+        assertThat(servers(report, 12)).containsExactly("the DynamoDB endpoint " + dynamo);
         assertThat(servers(report, 10)).containsExactly("the ZooKeeper at " + zooKeeper);
         assertThat(contenders(report, 9)).containsExactly(
                 "jetcd Lock service lock + unlock, on one lease granted before the run",
@@ -154,12 +155,12 @@ class CliBenchIT {
         }
     }
 
-    /** {@code --only} takes the comparisons' numbers, 1 to 11: another is bad usage, before any server starts. */
+    /** {@code --only} takes the comparisons' numbers, 1 to 12: another is bad usage, before any server starts. */
     @Test
     void onlyRefusesAComparisonThatDoesNotExist() {
-        CliRun run = CliRun.of("bench", "--only", "9,12");
+        CliRun run = CliRun.of("bench", "--only", "9,13");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
-        assertThat(run.err()).contains("--only: there is no comparison 12; they are numbered 1 to 11");
+        assertThat(run.err()).contains("--only: there is no comparison 13; they are numbered 1 to 12");
     }
 
     private static List<JsonNode> results(JsonNode report, int comparison) {

@@ -18,7 +18,7 @@ import java.util.Map;
 public final class Benchmarks {
 
     /** The comparisons, numbered 1 to this. */
-    public static final int COMPARISONS = 11;
+    public static final int COMPARISONS = 12;
 
     /** The most times a comparison's measured rounds may be repeated. */
     public static final int MAX_REPEATS = BenchRunner.MAX_REPEATS;
@@ -96,6 +96,9 @@ public final class Benchmarks {
             }
             if (session.selected(11)) {
                 new PropagationComparisons(session).run(runner);
+            }
+            if (session.selected(12)) {
+                new DynamoDbLockComparisons(session, connections).run(slow);
             }
             return session.report();
         }

@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = {"Benchmarks: each provider and store against the best alternative and the raw floor.",
                 "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline.",
-                "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint (comparison 6), --etcd-endpoints (9)"
+                "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint (comparisons 6 and 12), --etcd-endpoints (9)"
                         + " and --zookeeper-connect (10) are used."})
 public final class BenchCommand extends FencingCommand {
 
@@ -35,7 +35,7 @@ public final class BenchCommand extends FencingCommand {
     Integer repeat;
 
     @Option(names = "--only", split = ",", paramLabel = "N",
-            description = "Run only these comparisons (1-11); default all.")
+            description = "Run only these comparisons (1-12); default all.")
     List<Integer> only;
 
     @Override
