@@ -54,4 +54,27 @@ class HttpAdversaryTest {
         org.assertj.core.api.Assertions.assertThat(thrown).as("the caller's token was never refused")
                 .isNotInstanceOf(StaleTokenException.class);
     }
+
+    /**
+     * The relay case with a lost race instead of a stale token: a handler writes with the caller's
+     * token (landed), then its own call elsewhere answers "concurrent update". The advice relays it
+     * as the caller's own 409 concurrent-update, and the caller's client throws
+     * ConcurrentUpdateException, whose documented meaning is "nothing was written, retry later",
+     * for a write that landed: a retry applies the caller's change a second time.
+     */
+    @Test
+    void aLostRaceOfTheHandlersOwnCallIsNotReportedAsTheCallersLostRace() {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        String key = "relay-busy-" + tag;
+        FencedStore store = new HttpItemsClient(BASE, Policy.MONOTONIC);
+        FencingToken mine = FencingToken.of("relay-busy-caller-" + tag, 1);
+        RestClient caller = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(mine)).build();
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> caller.put()
+                .uri(b -> b.path("/relay-busy/items").queryParam("key", key).build())
+                .contentType(MediaType.TEXT_PLAIN).body("mine").retrieve().toBodilessEntity());
+        org.assertj.core.api.Assertions.assertThat(store.read(key)).as("the caller's write landed")
+                .contains(new StoredValue(key, "mine", 1));
+        org.assertj.core.api.Assertions.assertThat(thrown).as("the caller's write did not lose a race")
+                .isNotNull().isNotInstanceOf(dev.fencing.core.ConcurrentUpdateException.class);
+    }
 }
