@@ -28,4 +28,28 @@ class GrpcAdversaryTest {
             assertThatThrownBy(() -> client.write(other, key, "w")).isInstanceOf(ForeignTokenException.class);
         }
     }
+
+    /**
+     * A service relays (by hand, or an older version) a stale refusal of a token the caller never
+     * sent. The interceptor rightly leaves it out of the status's cause, but FencingGrpc.call then
+     * rebuilds it from the trailer anyway, and the caller gets StaleTokenException ("a newer holder
+     * wrote there: stop") for a token of some other lock: the interceptor's check is undone.
+     */
+    @Test
+    void fencingGrpcCallDoesNotRebuildARefusalTheInterceptorFoundNotToBeTheCallers() {
+        io.grpc.ManagedChannel raw = io.grpc.Grpc.newChannelBuilderForAddress("127.0.0.1", ItemsServer.port(),
+                io.grpc.InsecureChannelCredentials.create()).build();
+        try {
+            io.grpc.Channel channel = io.grpc.ClientInterceptors.intercept(raw,
+                    dev.fencing.propagation.grpc.FencingClientInterceptor.of(FencingToken.of("mine", 5)));
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> FencingGrpc.call(() ->
+                    io.grpc.stub.ClientCalls.blockingUnaryCall(channel, ItemsServer.RELAY_BY_HAND,
+                            io.grpc.CallOptions.DEFAULT, "x")));
+            org.assertj.core.api.Assertions.assertThat(thrown).as("a refusal of a token this call never sent")
+                    .isInstanceOf(io.grpc.StatusRuntimeException.class)
+                    .isNotInstanceOf(dev.fencing.core.StaleTokenException.class);
+        } finally {
+            raw.shutdownNow();
+        }
+    }
 }

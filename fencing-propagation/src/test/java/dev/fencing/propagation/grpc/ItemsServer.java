@@ -79,6 +79,8 @@ final class ItemsServer {
     static final MethodDescriptor<String, String> MARK = unary(OPEN, "Mark");
     static final MethodDescriptor<String, String> ECHO = unary(OPEN, "Echo");
     static final MethodDescriptor<String, String> GATED_ECHO = unary(GATED, "Echo");
+    /** A method of a service that relays, by hand, a refusal of some other token than the caller's. */
+    static final MethodDescriptor<String, String> RELAY_BY_HAND = unary(OPEN, "RelayByHand");
 
     /** Every policy's store over one in-memory server, as one database under two services' settings. */
     static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
@@ -107,7 +109,13 @@ final class ItemsServer {
         ServerServiceDefinition open = ServerServiceDefinition.builder(OPEN)
                 .addMethod(READ, handler(ItemsServer::read))
                 .addMethod(MARK, handler(ItemsServer::mark))
-                .addMethod(ECHO, handler(request -> currentToken().map(TokenHeader::format).orElse("none"))).build();
+                .addMethod(ECHO, handler(request -> currentToken().map(TokenHeader::format).orElse("none")))
+                .addMethod(RELAY_BY_HAND, ServerCalls.asyncUnaryCall((request, response) -> {
+                    io.grpc.Metadata trailers = new io.grpc.Metadata();
+                    trailers.put(io.grpc.Metadata.Key.of("fencing-refusal", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                            "stale; token=1; lock=someone-else; key=k; mark=2; policy=MONOTONIC");
+                    response.onError(Status.FAILED_PRECONDITION.asRuntimeException(trailers));
+                })).build();
         ServerServiceDefinition gated = ServerServiceDefinition.builder(GATED)
                 .addMethod(GATED_ECHO, handler(request -> {
                     GATED_CALLS.incrementAndGet();
