@@ -117,6 +117,10 @@ public final class FencingClientInterceptor implements ClientInterceptor {
                         value == null ? Optional.empty() : TokenRefusal.readFor(value, sentHeader);
                 if (refusal.isPresent()) {
                     closed = status.withCause(TokenRefusal.reported(refusal.get(), listener));
+                } else if (trailers != null) {
+                    // not this call's refusal (or not one at all): nothing after this interceptor,
+                    // such as FencingGrpc.call, may rebuild it from the trailer
+                    trailers.discardAll(FencingGrpc.REFUSAL_KEY);
                 }
             }
             super.onClose(closed, trailers);
