@@ -77,4 +77,57 @@ class HttpAdversaryTest {
         org.assertj.core.api.Assertions.assertThat(thrown).as("the caller's write did not lose a race")
                 .isNotNull().isNotInstanceOf(dev.fencing.core.ConcurrentUpdateException.class);
     }
+
+    /**
+     * A fenced DELETE whose reply is lost, sent through RestClient over the JDK's
+     * HttpURLConnection (SimpleClientHttpRequestFactory). The delete landed; if the connection
+     * silently sends it again, a STRICT service refuses the repeat of the same token, and the
+     * caller gets StaleTokenException ("not applied: stop") for a delete that landed, where it
+     * must get an unclear error.
+     */
+    @Test
+    void aDeleteWhoseReplyIsLostIsNotReportedStaleOverHttpUrlConnection() {
+        lostReplyThrough("DELETE", new org.springframework.http.client.SimpleClientHttpRequestFactory());
+    }
+
+    /** The same for a PUT. */
+    @Test
+    void aPutWhoseReplyIsLostIsNotReportedStaleOverHttpUrlConnection() {
+        lostReplyThrough("PUT", new org.springframework.http.client.SimpleClientHttpRequestFactory());
+    }
+
+    /** The same for a DELETE over RestClient's default request factory. */
+    @Test
+    void aDeleteWhoseReplyIsLostIsNotReportedStaleOverTheDefaultFactory() {
+        lostReplyThrough("DELETE", null);
+    }
+
+    private static void lostReplyThrough(String method,
+            org.springframework.http.client.@org.jspecify.annotations.Nullable ClientHttpRequestFactory factory) {
+        String tag = UUID.randomUUID().toString().substring(0, 8);
+        String key = "lost-" + method + "-" + tag;
+        FencingToken token = FencingToken.of("lost-lock-" + tag, 3);
+        FencedStore store = new HttpItemsClient(BASE, Policy.STRICT);
+        store.write(FencingToken.of(token.resource(), 2), key, "before");
+        try (dev.fencing.testkit.ReplyDroppingProxy proxy = dev.fencing.testkit.ReplyDroppingProxy.inFrontOf(BASE)) {
+            RestClient.Builder builder = RestClient.builder().baseUrl(proxy.httpEndpoint())
+                    .requestInterceptor(FencingTokenInterceptor.of(token));
+            if (factory != null) {
+                builder.requestFactory(factory);
+            }
+            RestClient rest = builder.build();
+            proxy.dropNextReply();
+            RestClient.RequestBodySpec request = rest.method(org.springframework.http.HttpMethod.valueOf(method))
+                    .uri(b -> b.path("/STRICT/fenced/items").queryParam("key", key).build());
+            if (method.equals("PUT")) {
+                request.contentType(MediaType.TEXT_PLAIN).body("after");
+            }
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                    () -> request.retrieve().toBodilessEntity());
+            org.assertj.core.api.Assertions.assertThat(proxy.dropped()).as("the reply was lost").isEqualTo(1);
+            org.assertj.core.api.Assertions.assertThat(store.highWaterMark(key)).as("the write landed").hasValue(3L);
+            org.assertj.core.api.Assertions.assertThat(thrown).as("a lost reply, not a refusal")
+                    .isNotNull().isNotInstanceOf(StaleTokenException.class);
+        }
+    }
 }
