@@ -52,4 +52,31 @@ class GrpcAdversaryTest {
             raw.shutdownNow();
         }
     }
+
+    /**
+     * The gRPC relay of a lost race: a handler writes with the caller's token (landed), its own
+     * call elsewhere answers ABORTED with the concurrent-update trailer, and the handler passes that
+     * status on with {@code responseObserver.onError(e)}, the common idiom. The server interceptor
+     * lets the close through with the downstream's trailer, and the caller gets
+     * ConcurrentUpdateException ("nothing written, retry later") for a write that landed.
+     */
+    @Test
+    void aLostRaceOfTheHandlersOwnCallPassedOnWithOnErrorIsNotTheCallers() {
+        String key = "grpc-relay-busy-" + UUID.randomUUID().toString().substring(0, 8);
+        FencingToken mine = FencingToken.of(key + "-caller", 1);
+        io.grpc.ManagedChannel raw = io.grpc.Grpc.newChannelBuilderForAddress("127.0.0.1", ItemsServer.port(),
+                io.grpc.InsecureChannelCredentials.create()).build();
+        try (GrpcItemsClient store = new GrpcItemsClient(ItemsServer.port(), Policy.MONOTONIC)) {
+            io.grpc.Channel channel = io.grpc.ClientInterceptors.intercept(raw, FencingClientInterceptor.of(mine));
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> FencingGrpc.call(() ->
+                    io.grpc.stub.ClientCalls.blockingUnaryCall(channel, ItemsServer.RELAY_BUSY,
+                            io.grpc.CallOptions.DEFAULT, key)));
+            org.assertj.core.api.Assertions.assertThat(store.read(key)).as("the caller's write landed")
+                    .contains(new dev.fencing.core.StoredValue(key, "mine", 1));
+            org.assertj.core.api.Assertions.assertThat(thrown).as("the caller's write did not lose a race")
+                    .isNotNull().isNotInstanceOf(dev.fencing.core.ConcurrentUpdateException.class);
+        } finally {
+            raw.shutdownNow();
+        }
+    }
 }
