@@ -184,8 +184,11 @@ public final class TokenRefusal {
         }
         try {
             if (kind.equals("concurrent") && parameters.size() == 2) {
-                return ConcurrentUpdateException.gaveUp(TokenHeader.decode(value, required(value, parameters, "key")),
+                ConcurrentUpdateException busy = ConcurrentUpdateException.gaveUp(
+                        TokenHeader.decode(value, required(value, parameters, "key")),
                         Integer.parseInt(required(value, parameters, "attempts")));
+                busy.initCause(new ServiceAnswer("a service answered that its store kept losing races"));
+                return busy;
             }
             if (kind.equals("unknown") && parameters.size() == 1) {
                 return WriteOutcomeUnknownException.of(TokenHeader.decode(value, required(value, parameters, "key")),
@@ -214,10 +217,22 @@ public final class TokenRefusal {
      * Whether {@code refusal}, thrown while serving a request that carried {@code sent}, is that
      * request's own refusal to answer as such: a stale or foreign token only if it is the token the
      * request carried (a handler's own call to another fenced service, refused for the handler's
-     * token, is not the caller's refusal: the caller's write may well have landed); the other
-     * refusals are always the request's.
+     * token, is not the caller's refusal: the caller's write may well have landed); a
+     * {@link ConcurrentUpdateException} that another service answered (one {@link #read} rebuilt: the
+     * handler's own call elsewhere lost races) is not either, since "nothing was written" holds for
+     * that service's store, not for the handler's own writes; the other refusals are always the
+     * request's (a relayed {@link WriteOutcomeUnknownException} included: if the handler's call may
+     * have landed, so may the request).
      */
     public static boolean concerns(RuntimeException refusal, @Nullable FencingToken sent) {
+        if (refusal instanceof ConcurrentUpdateException && refusal.getCause() instanceof ServiceAnswer) {
+            return false;
+        }
+        return presents(refusal, sent);
+    }
+
+    /** Whether {@code refusal} is not a stale or foreign token, or one of {@code sent}. */
+    private static boolean presents(RuntimeException refusal, @Nullable FencingToken sent) {
         if (refusal instanceof StaleTokenException stale) {
             return stale.presented().equals(sent);
         }
@@ -243,7 +258,7 @@ public final class TokenRefusal {
         } catch (MalformedTokenException e) {
             return Optional.empty();
         }
-        return concerns(refusal, sent) ? Optional.of(refusal) : Optional.empty();
+        return presents(refusal, sent) ? Optional.of(refusal) : Optional.empty();
     }
 
     /**
@@ -264,7 +279,7 @@ public final class TokenRefusal {
         json.append(",\"status\":500,");
         appendString(json, "detail");
         json.append(':');
-        appendString(json, "the handler's own fenced write, with a token this request did not carry, was refused: "
+        appendString(json, "the handler's own fenced write elsewhere, not this request's token, was refused: "
                 + refusal.getMessage());
         return json.append('}').toString();
     }
@@ -286,6 +301,18 @@ public final class TokenRefusal {
             safe.onWriteFailed(unknown.key(), unknown);
         }
         return refusal;
+    }
+
+    /**
+     * The cause of a refusal {@link #read} rebuilt from a service's answer, so that a handler that
+     * lets it out is not taken to have lost the race itself.
+     */
+    private static final class ServiceAnswer extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ServiceAnswer(String message) {
+            super(message);
+        }
     }
 
     private static String required(String value, Map<String, String> parameters, String name) {

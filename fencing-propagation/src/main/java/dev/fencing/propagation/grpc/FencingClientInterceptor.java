@@ -112,21 +112,18 @@ public final class FencingClientInterceptor implements ClientInterceptor {
         public void onClose(Status status, Metadata trailers) {
             Status closed = status;
             if (status.getCause() == null) {
-                Optional<FencingException> refusal = FencingGrpc.fromTrailers(status, trailers)
-                        .filter(found -> concernsSent(found));
+                @Nullable String value = status.isOk() || trailers == null ? null : trailers.get(FencingGrpc.REFUSAL_KEY);
+                Optional<FencingException> refusal =
+                        value == null ? Optional.empty() : TokenRefusal.readFor(value, sentHeader);
                 if (refusal.isPresent()) {
                     closed = status.withCause(TokenRefusal.reported(refusal.get(), listener));
+                } else if (trailers != null) {
+                    // not this call's refusal (or not one at all): nothing after this interceptor,
+                    // such as FencingGrpc.call, may rebuild it from the trailer
+                    trailers.discardAll(FencingGrpc.REFUSAL_KEY);
                 }
             }
             super.onClose(closed, trailers);
-        }
-
-        private boolean concernsSent(FencingException refusal) {
-            try {
-                return TokenRefusal.concerns(refusal, sentHeader == null ? null : TokenHeader.parse(sentHeader));
-            } catch (IllegalArgumentException malformed) {
-                return false;
-            }
         }
     }
 }

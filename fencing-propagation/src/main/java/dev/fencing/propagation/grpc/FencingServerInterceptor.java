@@ -106,6 +106,7 @@ public final class FencingServerInterceptor implements ServerInterceptor {
             once.refuse(refusal);
             return new ServerCall.Listener<ReqT>() {};
         }
+        once.sent = token.orElse(null);
         Context context = token.isPresent() ? Context.current().withValue(FencingGrpc.TOKEN, token.get())
                 : Context.current();
         return new RefusingListener<>(Contexts.interceptCall(context, once, headers, next), once, token.orElse(null));
@@ -115,19 +116,48 @@ public final class FencingServerInterceptor implements ServerInterceptor {
     private static final class OnceClosed<ReqT, RespT> extends ForwardingServerCall.SimpleForwardingServerCall<ReqT, RespT> {
 
         private final AtomicBoolean closed = new AtomicBoolean();
+        private volatile @Nullable FencingToken sent;
 
         OnceClosed(ServerCall<ReqT, RespT> delegate) {
             super(delegate);
         }
 
+        /**
+         * Closes the call; a handler that closes it with a refusal (its store's exception passed to
+         * {@code onError}, or a failed call elsewhere passed on as it is) is answered by the same
+         * rule as one that throws it: the request's own refusal as such, another's as a plain
+         * {@code UNKNOWN} without the {@value TokenRefusal#GRPC_KEY} trailer.
+         */
         @Override
         public void close(Status status, Metadata trailers) {
-            if (closed.compareAndSet(false, true)) {
-                super.close(status, trailers);
-            } else {
+            if (!closed.compareAndSet(false, true)) {
                 // as ServerCallImpl would
                 throw new IllegalStateException("call already closed");
             }
+            if (status.isOk()) {
+                super.close(status, trailers);
+                return;
+            }
+            @Nullable FencingToken token = sent;
+            RuntimeException refusal = TokenRefusal.find(status.getCause());
+            if (refusal != null && TokenRefusal.concerns(refusal, token)) {
+                super.close(FencingGrpc.status(refusal), FencingGrpc.trailers(refusal));
+                return;
+            }
+            Status closing = status;
+            if (refusal != null) {
+                trailers.discardAll(FencingGrpc.REFUSAL_KEY);
+                closing = Status.UNKNOWN.withDescription(FencingGrpc.description(
+                        "the handler's own call elsewhere, not this call's token, was refused: " + refusal.getMessage()))
+                        .withCause(refusal);
+            } else {
+                String relayed = trailers.get(FencingGrpc.REFUSAL_KEY);
+                if (relayed != null && TokenRefusal.readFor(relayed, token == null ? null : TokenHeader.format(token))
+                        .isEmpty()) {
+                    trailers.discardAll(FencingGrpc.REFUSAL_KEY);
+                }
+            }
+            super.close(closing, trailers);
         }
 
         /** Closes the call with {@code refusal}'s answer; false if the handler closed it already. */

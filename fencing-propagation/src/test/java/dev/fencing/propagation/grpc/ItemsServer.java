@@ -79,6 +79,15 @@ final class ItemsServer {
     static final MethodDescriptor<String, String> MARK = unary(OPEN, "Mark");
     static final MethodDescriptor<String, String> ECHO = unary(OPEN, "Echo");
     static final MethodDescriptor<String, String> GATED_ECHO = unary(GATED, "Echo");
+    /** A method of a service that relays, by hand, a refusal of some other token than the caller's. */
+    static final MethodDescriptor<String, String> RELAY_BY_HAND = unary("fencing.test.Bare", "RelayByHand");
+    /** A method whose store kept losing races. */
+    static final MethodDescriptor<String, String> BUSY = unary(OPEN, "Busy");
+    /**
+     * A method that writes the key it is sent with the caller's token, then calls {@link #BUSY}
+     * with a token of its own and passes that call's failure on with {@code onError}.
+     */
+    static final MethodDescriptor<String, String> RELAY_BUSY = unary(FENCED, "RelayBusy");
 
     /** Every policy's store over one in-memory server, as one database under two services' settings. */
     static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
@@ -103,11 +112,22 @@ final class ItemsServer {
                 .addMethod(WRITE, handler(ItemsServer::write))
                 .addMethod(DELETE, handler(ItemsServer::delete))
                 .addMethod(CAS, ServerCalls.asyncUnaryCall(ItemsServer::cas))
-                .addMethod(PEEK, handler(ItemsServer::peek)).build();
+                .addMethod(PEEK, handler(ItemsServer::peek))
+                .addMethod(RELAY_BUSY, ServerCalls.asyncUnaryCall(ItemsServer::relayBusy)).build();
         ServerServiceDefinition open = ServerServiceDefinition.builder(OPEN)
                 .addMethod(READ, handler(ItemsServer::read))
                 .addMethod(MARK, handler(ItemsServer::mark))
-                .addMethod(ECHO, handler(request -> currentToken().map(TokenHeader::format).orElse("none"))).build();
+                .addMethod(ECHO, handler(request -> currentToken().map(TokenHeader::format).orElse("none")))
+                .addMethod(BUSY, handler(request -> {
+                    throw dev.fencing.core.ConcurrentUpdateException.gaveUp("busy-item", 8);
+                })).build();
+        ServerServiceDefinition bare = ServerServiceDefinition.builder("fencing.test.Bare")
+                .addMethod(RELAY_BY_HAND, ServerCalls.asyncUnaryCall((request, response) -> {
+                    io.grpc.Metadata trailers = new io.grpc.Metadata();
+                    trailers.put(io.grpc.Metadata.Key.of("fencing-refusal", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                            "stale; token=1; lock=someone-else; key=k; mark=2; policy=MONOTONIC");
+                    response.onError(Status.FAILED_PRECONDITION.asRuntimeException(trailers));
+                })).build();
         ServerServiceDefinition gated = ServerServiceDefinition.builder(GATED)
                 .addMethod(GATED_ECHO, handler(request -> {
                     GATED_CALLS.incrementAndGet();
@@ -120,6 +140,7 @@ final class ItemsServer {
                             FencingServerInterceptor.builder().requireToken().build(),
                             ReplyLosingProxy.losingRepliesOf(Set.of(WRITE, DELETE, CAS))))
                     .addService(ServerInterceptors.intercept(open, FencingServerInterceptor.create()))
+                    .addService(bare)
                     .addService(ServerInterceptors.intercept(gated,
                             FencingServerInterceptor.builder().requireToken().gate(TokenGate.over(GATE_MARKS)).build()))
                     .build().start();
@@ -155,6 +176,22 @@ final class ItemsServer {
 
     private static FencingToken requiredToken() {
         return FencingGrpc.currentToken().orElseThrow(() -> new MissingTokenException("this method"));
+    }
+
+    private static void relayBusy(String key, StreamObserver<String> response) {
+        STORES.get(Policy.MONOTONIC).write(requiredToken(), key, "mine");
+        io.grpc.ManagedChannel self = io.grpc.Grpc.newChannelBuilderForAddress("127.0.0.1", port(),
+                io.grpc.InsecureChannelCredentials.create()).build();
+        try {
+            io.grpc.stub.ClientCalls.blockingUnaryCall(io.grpc.ClientInterceptors.intercept(self,
+                    FencingClientInterceptor.of(FencingToken.of(key + "-own-lock", 1))), BUSY, io.grpc.CallOptions.DEFAULT, "x");
+            response.onNext("");
+            response.onCompleted();
+        } catch (io.grpc.StatusRuntimeException e) {
+            response.onError(e);   // the common idiom: pass the downstream's failure on
+        } finally {
+            self.shutdownNow();
+        }
     }
 
     private static String write(String request) {

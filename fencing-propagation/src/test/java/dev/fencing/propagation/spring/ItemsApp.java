@@ -196,6 +196,19 @@ public class ItemsApp implements WebMvcConfigurer {
             return ResponseEntity.noContent().build();
         }
 
+        /**
+         * A handler that writes with the caller's token, then calls another fenced service (a
+         * handler whose store keeps losing races) with a token of its own, letting that failure out.
+         */
+        @PutMapping("/relay-busy/items")
+        ResponseEntity<Void> relayBusy(@RequestParam("key") String key, @RequestBody String value, FencingToken token) {
+            app.stores.get(Policy.MONOTONIC).write(token, key, value);
+            org.springframework.web.client.RestClient.builder().baseUrl(baseUrl())
+                    .requestInterceptor(FencingTokenInterceptor.of(FencingToken.of(key + "-own-lock", 1))).build().post()
+                    .uri("/failing/busy").retrieve().toBodilessEntity();
+            return ResponseEntity.noContent().build();
+        }
+
         /** A service that does not use the toolkit's server pieces, relaying a refusal of some other token. */
         @PostMapping("/relaying-by-hand")
         ResponseEntity<Void> relayingByHand() {
