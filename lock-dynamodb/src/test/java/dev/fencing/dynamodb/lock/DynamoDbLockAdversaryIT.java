@@ -1,0 +1,141 @@
+package dev.fencing.dynamodb.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** Old, odd or extreme items left in the table, each met by two providers with clients of their own. */
+class DynamoDbLockAdversaryIT {
+
+    private static final String TABLE = "fencing_locks_adv";
+    private static boolean created;
+
+    private final DynamoDbClient raw = newClient();
+    private final DynamoDbLockProvider first = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
+    private final DynamoDbLockProvider second = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
+
+    private static synchronized DynamoDbClient newClient() {
+        DynamoDbClient client = DynamoDbLockProviderIT.client(dev.fencing.testkit.servers.TestServers.dynamoDb().endpoint());
+        if (!created) {
+            DynamoDbLockProvider.createTable(client, TABLE);
+            created = true;
+        }
+        return client;
+    }
+
+    @AfterEach
+    void closeAll() {
+        first.close();
+        second.close();
+        raw.close();
+    }
+
+    private static String resource(String name) {
+        return "adv-" + name + "-" + UUID.randomUUID();
+    }
+
+    private void put(String resource, Map<String, AttributeValue> attributes) {
+        Map<String, AttributeValue> item = new java.util.HashMap<>(attributes);
+        item.put(DynamoDbLockProvider.KEY, AttributeValue.fromS(resource));
+        raw.putItem(r -> r.tableName(TABLE).item(item));
+    }
+
+    private static LeaseOptions ttl10s() {
+        return LeaseOptions.ofTtl(Duration.ofSeconds(10));
+    }
+
+    /**
+     * An item with an owner and no expiry (written by hand, by another tool, or an old schema):
+     * inspect calls it free, but the grant's condition {@code #expires < :now} is false for a
+     * missing attribute, so no client can ever take the lock, and the failure blames a race.
+     */
+    @Test
+    void anOwnerWithoutExpiryDoesNotBlockTheLockForever() {
+        String resource = resource("no-expiry");
+        put(resource, Map.of(DynamoDbLockProvider.OWNER, AttributeValue.fromS("ghost"),
+                DynamoDbLockProvider.TOKEN, AttributeValue.fromN("7")));
+        LockState state = first.inspect(resource).orElseThrow();
+        assertThat(state.isHeld()).isFalse();
+        Optional<Lease> lease = second.tryAcquire(resource, ttl10s());
+        assertThat(lease).isPresent();
+        assertThat(lease.get().token().value()).isGreaterThan(7);
+        lease.get().release();
+    }
+
+    /** A token stored as a string cannot be compared with a number: name it, do not blame a race. */
+    @Test
+    void aTokenThatIsNotANumberIsNamedNotBlamedOnARace() {
+        String resource = resource("string-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromS("123")));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token")
+                .hasMessageNotContaining("another client is taking the lock");
+        assertThatThrownBy(() -> second.inspect(resource))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+    }
+
+    /** A token past a long's range (another writer, a hand edit): a named failure, not a NumberFormatException. */
+    @Test
+    void aTokenBeyondALongIsANamedFailure() {
+        String resource = resource("huge-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN("92233720368547758070")));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+        assertThatThrownBy(() -> second.inspect(resource))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+    }
+
+    /**
+     * The last token a long can hold: {@code Math.max(candidate, token) + 1} overflows to
+     * Long.MIN_VALUE and the attempt loops eight times, then blames another client's race.
+     */
+    @Test
+    void theLastTokenIsANamedExhaustionNotARace() {
+        String resource = resource("max-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(Long.MAX_VALUE))));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("exhausted")
+                .hasMessageNotContaining("another client is taking the lock");
+        assertThat(second.inspect(resource).orElseThrow().lastToken()).hasValue(Long.MAX_VALUE);
+    }
+
+    /** One below the last: granted with Long.MAX_VALUE itself, never anything smaller or repeated. */
+    @Test
+    void oneBelowTheLastTokenGrantsTheLastOne() {
+        String resource = resource("max-1-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(Long.MAX_VALUE - 1))));
+        Lease lease = first.tryAcquire(resource, ttl10s()).orElseThrow();
+        assertThat(lease.token().value()).isEqualTo(Long.MAX_VALUE);
+        lease.release();
+        assertThatThrownBy(() -> second.tryAcquire(resource, ttl10s())).isInstanceOf(LockUnavailableException.class);
+    }
+
+    /** A restored item with an owner and a future expiry is honoured as held, then taken with a larger token. */
+    @Test
+    void aRestoredHolderIsRespectedAndItsTokenOutrun() throws Exception {
+        String resource = resource("restored-holder");
+        long granted;
+        try (Lease lease = first.acquire(resource, ttl10s())) {
+            granted = lease.token().value();
+        }
+        put(resource, Map.of(DynamoDbLockProvider.OWNER, AttributeValue.fromS("old-owner"),
+                DynamoDbLockProvider.EXPIRES, AttributeValue.fromN(Long.toString(System.currentTimeMillis() + 1500)),
+                DynamoDbLockProvider.TOKEN, AttributeValue.fromN("5")));
+        assertThat(second.tryAcquire(resource, ttl10s())).isEmpty();
+        Lease after = second.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(10)));
+        assertThat(after.token().value()).isGreaterThan(granted);
+        after.release();
+    }
+}
