@@ -139,7 +139,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             values.put(":token", number(candidate));
             UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table).key(key(resource))
                     .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token")
-                    .conditionExpression("(attribute_not_exists(#owner) OR #expires < :now)"
+                    .conditionExpression("(attribute_not_exists(#owner) OR attribute_not_exists(#expires) OR #expires < :now)"
                             + " AND (attribute_not_exists(#token) OR #token < :token)")
                     .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
                     .expressionAttributeValues(values)
@@ -156,14 +156,20 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 } catch (SdkException e) {
                     throw giveBack(resource, owner, e);
                 }
-                long token = longOf(current, TOKEN);
+                long token = longOf(resource, current, TOKEN);
                 if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
                     // the SDK re-sent a grant whose reply was lost: the lock is this attempt's
                     return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
                             options.ttl()));
                 }
-                if (current.containsKey(OWNER) && longOf(current, EXPIRES) >= now) {
+                if (current.containsKey(OWNER) && current.containsKey(EXPIRES)
+                        && longOf(resource, current, EXPIRES) >= now) {
                     return Optional.empty();
+                }
+                if (token == Long.MAX_VALUE) {
+                    throw LockUnavailableException.unreachable(resource, "its tokens are exhausted: table '" + table
+                            + "' holds the last token a long can hold (" + token + "); no larger one can be granted",
+                            null);
                 }
                 // free, but its token is at or past this attempt's clock: go one past it
                 candidate = Math.max(candidate, token) + 1;
@@ -221,9 +227,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     + e.getMessage(), e);
         }
         Map<String, AttributeValue> item = response.hasItem() ? response.item() : Map.of();
-        long remaining = longOf(item, EXPIRES) - wallClock.millis();
-        boolean held = item.containsKey(OWNER) && remaining >= 0;
-        OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(item, TOKEN)) : OptionalLong.empty();
+        long remaining = longOf(resource, item, EXPIRES) - wallClock.millis();
+        boolean held = item.containsKey(OWNER) && item.containsKey(EXPIRES) && remaining >= 0;
+        OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(resource, item, TOKEN))
+                : OptionalLong.empty();
         return Optional.of(new LockState(resource, held ? Optional.ofNullable(stringOf(item, OWNER)) : Optional.empty(),
                 held ? Duration.ofMillis(remaining) : Duration.ZERO, lastToken));
     }
@@ -255,9 +262,26 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return AttributeValue.fromN(Long.toString(value));
     }
 
-    private static long longOf(Map<String, AttributeValue> item, String name) {
+    /**
+     * The whole number in attribute {@code name}, 0 if the item has none; an attribute of another
+     * type or out of a long's range (written by something other than this provider) is a named
+     * failure: a condition comparing it with a number would never hold.
+     */
+    private long longOf(String resource, Map<String, AttributeValue> item, String name) {
         AttributeValue value = item.get(name);
-        return value == null || value.n() == null ? 0 : Long.parseLong(value.n());
+        if (value == null) {
+            return 0;
+        }
+        if (value.n() != null) {
+            try {
+                return Long.parseLong(value.n());
+            } catch (NumberFormatException e) {
+                // a decimal, an exponent or past a long's range: refused below
+            }
+        }
+        throw LockUnavailableException.unreachable(resource, "its item in table '" + table + "' has a '" + name
+                + "' attribute that is not a whole number within a long's range (" + value + "); it was not written"
+                + " by this provider: repair or remove the attribute", null);
     }
 
     private static @Nullable String stringOf(Map<String, AttributeValue> item, String name) {
@@ -302,7 +326,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             } catch (ConditionalCheckFailedException refused) {
                 Map<String, AttributeValue> current = itemAfter(refused, resource());
                 // a re-sent release after its first send landed: no owner, and no grant since (same token)
-                return !current.containsKey(OWNER) && longOf(current, TOKEN) == token().value();
+                return !current.containsKey(OWNER) && longOf(resource(), current, TOKEN) == token().value();
             }
         }
     }
