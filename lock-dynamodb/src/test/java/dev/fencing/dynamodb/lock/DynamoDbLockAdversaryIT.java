@@ -7,14 +7,21 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.servers.TestServers;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 
 /** Old, odd or extreme items left in the table, each met by two providers with clients of their own. */
 class DynamoDbLockAdversaryIT {
@@ -137,5 +144,46 @@ class DynamoDbLockAdversaryIT {
         Lease after = second.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(10)));
         assertThat(after.token().value()).isGreaterThan(granted);
         after.release();
+    }
+
+    /**
+     * An interrupt that lands in the consistent read after a refused grant (the lock is held): the
+     * acquire must end with InterruptedException, as it does when the interrupt lands in the grant.
+     */
+    @Test
+    void anInterruptDuringTheReReadEndsTheAcquireWithInterruptedException() throws Exception {
+        String resource = resource("interrupt-read");
+        Lease held = first.tryAcquire(resource, ttl10s()).orElseThrow();
+        ExecutionInterceptor interruptOnRead = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof GetItemRequest) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        newClient();
+        try (DynamoDbClient client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(TestServers.dynamoDb().endpoint()))
+                .region(software.amazon.awssdk.regions.Region.of(dev.fencing.testkit.servers.DynamoDbTestServer.REGION))
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(interruptOnRead)).build();
+                DynamoDbLockProvider interrupted = DynamoDbLockProvider.builder(client).table(TABLE).build()) {
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread acquirer = new Thread(() -> {
+                try (Lease lease = interrupted.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(5)))) {
+                    outcome.set(lease);
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+            });
+            acquirer.start();
+            acquirer.join(10_000);
+            assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        } finally {
+            held.release();
+        }
     }
 }
