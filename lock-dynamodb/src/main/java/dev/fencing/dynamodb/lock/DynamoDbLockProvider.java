@@ -154,7 +154,11 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 try {
                     current = itemAfter(refused, resource);
                 } catch (SdkException e) {
-                    throw giveBack(resource, owner, e);
+                    LockUnavailableException failed = giveBack(resource, owner, e);
+                    if (Thread.currentThread().isInterrupted()) {
+                        return Optional.empty(); // as for an interrupt in the grant: the caller sees it
+                    }
+                    throw failed;
                 }
                 long token = longOf(resource, current, TOKEN);
                 if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
