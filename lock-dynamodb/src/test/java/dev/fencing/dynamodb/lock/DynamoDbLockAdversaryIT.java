@@ -9,6 +9,7 @@ import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.TestServers;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -144,6 +145,31 @@ class DynamoDbLockAdversaryIT {
         Lease after = second.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(10)));
         assertThat(after.token().value()).isGreaterThan(granted);
         after.release();
+    }
+
+    /**
+     * Old state and a fast clock together: a client whose clock ran ten minutes ahead took the lock
+     * (its token ten minutes of microseconds ahead of everyone's clock), the table is then restored
+     * to a point before that grant, and a client on the true time takes the lock: its token is its
+     * clock, below the fast client's. No clock was set back, yet the token went back.
+     */
+    @Test
+    void aRestoreAfterAFastClocksGrantNeverTakesTheTokenBack() {
+        String resource = resource("restore-skew");
+        long before;
+        try (Lease lease = first.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            before = lease.token().value();
+        }
+        long fast;
+        try (DynamoDbLockProvider ahead = DynamoDbLockProvider.builder(newClient()).table(TABLE)
+                .wallClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10))).build();
+                Lease lease = ahead.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            fast = lease.token().value();
+        }
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(before)))); // the restore
+        try (Lease after = second.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            assertThat(after.token().value()).as("token after the restore").isGreaterThan(fast);
+        }
     }
 
     /**
