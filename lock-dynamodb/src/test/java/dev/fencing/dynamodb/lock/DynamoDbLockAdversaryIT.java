@@ -7,6 +7,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.servers.LaggingProxy;
 import dev.fencing.testkit.servers.TestServers;
 import java.net.URI;
 import java.time.Clock;
@@ -169,6 +170,28 @@ class DynamoDbLockAdversaryIT {
         put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(before)))); // the restore
         try (Lease after = second.tryAcquire(resource, ttl10s()).orElseThrow()) {
             assertThat(after.token().value()).as("token after the restore").isGreaterThan(fast);
+        }
+    }
+
+    /**
+     * A silent server fails a call within the request timeout: a grant that gets no answer is
+     * followed by a give-back that gets none either, so the caller waits two request timeouts.
+     */
+    @Test
+    void aSilentServerFailsATryAcquireWithinOneRequestTimeout() {
+        newClient();
+        Duration timeout = Duration.ofSeconds(1);
+        try (LaggingProxy proxy = LaggingProxy.start("127.0.0.1", URI.create(TestServers.dynamoDb().endpoint()).getPort());
+                DynamoDbClient client = DynamoDbLockProviderIT.client("http://127.0.0.1:" + proxy.port());
+                DynamoDbLockProvider silent = DynamoDbLockProvider.builder(client).table(TABLE).requestTimeout(timeout)
+                        .build()) {
+            silent.tryAcquire(resource("warm-up"), ttl10s()).orElseThrow().release();
+            proxy.holdReplies();
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> silent.tryAcquire(resource("silent"), ttl10s()))
+                    .isInstanceOf(LockUnavailableException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeout.plusMillis(400));
+            proxy.passReplies();
         }
     }
 
