@@ -15,6 +15,10 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -57,9 +61,11 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  *
  * <h2>Unclear replies</h2>
  * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
- * attempt's owner and token); an attempt that ends without an answer gives the lock back with an
- * owner-checked write before it throws {@link LockUnavailableException}, so nobody waits out the
- * TTL of a lock nobody holds (if the give-back fails too, the TTL frees it). Releases and renewals
+ * attempt's owner and token); an attempt that ends without an answer sends an owner-checked write
+ * that gives the lock back and throws {@link LockUnavailableException} without waiting for it (so a
+ * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
+ * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
+ * give-backs still going out. Releases and renewals
  * are owner-checked; a re-sent release that finds its own release done reports success.
  *
  * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
@@ -78,11 +84,14 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
     private static final int MAX_TOKEN_RACES = 8;
     private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
+    private static final int GIVE_BACK_THREADS = 4;
 
     private final DynamoDbClient client;
     private final String table;
     private final Clock wallClock;
     private final Duration requestTimeout;
+    /** Sends the give-backs of unclear grants, so that a silent server fails a call within one request timeout. */
+    private final ThreadPoolExecutor giveBacks;
 
     private DynamoDbLockProvider(Builder builder) {
         super(builder, "fencing-dynamodb-lock-async");
@@ -90,6 +99,14 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         this.table = builder.table;
         this.wallClock = builder.wallClock;
         this.requestTimeout = builder.requestTimeout;
+        this.giveBacks = new ThreadPoolExecutor(GIVE_BACK_THREADS, GIVE_BACK_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+                    thread.setName("fencing-dynamodb-give-back");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        this.giveBacks.allowCoreThreadTimeOut(true);
     }
 
     /** A builder over {@code client}: table {@value #DEFAULT_TABLE}, 5 s request timeout. */
@@ -196,27 +213,38 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * The grant may have landed and nobody will hold it: removes the owner if it is still this
-     * attempt's, then reports the failure.
+     * The grant may have landed and nobody will hold it: sends a write that removes the owner if it
+     * is still this attempt's, and reports the failure without waiting for it (a silent server
+     * would otherwise hold the caller a second request timeout). The write is owner-checked with
+     * this attempt's random owner id, so whenever it lands it can only free this attempt's grant.
      */
     private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
-        boolean interrupted = Thread.interrupted(); // an interrupt aborted the grant; the give-back must still go out
+        Runnable giveBack = () -> {
+            try {
+                client.updateItem(r -> r.tableName(table).key(key(resource))
+                        .updateExpression("REMOVE #owner, #expires").conditionExpression("#owner = :owner")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
+                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
+                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+            } catch (SdkException | IllegalStateException e) {
+                // not granted, unreachable, or the client closed: the TTL frees it
+            }
+        };
         try {
-            client.updateItem(r -> r.tableName(table).key(key(resource)).updateExpression("REMOVE #owner, #expires")
-                    .conditionExpression("#owner = :owner")
-                    .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
-                    .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
-                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-        } catch (SdkException e) {
-            cause.addSuppressed(e); // not granted, or unreachable: the TTL frees it
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            giveBacks.execute(giveBack);
+        } catch (RejectedExecutionException closed) {
+            boolean interrupted = Thread.interrupted(); // the give-back must still go out
+            try {
+                giveBack.run();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted was given back",
-                cause);
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is being given"
+                + " back", cause);
     }
 
     @Override
@@ -241,7 +269,13 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
     @Override
     protected void doClose() {
-        // the client is the caller's
+        // the client is the caller's; give-backs already queued still go out, each within the request timeout
+        giveBacks.shutdown();
+        try {
+            giveBacks.awaitTermination(requestTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
