@@ -235,4 +235,57 @@ class DynamoDbLockAdversaryIT {
             held.release();
         }
     }
+
+    /** A table name DynamoDB cannot hold is refused by the builder, before any request. */
+    @Test
+    void aTableNameDynamoDbRefusesIsRefusedBeforeAnyRequest() {
+        for (String bad : new String[] {"ab", "fencing locks", "locks/2026", "x".repeat(256), "läser"}) {
+            assertThatThrownBy(() -> DynamoDbLockProvider.builder(raw).table(bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table");
+            assertThatThrownBy(() -> DynamoDbLockProvider.createTable(raw, bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table");
+        }
+        assertThat(DynamoDbLockProvider.builder(raw).table("a.b-c_9")).isNotNull();
+    }
+
+    /**
+     * Four providers on one frozen clock (every grant sees the same microsecond) take turns on one
+     * lock: every token differs, and each is larger than the one before it in grant order.
+     */
+    @Test
+    void clientsOnTheSameMicrosecondNeverShareAToken() throws Exception {
+        String resource = resource("same-micro");
+        Clock frozen = Clock.fixed(java.time.Instant.now(), java.time.ZoneOffset.UTC);
+        java.util.List<DynamoDbLockProvider> providers = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            providers.add(DynamoDbLockProvider.builder(newClient()).table(TABLE).wallClock(frozen).build());
+        }
+        java.util.List<Long> tokens = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean overlap = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (DynamoDbLockProvider provider : providers) {
+            Thread thread = new Thread(() -> {
+                for (int round = 0; round < 10; round++) {
+                    try (Lease lease = provider.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(30)))) {
+                        if (holders.incrementAndGet() != 1) {
+                            overlap.set(true);
+                        }
+                        tokens.add(lease.token().value());
+                        holders.decrementAndGet();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        providers.forEach(DynamoDbLockProvider::close);
+        assertThat(overlap).isFalse();
+        assertThat(tokens).hasSize(40).doesNotHaveDuplicates().isSorted();
+    }
 }
