@@ -20,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -85,6 +86,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     private static final int MAX_TOKEN_RACES = 8;
     private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
     private static final int GIVE_BACK_THREADS = 4;
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
 
     private final DynamoDbClient client;
     private final String table;
@@ -127,7 +129,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      */
     public static void createTable(DynamoDbClient client, String table) {
         Checks.requireNonNull("client", client);
-        Checks.requireName("table", table);
+        requireTableName(table);
         try {
             client.createTable(request -> request.tableName(table)
                     .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
@@ -292,6 +294,17 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return read.hasItem() ? read.item() : Map.of();
     }
 
+    /** DynamoDB's rule for table names: 3 to 255 of {@code A-Z a-z 0-9 _ . -}. */
+    private static String requireTableName(String table) {
+        Checks.requireName("table", table);
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be a DynamoDB table name, 3 to 255 characters of A-Z, a-z,"
+                    + " 0-9, '_', '.' and '-', got '" + (table.length() > 64 ? table.substring(0, 64) + "…" : table)
+                    + "' (" + table.length() + " characters)");
+        }
+        return table;
+    }
+
     private static Map<String, AttributeValue> key(String resource) {
         return Map.of(KEY, AttributeValue.fromS(resource));
     }
@@ -388,7 +401,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
         /** The lock table (default {@value DynamoDbLockProvider#DEFAULT_TABLE}); see {@link #createTable}. */
         public Builder table(String table) {
-            this.table = Checks.requireName("table", table);
+            this.table = requireTableName(table);
             return this;
         }
 
