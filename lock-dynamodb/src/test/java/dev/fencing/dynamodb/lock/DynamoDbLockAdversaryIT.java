@@ -36,12 +36,22 @@ class DynamoDbLockAdversaryIT {
     private final DynamoDbLockProvider second = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
 
     private static synchronized DynamoDbClient newClient() {
-        DynamoDbClient client = DynamoDbLockProviderIT.client(dev.fencing.testkit.servers.TestServers.dynamoDb().endpoint());
+        DynamoDbClient client = DynamoDbLockProviderIT.client(endpoint());
         if (!created) {
             DynamoDbLockProvider.createTable(client, TABLE);
             created = true;
         }
         return client;
+    }
+
+    /**
+     * The testkit's dynalite, or the endpoint in {@code ADV_DYNAMODB_ENDPOINT}: a server that
+     * returns the old item with a failed condition (moto does; dynalite does not) takes the
+     * provider's {@code ALL_OLD} path instead of its re-read.
+     */
+    private static String endpoint() {
+        String other = System.getenv("ADV_DYNAMODB_ENDPOINT");
+        return other != null ? other : TestServers.dynamoDb().endpoint();
     }
 
     @AfterEach
@@ -181,7 +191,7 @@ class DynamoDbLockAdversaryIT {
     void aSilentServerFailsATryAcquireWithinOneRequestTimeout() {
         newClient();
         Duration timeout = Duration.ofSeconds(1);
-        try (LaggingProxy proxy = LaggingProxy.start("127.0.0.1", URI.create(TestServers.dynamoDb().endpoint()).getPort());
+        try (LaggingProxy proxy = LaggingProxy.start("127.0.0.1", URI.create(endpoint()).getPort());
                 DynamoDbClient client = DynamoDbLockProviderIT.client("http://127.0.0.1:" + proxy.port());
                 DynamoDbLockProvider silent = DynamoDbLockProvider.builder(client).table(TABLE).requestTimeout(timeout)
                         .build()) {
@@ -201,6 +211,9 @@ class DynamoDbLockAdversaryIT {
      */
     @Test
     void anInterruptDuringTheReReadEndsTheAcquireWithInterruptedException() throws Exception {
+        // a server returning ALL_OLD (moto) needs no re-read: nothing to interrupt
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ADV_DYNAMODB_ENDPOINT") == null,
+                "the endpoint returns the old item");
         String resource = resource("interrupt-read");
         Lease held = first.tryAcquire(resource, ttl10s()).orElseThrow();
         ExecutionInterceptor interruptOnRead = new ExecutionInterceptor() {
@@ -213,7 +226,7 @@ class DynamoDbLockAdversaryIT {
         };
         newClient();
         try (DynamoDbClient client = DynamoDbClient.builder()
-                .endpointOverride(URI.create(TestServers.dynamoDb().endpoint()))
+                .endpointOverride(URI.create(endpoint()))
                 .region(software.amazon.awssdk.regions.Region.of(dev.fencing.testkit.servers.DynamoDbTestServer.REGION))
                 .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
@@ -254,6 +267,10 @@ class DynamoDbLockAdversaryIT {
      */
     @Test
     void clientsOnTheSameMicrosecondNeverShareAToken() throws Exception {
+        // moto 5.2.1 does not serialize conditional writes of one item (two of sixteen concurrent
+        // attribute_not_exists updates can both succeed): this needs dynalite or DynamoDB
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ADV_DYNAMODB_ENDPOINT") == null,
+                "the endpoint's conditional writes may not be atomic");
         String resource = resource("same-micro");
         Clock frozen = Clock.fixed(java.time.Instant.now(), java.time.ZoneOffset.UTC);
         java.util.List<DynamoDbLockProvider> providers = new java.util.ArrayList<>();
@@ -287,5 +304,27 @@ class DynamoDbLockAdversaryIT {
         providers.forEach(DynamoDbLockProvider::close);
         assertThat(overlap).isFalse();
         assertThat(tokens).hasSize(40).doesNotHaveDuplicates().isSorted();
+    }
+
+    /**
+     * A release after another client took the lock over and released it again: the item has no
+     * owner, as after one's own release, but a larger token, so the release reports the loss.
+     * Renewing after the takeover fails too.
+     */
+    @Test
+    void aReleaseAfterATakeoverAndReleaseReportsTheLoss() throws Exception {
+        String resource = resource("takeover-release");
+        Lease expired = first.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(200))).orElseThrow();
+        Lease renewedLate = first.tryAcquire(resource("other"), ttl10s()).orElseThrow();
+        Thread.sleep(300);
+        Lease takeover = second.tryAcquire(resource, ttl10s()).orElseThrow();
+        assertThat(takeover.token().value()).isGreaterThan(expired.token().value());
+        assertThatThrownBy(() -> expired.renew(Duration.ofSeconds(10)))
+                .isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        takeover.release();
+        Lease again = second.tryAcquire(resource, ttl10s()).orElseThrow();
+        again.release();
+        assertThatThrownBy(expired::release).isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        renewedLate.release();
     }
 }
