@@ -15,7 +15,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -57,9 +62,11 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  *
  * <h2>Unclear replies</h2>
  * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
- * attempt's owner and token); an attempt that ends without an answer gives the lock back with an
- * owner-checked write before it throws {@link LockUnavailableException}, so nobody waits out the
- * TTL of a lock nobody holds (if the give-back fails too, the TTL frees it). Releases and renewals
+ * attempt's owner and token); an attempt that ends without an answer sends an owner-checked write
+ * that gives the lock back and throws {@link LockUnavailableException} without waiting for it (so a
+ * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
+ * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
+ * give-backs still going out. Releases and renewals
  * are owner-checked; a re-sent release that finds its own release done reports success.
  *
  * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
@@ -78,11 +85,15 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
     private static final int MAX_TOKEN_RACES = 8;
     private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
+    private static final int GIVE_BACK_THREADS = 4;
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
 
     private final DynamoDbClient client;
     private final String table;
     private final Clock wallClock;
     private final Duration requestTimeout;
+    /** Sends the give-backs of unclear grants, so that a silent server fails a call within one request timeout. */
+    private final ThreadPoolExecutor giveBacks;
 
     private DynamoDbLockProvider(Builder builder) {
         super(builder, "fencing-dynamodb-lock-async");
@@ -90,6 +101,14 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         this.table = builder.table;
         this.wallClock = builder.wallClock;
         this.requestTimeout = builder.requestTimeout;
+        this.giveBacks = new ThreadPoolExecutor(GIVE_BACK_THREADS, GIVE_BACK_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), runnable -> {
+                    Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+                    thread.setName("fencing-dynamodb-give-back");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+        this.giveBacks.allowCoreThreadTimeOut(true);
     }
 
     /** A builder over {@code client}: table {@value #DEFAULT_TABLE}, 5 s request timeout. */
@@ -110,7 +129,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      */
     public static void createTable(DynamoDbClient client, String table) {
         Checks.requireNonNull("client", client);
-        Checks.requireName("table", table);
+        requireTableName(table);
         try {
             client.createTable(request -> request.tableName(table)
                     .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
@@ -139,7 +158,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             values.put(":token", number(candidate));
             UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table).key(key(resource))
                     .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token")
-                    .conditionExpression("(attribute_not_exists(#owner) OR #expires < :now)"
+                    .conditionExpression("(attribute_not_exists(#owner) OR attribute_not_exists(#expires) OR #expires < :now)"
                             + " AND (attribute_not_exists(#token) OR #token < :token)")
                     .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
                     .expressionAttributeValues(values)
@@ -154,16 +173,26 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 try {
                     current = itemAfter(refused, resource);
                 } catch (SdkException e) {
-                    throw giveBack(resource, owner, e);
+                    LockUnavailableException failed = giveBack(resource, owner, e);
+                    if (Thread.currentThread().isInterrupted()) {
+                        return Optional.empty(); // as for an interrupt in the grant: the caller sees it
+                    }
+                    throw failed;
                 }
-                long token = longOf(current, TOKEN);
+                long token = longOf(resource, current, TOKEN);
                 if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
                     // the SDK re-sent a grant whose reply was lost: the lock is this attempt's
                     return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
                             options.ttl()));
                 }
-                if (current.containsKey(OWNER) && longOf(current, EXPIRES) >= now) {
+                if (current.containsKey(OWNER) && current.containsKey(EXPIRES)
+                        && longOf(resource, current, EXPIRES) >= now) {
                     return Optional.empty();
+                }
+                if (token == Long.MAX_VALUE) {
+                    throw LockUnavailableException.unreachable(resource, "its tokens are exhausted: table '" + table
+                            + "' holds the last token a long can hold (" + token + "); no larger one can be granted",
+                            null);
                 }
                 // free, but its token is at or past this attempt's clock: go one past it
                 candidate = Math.max(candidate, token) + 1;
@@ -186,27 +215,38 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * The grant may have landed and nobody will hold it: removes the owner if it is still this
-     * attempt's, then reports the failure.
+     * The grant may have landed and nobody will hold it: sends a write that removes the owner if it
+     * is still this attempt's, and reports the failure without waiting for it (a silent server
+     * would otherwise hold the caller a second request timeout). The write is owner-checked with
+     * this attempt's random owner id, so whenever it lands it can only free this attempt's grant.
      */
     private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
-        boolean interrupted = Thread.interrupted(); // an interrupt aborted the grant; the give-back must still go out
+        Runnable giveBack = () -> {
+            try {
+                client.updateItem(r -> r.tableName(table).key(key(resource))
+                        .updateExpression("REMOVE #owner, #expires").conditionExpression("#owner = :owner")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
+                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
+                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+            } catch (SdkException | IllegalStateException e) {
+                // not granted, unreachable, or the client closed: the TTL frees it
+            }
+        };
         try {
-            client.updateItem(r -> r.tableName(table).key(key(resource)).updateExpression("REMOVE #owner, #expires")
-                    .conditionExpression("#owner = :owner")
-                    .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
-                    .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
-                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-        } catch (SdkException e) {
-            cause.addSuppressed(e); // not granted, or unreachable: the TTL frees it
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
+            giveBacks.execute(giveBack);
+        } catch (RejectedExecutionException closed) {
+            boolean interrupted = Thread.interrupted(); // the give-back must still go out
+            try {
+                giveBack.run();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted was given back",
-                cause);
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is being given"
+                + " back", cause);
     }
 
     @Override
@@ -221,16 +261,23 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     + e.getMessage(), e);
         }
         Map<String, AttributeValue> item = response.hasItem() ? response.item() : Map.of();
-        long remaining = longOf(item, EXPIRES) - wallClock.millis();
-        boolean held = item.containsKey(OWNER) && remaining >= 0;
-        OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(item, TOKEN)) : OptionalLong.empty();
+        long remaining = longOf(resource, item, EXPIRES) - wallClock.millis();
+        boolean held = item.containsKey(OWNER) && item.containsKey(EXPIRES) && remaining >= 0;
+        OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(resource, item, TOKEN))
+                : OptionalLong.empty();
         return Optional.of(new LockState(resource, held ? Optional.ofNullable(stringOf(item, OWNER)) : Optional.empty(),
                 held ? Duration.ofMillis(remaining) : Duration.ZERO, lastToken));
     }
 
     @Override
     protected void doClose() {
-        // the client is the caller's
+        // the client is the caller's; give-backs already queued still go out, each within the request timeout
+        giveBacks.shutdown();
+        try {
+            giveBacks.awaitTermination(requestTimeout.toMillis() * 2, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -247,6 +294,17 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return read.hasItem() ? read.item() : Map.of();
     }
 
+    /** DynamoDB's rule for table names: 3 to 255 of {@code A-Z a-z 0-9 _ . -}. */
+    private static String requireTableName(String table) {
+        Checks.requireName("table", table);
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("table must be a DynamoDB table name, 3 to 255 characters of A-Z, a-z,"
+                    + " 0-9, '_', '.' and '-', got '" + (table.length() > 64 ? table.substring(0, 64) + "…" : table)
+                    + "' (" + table.length() + " characters)");
+        }
+        return table;
+    }
+
     private static Map<String, AttributeValue> key(String resource) {
         return Map.of(KEY, AttributeValue.fromS(resource));
     }
@@ -255,9 +313,26 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return AttributeValue.fromN(Long.toString(value));
     }
 
-    private static long longOf(Map<String, AttributeValue> item, String name) {
+    /**
+     * The whole number in attribute {@code name}, 0 if the item has none; an attribute of another
+     * type or out of a long's range (written by something other than this provider) is a named
+     * failure: a condition comparing it with a number would never hold.
+     */
+    private long longOf(String resource, Map<String, AttributeValue> item, String name) {
         AttributeValue value = item.get(name);
-        return value == null || value.n() == null ? 0 : Long.parseLong(value.n());
+        if (value == null) {
+            return 0;
+        }
+        if (value.n() != null) {
+            try {
+                return Long.parseLong(value.n());
+            } catch (NumberFormatException e) {
+                // a decimal, an exponent or past a long's range: refused below
+            }
+        }
+        throw LockUnavailableException.unreachable(resource, "its item in table '" + table + "' has a '" + name
+                + "' attribute that is not a whole number within a long's range (" + value + "); it was not written"
+                + " by this provider: repair or remove the attribute", null);
     }
 
     private static @Nullable String stringOf(Map<String, AttributeValue> item, String name) {
@@ -302,7 +377,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             } catch (ConditionalCheckFailedException refused) {
                 Map<String, AttributeValue> current = itemAfter(refused, resource());
                 // a re-sent release after its first send landed: no owner, and no grant since (same token)
-                return !current.containsKey(OWNER) && longOf(current, TOKEN) == token().value();
+                return !current.containsKey(OWNER) && longOf(resource(), current, TOKEN) == token().value();
             }
         }
     }
@@ -326,7 +401,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
         /** The lock table (default {@value DynamoDbLockProvider#DEFAULT_TABLE}); see {@link #createTable}. */
         public Builder table(String table) {
-            this.table = Checks.requireName("table", table);
+            this.table = requireTableName(table);
             return this;
         }
 

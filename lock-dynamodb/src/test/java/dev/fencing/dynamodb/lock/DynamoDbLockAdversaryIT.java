@@ -1,0 +1,330 @@
+package dev.fencing.dynamodb.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseOptions;
+import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.servers.LaggingProxy;
+import dev.fencing.testkit.servers.TestServers;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+
+/** Old, odd or extreme items left in the table, each met by two providers with clients of their own. */
+class DynamoDbLockAdversaryIT {
+
+    private static final String TABLE = "fencing_locks_adv";
+    private static boolean created;
+
+    private final DynamoDbClient raw = newClient();
+    private final DynamoDbLockProvider first = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
+    private final DynamoDbLockProvider second = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
+
+    private static synchronized DynamoDbClient newClient() {
+        DynamoDbClient client = DynamoDbLockProviderIT.client(endpoint());
+        if (!created) {
+            DynamoDbLockProvider.createTable(client, TABLE);
+            created = true;
+        }
+        return client;
+    }
+
+    /**
+     * The testkit's dynalite, or the endpoint in {@code ADV_DYNAMODB_ENDPOINT}: a server that
+     * returns the old item with a failed condition (moto does; dynalite does not) takes the
+     * provider's {@code ALL_OLD} path instead of its re-read.
+     */
+    private static String endpoint() {
+        String other = System.getenv("ADV_DYNAMODB_ENDPOINT");
+        return other != null ? other : TestServers.dynamoDb().endpoint();
+    }
+
+    @AfterEach
+    void closeAll() {
+        first.close();
+        second.close();
+        raw.close();
+    }
+
+    private static String resource(String name) {
+        return "adv-" + name + "-" + UUID.randomUUID();
+    }
+
+    private void put(String resource, Map<String, AttributeValue> attributes) {
+        Map<String, AttributeValue> item = new java.util.HashMap<>(attributes);
+        item.put(DynamoDbLockProvider.KEY, AttributeValue.fromS(resource));
+        raw.putItem(r -> r.tableName(TABLE).item(item));
+    }
+
+    private static LeaseOptions ttl10s() {
+        return LeaseOptions.ofTtl(Duration.ofSeconds(10));
+    }
+
+    /**
+     * An item with an owner and no expiry (written by hand, by another tool, or an old schema):
+     * inspect calls it free, but the grant's condition {@code #expires < :now} is false for a
+     * missing attribute, so no client can ever take the lock, and the failure blames a race.
+     */
+    @Test
+    void anOwnerWithoutExpiryDoesNotBlockTheLockForever() {
+        String resource = resource("no-expiry");
+        put(resource, Map.of(DynamoDbLockProvider.OWNER, AttributeValue.fromS("ghost"),
+                DynamoDbLockProvider.TOKEN, AttributeValue.fromN("7")));
+        LockState state = first.inspect(resource).orElseThrow();
+        assertThat(state.isHeld()).isFalse();
+        Optional<Lease> lease = second.tryAcquire(resource, ttl10s());
+        assertThat(lease).isPresent();
+        assertThat(lease.get().token().value()).isGreaterThan(7);
+        lease.get().release();
+    }
+
+    /** A token stored as a string cannot be compared with a number: name it, do not blame a race. */
+    @Test
+    void aTokenThatIsNotANumberIsNamedNotBlamedOnARace() {
+        String resource = resource("string-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromS("123")));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token")
+                .hasMessageNotContaining("another client is taking the lock");
+        assertThatThrownBy(() -> second.inspect(resource))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+    }
+
+    /** A token past a long's range (another writer, a hand edit): a named failure, not a NumberFormatException. */
+    @Test
+    void aTokenBeyondALongIsANamedFailure() {
+        String resource = resource("huge-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN("92233720368547758070")));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+        assertThatThrownBy(() -> second.inspect(resource))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("token");
+    }
+
+    /**
+     * The last token a long can hold: {@code Math.max(candidate, token) + 1} overflows to
+     * Long.MIN_VALUE and the attempt loops eight times, then blames another client's race.
+     */
+    @Test
+    void theLastTokenIsANamedExhaustionNotARace() {
+        String resource = resource("max-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(Long.MAX_VALUE))));
+        assertThatThrownBy(() -> first.tryAcquire(resource, ttl10s()))
+                .isInstanceOf(LockUnavailableException.class).hasMessageContaining("exhausted")
+                .hasMessageNotContaining("another client is taking the lock");
+        assertThat(second.inspect(resource).orElseThrow().lastToken()).hasValue(Long.MAX_VALUE);
+    }
+
+    /** One below the last: granted with Long.MAX_VALUE itself, never anything smaller or repeated. */
+    @Test
+    void oneBelowTheLastTokenGrantsTheLastOne() {
+        String resource = resource("max-1-token");
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(Long.MAX_VALUE - 1))));
+        Lease lease = first.tryAcquire(resource, ttl10s()).orElseThrow();
+        assertThat(lease.token().value()).isEqualTo(Long.MAX_VALUE);
+        lease.release();
+        assertThatThrownBy(() -> second.tryAcquire(resource, ttl10s())).isInstanceOf(LockUnavailableException.class);
+    }
+
+    /** A restored item with an owner and a future expiry is honoured as held, then taken with a larger token. */
+    @Test
+    void aRestoredHolderIsRespectedAndItsTokenOutrun() throws Exception {
+        String resource = resource("restored-holder");
+        long granted;
+        try (Lease lease = first.acquire(resource, ttl10s())) {
+            granted = lease.token().value();
+        }
+        put(resource, Map.of(DynamoDbLockProvider.OWNER, AttributeValue.fromS("old-owner"),
+                DynamoDbLockProvider.EXPIRES, AttributeValue.fromN(Long.toString(System.currentTimeMillis() + 1500)),
+                DynamoDbLockProvider.TOKEN, AttributeValue.fromN("5")));
+        assertThat(second.tryAcquire(resource, ttl10s())).isEmpty();
+        Lease after = second.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(10)));
+        assertThat(after.token().value()).isGreaterThan(granted);
+        after.release();
+    }
+
+    /**
+     * Old state and a fast clock together: a client whose clock ran ten minutes ahead took the lock
+     * (its token ten minutes of microseconds ahead of everyone's clock), the table is then restored
+     * to a point before that grant, and a client on the true time takes the lock: its token is its
+     * clock, below the fast client's. No clock was set back, yet the token went back.
+     */
+    @Test
+    void aRestoreAfterAFastClocksGrantNeverTakesTheTokenBack() {
+        String resource = resource("restore-skew");
+        long before;
+        try (Lease lease = first.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            before = lease.token().value();
+        }
+        long fast;
+        try (DynamoDbLockProvider ahead = DynamoDbLockProvider.builder(newClient()).table(TABLE)
+                .wallClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10))).build();
+                Lease lease = ahead.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            fast = lease.token().value();
+        }
+        put(resource, Map.of(DynamoDbLockProvider.TOKEN, AttributeValue.fromN(Long.toString(before)))); // the restore
+        try (Lease after = second.tryAcquire(resource, ttl10s()).orElseThrow()) {
+            assertThat(after.token().value()).as("token after the restore").isGreaterThan(fast);
+        }
+    }
+
+    /**
+     * A silent server fails a call within the request timeout: a grant that gets no answer is
+     * followed by a give-back that gets none either, so the caller waits two request timeouts.
+     */
+    @Test
+    void aSilentServerFailsATryAcquireWithinOneRequestTimeout() {
+        newClient();
+        Duration timeout = Duration.ofSeconds(1);
+        try (LaggingProxy proxy = LaggingProxy.start("127.0.0.1", URI.create(endpoint()).getPort());
+                DynamoDbClient client = DynamoDbLockProviderIT.client("http://127.0.0.1:" + proxy.port());
+                DynamoDbLockProvider silent = DynamoDbLockProvider.builder(client).table(TABLE).requestTimeout(timeout)
+                        .build()) {
+            silent.tryAcquire(resource("warm-up"), ttl10s()).orElseThrow().release();
+            proxy.holdReplies();
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> silent.tryAcquire(resource("silent"), ttl10s()))
+                    .isInstanceOf(LockUnavailableException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(timeout.plusMillis(700));
+            proxy.passReplies();
+        }
+    }
+
+    /**
+     * An interrupt that lands in the consistent read after a refused grant (the lock is held): the
+     * acquire must end with InterruptedException, as it does when the interrupt lands in the grant.
+     */
+    @Test
+    void anInterruptDuringTheReReadEndsTheAcquireWithInterruptedException() throws Exception {
+        // a server returning ALL_OLD (moto) needs no re-read: nothing to interrupt
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ADV_DYNAMODB_ENDPOINT") == null,
+                "the endpoint returns the old item");
+        String resource = resource("interrupt-read");
+        Lease held = first.tryAcquire(resource, ttl10s()).orElseThrow();
+        ExecutionInterceptor interruptOnRead = new ExecutionInterceptor() {
+            @Override
+            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                if (context.request() instanceof GetItemRequest) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        newClient();
+        try (DynamoDbClient client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint()))
+                .region(software.amazon.awssdk.regions.Region.of(dev.fencing.testkit.servers.DynamoDbTestServer.REGION))
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
+                .httpClient(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.create())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(interruptOnRead)).build();
+                DynamoDbLockProvider interrupted = DynamoDbLockProvider.builder(client).table(TABLE).build()) {
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread acquirer = new Thread(() -> {
+                try (Lease lease = interrupted.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(5)))) {
+                    outcome.set(lease);
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+            });
+            acquirer.start();
+            acquirer.join(10_000);
+            assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
+        } finally {
+            held.release();
+        }
+    }
+
+    /** A table name DynamoDB cannot hold is refused by the builder, before any request. */
+    @Test
+    void aTableNameDynamoDbRefusesIsRefusedBeforeAnyRequest() {
+        for (String bad : new String[] {"ab", "fencing locks", "locks/2026", "x".repeat(256), "läser"}) {
+            assertThatThrownBy(() -> DynamoDbLockProvider.builder(raw).table(bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table");
+            assertThatThrownBy(() -> DynamoDbLockProvider.createTable(raw, bad)).as(bad)
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("table");
+        }
+        assertThat(DynamoDbLockProvider.builder(raw).table("a.b-c_9")).isNotNull();
+    }
+
+    /**
+     * Four providers on one frozen clock (every grant sees the same microsecond) take turns on one
+     * lock: every token differs, and each is larger than the one before it in grant order.
+     */
+    @Test
+    void clientsOnTheSameMicrosecondNeverShareAToken() throws Exception {
+        // moto 5.2.1 does not serialize conditional writes of one item (two of sixteen concurrent
+        // attribute_not_exists updates can both succeed): this needs dynalite or DynamoDB
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ADV_DYNAMODB_ENDPOINT") == null,
+                "the endpoint's conditional writes may not be atomic");
+        String resource = resource("same-micro");
+        Clock frozen = Clock.fixed(java.time.Instant.now(), java.time.ZoneOffset.UTC);
+        java.util.List<DynamoDbLockProvider> providers = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            providers.add(DynamoDbLockProvider.builder(newClient()).table(TABLE).wallClock(frozen).build());
+        }
+        java.util.List<Long> tokens = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger holders = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean overlap = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (DynamoDbLockProvider provider : providers) {
+            Thread thread = new Thread(() -> {
+                for (int round = 0; round < 10; round++) {
+                    try (Lease lease = provider.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(30)))) {
+                        if (holders.incrementAndGet() != 1) {
+                            overlap.set(true);
+                        }
+                        tokens.add(lease.token().value());
+                        holders.decrementAndGet();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        providers.forEach(DynamoDbLockProvider::close);
+        assertThat(overlap).isFalse();
+        assertThat(tokens).hasSize(40).doesNotHaveDuplicates().isSorted();
+    }
+
+    /**
+     * A release after another client took the lock over and released it again: the item has no
+     * owner, as after one's own release, but a larger token, so the release reports the loss.
+     * Renewing after the takeover fails too.
+     */
+    @Test
+    void aReleaseAfterATakeoverAndReleaseReportsTheLoss() throws Exception {
+        String resource = resource("takeover-release");
+        Lease expired = first.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(200))).orElseThrow();
+        Lease renewedLate = first.tryAcquire(resource("other"), ttl10s()).orElseThrow();
+        Thread.sleep(300);
+        Lease takeover = second.tryAcquire(resource, ttl10s()).orElseThrow();
+        assertThat(takeover.token().value()).isGreaterThan(expired.token().value());
+        assertThatThrownBy(() -> expired.renew(Duration.ofSeconds(10)))
+                .isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        takeover.release();
+        Lease again = second.tryAcquire(resource, ttl10s()).orElseThrow();
+        again.release();
+        assertThatThrownBy(expired::release).isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        renewedLate.release();
+    }
+}
