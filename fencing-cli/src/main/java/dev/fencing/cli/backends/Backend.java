@@ -93,6 +93,7 @@ public final class Backend implements AutoCloseable {
     private String storeDescription;
     private final boolean readOnly;
     private String lockNotSetUp;
+    private String embeddedDynamoDb;
     private String storeNotSetUp;
     private S3Client s3;
 
@@ -422,18 +423,9 @@ public final class Backend implements AutoCloseable {
     }
 
     private void openDynamoDbStore(ConnectionOptions connections) {
-        Optional<String> configured = connections.dynamoDbEndpoint();
-        String endpoint;
-        if (configured.isEmpty()) {
-            DynamoDbTestServer server = DynamoDbTestServer.launch();
-            resources.push(server::stop);
-            endpoint = server.endpoint();
-            storeDescription = "dynamodb store on an embedded dynalite at " + endpoint;
-            embeddedStore = true;
-        } else {
-            endpoint = configured.get();
-            storeDescription = "dynamodb store on " + endpoint;
-        }
+        String endpoint = dynamoDbEndpoint(connections);
+        embeddedStore = connections.dynamoDbEndpoint().isEmpty();
+        storeDescription = "dynamodb store on " + (embeddedStore ? "an embedded dynalite at " : "") + endpoint;
         DynamoDbClient client = dynamoDbClient(endpoint);
         resources.push(client::close);
         try {
@@ -477,18 +469,27 @@ public final class Backend implements AutoCloseable {
                 .build();
     }
 
-    private void openDynamoDbLock(ConnectionOptions connections) {
+    /**
+     * The DynamoDB endpoint given, or one embedded dynalite started on first use and shared by the
+     * dynamodb lock and store of this backend (their tables differ).
+     */
+    private String dynamoDbEndpoint(ConnectionOptions connections) {
         Optional<String> configured = connections.dynamoDbEndpoint();
-        String endpoint;
-        if (configured.isEmpty()) {
+        if (configured.isPresent()) {
+            return configured.get();
+        }
+        if (embeddedDynamoDb == null) {
             DynamoDbTestServer server = DynamoDbTestServer.launch();
             resources.push(server::stop);
-            endpoint = server.endpoint();
-            lockDescription = "dynamodb lock on an embedded dynalite at " + endpoint;
-        } else {
-            endpoint = configured.get();
-            lockDescription = "dynamodb lock on " + endpoint;
+            embeddedDynamoDb = server.endpoint();
         }
+        return embeddedDynamoDb;
+    }
+
+    private void openDynamoDbLock(ConnectionOptions connections) {
+        String endpoint = dynamoDbEndpoint(connections);
+        lockDescription = "dynamodb lock on " + (connections.dynamoDbEndpoint().isEmpty() ? "an embedded dynalite at "
+                : "") + endpoint;
         tokenNote = "max(previous token + 1, this process's clock in microseconds) per grant, written by the grant into"
                 + " the lock's own item, which no release deletes";
         DynamoDbClient client = dynamoDbClient(endpoint);
