@@ -2,6 +2,7 @@ package dev.fencing.dynamodb.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
@@ -320,8 +321,8 @@ class DynamoDbLockAdversaryIT {
         String resource = resource("takeover-release");
         Lease expired = first.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofMillis(200))).orElseThrow();
         Lease renewedLate = first.tryAcquire(resource("other"), ttl10s()).orElseThrow();
-        Thread.sleep(300);
-        Lease takeover = second.tryAcquire(resource, ttl10s()).orElseThrow();
+        Lease takeover = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> second.tryAcquire(resource, ttl10s()), java.util.Optional::isPresent).orElseThrow();
         assertThat(takeover.token().value()).isGreaterThan(expired.token().value());
         assertThatThrownBy(() -> expired.renew(Duration.ofSeconds(10)))
                 .isInstanceOf(dev.fencing.core.LeaseLostException.class);
