@@ -60,7 +60,7 @@ final class LeadershipTorture {
             thread.start();
             threads.add(thread);
         }
-        Thread faulter = new Thread(() -> inject(faults, faultInterval, deadline, injected), "torture-faults");
+        Thread faulter = new Thread(() -> FaultInjector.run(faults, faultInterval, deadline, injected), "torture-faults");
         faulter.setDaemon(true);
         faulter.start();
         for (Thread thread : threads) {
@@ -116,25 +116,6 @@ final class LeadershipTorture {
             (zombie ? zombieWritesRefused : writesRefused).incrementAndGet();
         } catch (RuntimeException failed) {
             writesFailed.incrementAndGet();
-        }
-    }
-
-    private static void inject(List<Fault> faults, Duration interval, long deadline, AtomicLong injected) {
-        if (faults.isEmpty()) {
-            return;
-        }
-        int next = 0;
-        try {
-            while (true) {
-                Thread.sleep(interval.toMillis());
-                if (System.nanoTime() >= deadline) {
-                    return;
-                }
-                faults.get(next++ % faults.size()).action().run();
-                injected.incrementAndGet();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

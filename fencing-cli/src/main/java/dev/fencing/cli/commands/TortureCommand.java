@@ -130,7 +130,7 @@ public final class TortureCommand extends FencingCommand {
                 worker.start();
                 threads.add(worker);
             }
-            Thread faulter = new Thread(() -> injectFaults(faults, deadline, injected), "torture-faults");
+            Thread faulter = new Thread(() -> FaultInjector.run(faults, faultInterval, deadline, injected), "torture-faults");
             faulter.setDaemon(true);
             faulter.start();
             boolean progress = !json && System.console() != null;
@@ -295,25 +295,6 @@ public final class TortureCommand extends FencingCommand {
             } catch (InterruptedException e) {
                 return;
             }
-        }
-    }
-
-    private void injectFaults(List<Fault> faults, long deadline, AtomicLong injected) {
-        if (faults.isEmpty()) {
-            return;
-        }
-        int next = 0;
-        try {
-            while (true) {
-                Thread.sleep(faultInterval.toMillis());
-                if (System.nanoTime() >= deadline) {
-                    return;
-                }
-                faults.get(next++ % faults.size()).action().run();
-                injected.incrementAndGet();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
