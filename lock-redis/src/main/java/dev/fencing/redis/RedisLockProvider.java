@@ -18,6 +18,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
@@ -32,8 +33,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BiFunction;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A lock on Redis — a single server, a Sentinel-managed master or a Redis Cluster, through
@@ -147,16 +148,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
     public static Builder builder(String uri) {
         Checks.requireName("Redis URI", uri);
         RedisURI parsed = RedisURI.create(uri);
-        return new Builder((timeout, connectTimeout) -> RedisBackend.standalone(
+        return new Builder((timeout, connectTimeout, ssl) -> RedisBackend.standalone(
                 RedisClient.create(RedisBackend.withConnectTimeout(parsed, connectTimeout)), true, timeout,
-                connectTimeout), redactedTarget(parsed), true);
+                connectTimeout, ssl), redactedTarget(parsed), true, true);
     }
 
     /** A builder for a provider on a client the caller owns (and shuts down after closing the provider). */
     public static Builder builder(RedisClient client) {
         Checks.requireNonNull("client", client);
-        return new Builder((timeout, connectTimeout) -> RedisBackend.standalone(client, false, timeout, connectTimeout),
-                "the given RedisClient", true);
+        return new Builder((timeout, connectTimeout, ssl) -> RedisBackend.standalone(client, false, timeout,
+                connectTimeout, ssl), "the given RedisClient", true, false);
     }
 
     /**
@@ -173,16 +174,16 @@ public final class RedisLockProvider extends AbstractLockProvider {
             parsed.add(RedisURI.create(Checks.requireName("Redis Cluster seed URI", uri)));
         }
         String target = parsed.stream().map(RedisLockProvider::redactedTarget).collect(Collectors.joining(","));
-        return new Builder((timeout, connectTimeout) -> RedisBackend.cluster(RedisClusterClient.create(
+        return new Builder((timeout, connectTimeout, ssl) -> RedisBackend.cluster(RedisClusterClient.create(
                 parsed.stream().map(uri -> RedisBackend.withConnectTimeout(uri, connectTimeout)).toList()), true,
-                timeout, connectTimeout), target, false);
+                timeout, connectTimeout, ssl), target, false, true);
     }
 
     /** A builder for a provider on a cluster client the caller owns (and shuts down after closing the provider). */
     public static Builder builder(RedisClusterClient client) {
         Checks.requireNonNull("client", client);
-        return new Builder((timeout, connectTimeout) -> RedisBackend.cluster(client, false, timeout, connectTimeout),
-                "the given RedisClusterClient", false);
+        return new Builder((timeout, connectTimeout, ssl) -> RedisBackend.cluster(client, false, timeout,
+                connectTimeout, ssl), "the given RedisClusterClient", false, false);
     }
 
     private static String redactedTarget(RedisURI uri) {
@@ -471,19 +472,27 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
     }
 
+    /** Opens the backend of a provider from the builder's timeouts and TLS settings. */
+    @FunctionalInterface
+    private interface Connector {
+        RedisBackend connect(Duration commandTimeout, Duration connectTimeout, @Nullable SslOptions sslOptions);
+    }
+
     /** Configures a {@link RedisLockProvider}; every setting is optional. */
     public static final class Builder extends RedisProviderBuilder<Builder> {
-        private final BiFunction<Duration, Duration, RedisBackend> connector;
+        private final Connector connector;
         private final String target;
         private final boolean waitSupported;
+        private final boolean ownsClient;
         private Duration commandTimeout = Duration.ofSeconds(5);
         private int waitReplicas;
         private Duration waitTimeout = Duration.ZERO;
 
-        private Builder(BiFunction<Duration, Duration, RedisBackend> connector, String target, boolean waitSupported) {
+        private Builder(Connector connector, String target, boolean waitSupported, boolean ownsClient) {
             this.connector = connector;
             this.target = target;
             this.waitSupported = waitSupported;
+            this.ownsClient = ownsClient;
         }
 
         @Override
@@ -544,11 +553,15 @@ public final class RedisLockProvider extends AbstractLockProvider {
          */
         public RedisLockProvider build() {
             checkTokenSettings();
+            if (sslOptions != null && !ownsClient) {
+                throw new IllegalArgumentException("sslOptions applies to clients the provider creates; " + target
+                        + " keeps its own ClientOptions: set the SslOptions there");
+            }
             String provider = "Redis lock provider for " + target;
             long start = System.nanoTime();
             RedisBackend backend;
             try {
-                backend = connector.apply(commandTimeout, connectTimeout);
+                backend = connector.connect(commandTimeout, connectTimeout, sslOptions);
             } catch (RedisException e) {
                 throw LockUnavailableException.providerUnavailable(provider,
                         RedisBackend.connectFailure(e, connectTimeout, System.nanoTime() - start), e);

@@ -2,7 +2,9 @@ package dev.fencing.redis;
 
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.spi.ProviderBuilder;
+import io.lettuce.core.SslOptions;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The settings the Redis providers share: key prefix and token counters.
@@ -16,6 +18,7 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     Duration tokenIdleExpiry = Duration.ofDays(30);
     double driftFactor = 0.01;
     Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    @Nullable SslOptions sslOptions;
 
     /** The default {@link #connectTimeout}: 10 s. */
     static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -86,6 +89,21 @@ public abstract class RedisProviderBuilder<B extends RedisProviderBuilder<B>> ex
     public B connectTimeout(Duration connectTimeout) {
         this.connectTimeout = Checks.requireBetween("connectTimeout", connectTimeout, Duration.ofMillis(100),
                 Duration.ofMinutes(5));
+        return self();
+    }
+
+    /**
+     * The TLS settings of the connections the provider opens to {@code rediss://} URIs: the
+     * certificates to trust (default: the JVM's trust store), a client certificate for servers
+     * with {@code tls-auth-clients yes}, protocols and ciphers. Lettuce verifies the server's
+     * certificate and host name; a server that does not present a certificate its trust accepts
+     * fails the connection ({@code build()} throws {@link dev.fencing.core.LockUnavailableException}
+     * naming the TLS failure), and a {@code rediss://} URI never falls back to plaintext. Applies to
+     * clients the provider creates: a client passed in keeps its own {@code ClientOptions}, and
+     * {@code build()} refuses this setting for it.
+     */
+    public B sslOptions(SslOptions sslOptions) {
+        this.sslOptions = Checks.requireNonNull("sslOptions", sslOptions);
         return self();
     }
 

@@ -8,6 +8,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One independent master of a {@link RedlockProvider}: its own client, one command connection and
@@ -47,9 +49,11 @@ final class RedlockNode {
      * bounded by {@code connectTimeout}; {@code onRelease} hears the resource of every release
      * notice, on a Lettuce thread.
      */
-    static RedlockNode open(String uri, Duration connectTimeout, Consumer<String> onRelease) {
+    static RedlockNode open(String uri, Duration connectTimeout, @Nullable SslOptions sslOptions,
+            Consumer<String> onRelease) {
         RedisClient client = RedisClient.create();
         client.setOptions(ClientOptions.builder()
+                .sslOptions(sslOptions == null ? SslOptions.create() : sslOptions)
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(5)))

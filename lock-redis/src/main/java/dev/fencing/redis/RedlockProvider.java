@@ -469,7 +469,7 @@ public final class RedlockProvider extends AbstractLockProvider {
             AtomicReference<Consumer<String>> releases = new AtomicReference<>(resource -> {});
             List<RedlockNode> nodes = new ArrayList<>();
             for (String uri : uris) {
-                nodes.add(RedlockNode.open(uri, connectTimeout, resource -> java.util.Objects.requireNonNull(
+                nodes.add(RedlockNode.open(uri, connectTimeout, sslOptions, resource -> java.util.Objects.requireNonNull(
                         releases.get(), "set to a consumer at creation and never cleared").accept(resource)));
             }
             // the nodes connect in parallel: one deadline for all, not one bound per node in turn

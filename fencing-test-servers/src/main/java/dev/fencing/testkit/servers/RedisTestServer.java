@@ -25,30 +25,57 @@ public final class RedisTestServer implements TestServer {
 
     private final String host;
     private final int port;
+    private final int tlsPort;
     private final @Nullable ChildProcess process;
 
-    private RedisTestServer(String host, int port, @Nullable ChildProcess process) {
+    private RedisTestServer(String host, int port, int tlsPort, @Nullable ChildProcess process) {
         this.host = host;
         this.port = port;
+        this.tlsPort = tlsPort;
         this.process = process;
     }
 
     /** Starts a new server on a free port, with the extra {@code redis-server} arguments given. */
     public static RedisTestServer launch(String... extraArguments) {
+        return launch(0, List.of(extraArguments));
+    }
+
+    /**
+     * Starts a new server that also serves TLS on {@link #tlsPort()} with the server certificate of
+     * {@code certificates}, asking clients for a certificate of the same authority
+     * ({@code tls-auth-clients optional}: a client without one still connects, one with another
+     * authority's is refused). The plaintext port stays open on loopback for the testkit's own
+     * commands ({@link #command}, {@link #flushAll}) as the default user; give the clients under
+     * test {@link #tlsUri()}. {@code extraArguments} are more {@code redis-server} arguments, for
+     * example {@code "--user", "app", "on", ">secret", "~app:*", "+@all"} for an ACL user.
+     */
+    public static RedisTestServer launchTls(TestCertificates certificates, String... extraArguments) {
+        List<String> tls = new ArrayList<>(List.of("--tls-cert-file", certificates.serverCertificate().toString(),
+                "--tls-key-file", certificates.serverKey().toString(),
+                "--tls-ca-cert-file", certificates.caCertificate().toString(),
+                "--tls-auth-clients", "optional"));
+        tls.addAll(List.of(extraArguments));
+        return launch(Ports.free(), tls);
+    }
+
+    private static RedisTestServer launch(int tlsPort, List<String> extraArguments) {
         int port = Ports.free();
         List<String> command = new ArrayList<>(List.of(binary().toString(),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--protected-mode", "no", "--daemonize", "no", "--dir", System.getProperty("java.io.tmpdir")));
-        command.addAll(List.of(extraArguments));
+        if (tlsPort != 0) {
+            command.addAll(List.of("--tls-port", Integer.toString(tlsPort)));
+        }
+        command.addAll(extraArguments);
         ChildProcess process = new ChildProcess("redis", command, port, Duration.ofSeconds(20));
         process.start();
-        return new RedisTestServer("127.0.0.1", port, process);
+        return new RedisTestServer("127.0.0.1", port, tlsPort, process);
     }
 
     /** An external server at {@code uri} ({@code redis://host:port}). */
     public static RedisTestServer external(String uri) {
         URI parsed = URI.create(uri);
-        return new RedisTestServer(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), null);
+        return new RedisTestServer(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), 0, null);
     }
 
     private static Path binary() {
@@ -65,6 +92,28 @@ public final class RedisTestServer implements TestServer {
     /** {@code redis://host:port}, for Lettuce and other clients. */
     public String uri() {
         return "redis://" + host + ":" + port;
+    }
+
+    /**
+     * {@code rediss://127.0.0.1:tlsPort} (an address the test certificate names), for a server
+     * started with {@link #launchTls}.
+     *
+     * @throws IllegalStateException if the server serves no TLS
+     */
+    public String tlsUri() {
+        return "rediss://" + host + ":" + tlsPort();
+    }
+
+    /**
+     * The TLS port of a server started with {@link #launchTls}.
+     *
+     * @throws IllegalStateException if the server serves no TLS
+     */
+    public int tlsPort() {
+        if (tlsPort == 0) {
+            throw new IllegalStateException(describe() + " serves no TLS: start it with RedisTestServer.launchTls");
+        }
+        return tlsPort;
     }
 
     /** The host. */

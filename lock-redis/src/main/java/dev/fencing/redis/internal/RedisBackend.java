@@ -7,6 +7,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -19,8 +20,10 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,9 +68,10 @@ public final class RedisBackend implements AutoCloseable {
      * timeout anyway.
      */
     public static RedisBackend standalone(RedisClient client, boolean ownsClient, Duration commandTimeout,
-            Duration connectTimeout) {
+            Duration connectTimeout, @Nullable SslOptions sslOptions) {
         if (ownsClient) {
             client.setOptions(ClientOptions.builder()
+                    .sslOptions(sslOptions == null ? SslOptions.create() : sslOptions)
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
@@ -94,11 +98,12 @@ public final class RedisBackend implements AutoCloseable {
      * every 30 s, and keeps commands queued while a node reconnects (up to the timeout).
      */
     public static RedisBackend cluster(RedisClusterClient client, boolean ownsClient, Duration commandTimeout,
-            Duration connectTimeout) {
+            Duration connectTimeout, @Nullable SslOptions sslOptions) {
         if (ownsClient) {
             // not REJECT_COMMANDS: the cluster writer would reject commands to a node whose
             // connection is still being opened lazily; the command timeout bounds the wait instead
             client.setOptions(ClusterClientOptions.builder()
+                    .sslOptions(sslOptions == null ? SslOptions.create() : sslOptions)
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                     .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
@@ -135,9 +140,38 @@ public final class RedisBackend implements AutoCloseable {
     public static String connectFailure(RedisException e, Duration connectTimeout, long tookNanos) {
         if (tookNanos >= connectTimeout.toNanos() - TimeUnit.MILLISECONDS.toNanos(50) || timedOut(e)) {
             return "the server did not answer the connection handshake within connectTimeout "
-                    + connectTimeout.toMillis() + " ms (Lettuce: " + e.getMessage() + ")";
+                    + connectTimeout.toMillis() + " ms (Lettuce: " + e.getMessage() + "; a rediss:// URI to a port"
+                    + " without TLS ends this way too)";
+        }
+        SSLException tls = tlsFailure(e);
+        if (tls != null) {
+            return "the TLS handshake failed, " + tlsAdvice(tls) + " (" + tls.getMessage() + ")";
         }
         return "cannot connect: " + e.getMessage();
+    }
+
+    private static @Nullable SSLException tlsFailure(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    private static String tlsAdvice(SSLException tls) {
+        for (Throwable cause = tls; cause != null; cause = cause.getCause()) {
+            if (cause instanceof CertificateException) {
+                return "the server's certificate is not signed by an authority sslOptions trusts, or does not name the"
+                        + " host connected to";
+            }
+        }
+        String message = String.valueOf(tls.getMessage());
+        if (message.contains("plaintext") || message.contains("Unrecognized SSL message")) {
+            return "the port does not speak TLS: is it the server's tls-port?";
+        }
+        return "the server may have refused the client certificate (tls-auth-clients needs one its authority"
+                + " signed) or the protocol";
     }
 
     private static boolean timedOut(Throwable e) {

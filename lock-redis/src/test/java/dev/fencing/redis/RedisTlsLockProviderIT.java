@@ -1,0 +1,38 @@
+package dev.fencing.redis;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.RedisTestServer;
+
+/**
+ * The provider's contract as docs/security.md sets it up: {@code rediss://} with the server's
+ * certificate and host name verified, a client certificate, and the lock account of
+ * {@link SecuredRedis#LOCK_RULES} — no other command, key or channel.
+ */
+class RedisTlsLockProviderIT extends LockProviderContract {
+
+    private final RedisTestServer redis = SecuredRedis.server();
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return RedisLockProvider.builder(SecuredRedis.uri(redis, SecuredRedis.LOCK_USER, SecuredRedis.LOCK_PASSWORD))
+                .sslOptions(SecuredRedis.sslOptions()).listener(listener).build();
+    }
+
+    /** A provider on a secured Redis of its own, stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        RedisTestServer own = SecuredRedis.launch();
+        LockProvider provider = RedisLockProvider.builder(SecuredRedis.uri(own, SecuredRedis.LOCK_USER,
+                SecuredRedis.LOCK_PASSWORD)).sslOptions(SecuredRedis.sslOptions()).build();
+        own.stop();
+        return provider;
+    }
+
+    @Override
+    protected String whyNoUnclearReplies() {
+        return "the unclear-reply case runs in RedisLockProviderIT through a plaintext proxy; TLS does not change"
+                + " what the provider does with a late reply";
+    }
+}
