@@ -1,5 +1,6 @@
 package dev.fencing.redis;
 
+import dev.fencing.testkit.servers.RedisClusterTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import io.lettuce.core.RedisClient;
@@ -27,6 +28,8 @@ final class SecuredRedis {
     static final List<String> LOCK_RULES = List.of("resetkeys", "~fencing:{*", "resetchannels", "&fencing:{*",
             "-@all", "+hello", "+auth", "+ping", "+info", "+client|setname", "+client|setinfo", "+evalsha", "+eval",
             "+script|load", "+subscribe", "+unsubscribe", "+wait",
+            // a cluster client reads the topology
+            "+cluster|slots", "+cluster|nodes", "+cluster|myid",
             // what the scripts call
             "+get", "+set", "+del", "+exists", "+pexpire", "+time", "+publish");
 
@@ -39,6 +42,8 @@ final class SecuredRedis {
 
     private static TestCertificates certificates;
     private static RedisTestServer server;
+    private static RedisClusterTestServer cluster;
+    private static List<RedisTestServer> redlockNodes;
 
     private SecuredRedis() {}
 
@@ -57,12 +62,42 @@ final class SecuredRedis {
         return server;
     }
 
+    /** The shared 3-master cluster over TLS with the same accounts, started on first use. */
+    static synchronized RedisClusterTestServer cluster() {
+        if (cluster == null) {
+            cluster = RedisClusterTestServer.launchTls(3, certificates(), accounts());
+        }
+        return cluster;
+    }
+
+    /** Three independent secured masters for Redlock: the shared server and two more, started on first use. */
+    static synchronized List<RedisTestServer> redlockNodes() {
+        if (redlockNodes == null) {
+            redlockNodes = List.of(server(), launch(), launch());
+        }
+        return redlockNodes;
+    }
+
+    /** The lock account's {@code rediss://} URIs of {@code nodes}. */
+    static List<String> lockUris(List<RedisTestServer> nodes) {
+        return nodes.stream().map(node -> uri(node, LOCK_USER, LOCK_PASSWORD)).toList();
+    }
+
     /** A new server of its own with the same accounts. */
     static RedisTestServer launch() {
+        return RedisTestServer.launchTls(certificates(), accounts());
+    }
+
+    private static String[] accounts() {
         List<String> arguments = new ArrayList<>();
         arguments.addAll(user(LOCK_USER, LOCK_PASSWORD, LOCK_RULES));
         arguments.addAll(user(STORE_USER, STORE_PASSWORD, STORE_RULES));
-        return RedisTestServer.launchTls(certificates(), arguments.toArray(String[]::new));
+        return arguments.toArray(String[]::new);
+    }
+
+    /** The {@code rediss://user:password@…} seed URIs of the shared cluster for the lock account. */
+    static String[] lockClusterUris(RedisClusterTestServer cluster) {
+        return cluster.nodes().stream().map(node -> uri(node, LOCK_USER, LOCK_PASSWORD)).toArray(String[]::new);
     }
 
     private static List<String> user(String name, String password, List<String> rules) {

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis Cluster for tests: {@code masters} {@code redis-server} child processes with
@@ -33,15 +34,37 @@ public final class RedisClusterTestServer {
      * @throws IllegalStateException if the cluster does not become ready within 30 seconds
      */
     public static RedisClusterTestServer launch(int masters) {
+        return launch(masters, null, List.of());
+    }
+
+    /**
+     * As {@link #launch(int)}, but the nodes serve clients and talk to each other over TLS
+     * ({@code tls-cluster yes}: {@code CLUSTER SLOTS} names their TLS ports) with the server
+     * certificate of {@code certificates}; see {@link RedisTestServer#launchTls}. Give the clients
+     * under test {@link #tlsSeedUris()}; {@code extraArguments} go to every node (ACL users, say).
+     */
+    public static RedisClusterTestServer launchTls(int masters, TestCertificates certificates,
+            String... extraArguments) {
+        return launch(masters, certificates, List.of(extraArguments));
+    }
+
+    private static RedisClusterTestServer launch(int masters, @Nullable TestCertificates certificates,
+            List<String> extraArguments) {
         if (masters < 3 || masters > 9) {
             throw new IllegalArgumentException("a Redis Cluster needs 3 to 9 masters here, got " + masters);
         }
         Path scratch = scratchFolder();
         List<RedisTestServer> nodes = new ArrayList<>();
         for (int i = 0; i < masters; i++) {
-            nodes.add(RedisTestServer.launch("--cluster-enabled", "yes",
+            List<String> arguments = new ArrayList<>(List.of("--cluster-enabled", "yes",
                     "--cluster-config-file", scratch.resolve("nodes-" + i + ".conf").toString(),
                     "--cluster-node-timeout", "5000"));
+            if (certificates != null) {
+                arguments.addAll(List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
+            }
+            arguments.addAll(extraArguments);
+            String[] all = arguments.toArray(String[]::new);
+            nodes.add(certificates == null ? RedisTestServer.launch(all) : RedisTestServer.launchTls(certificates, all));
         }
         for (int i = 0; i < masters; i++) {
             int first = SLOTS * i / masters;
@@ -54,7 +77,9 @@ public final class RedisClusterTestServer {
         }
         RedisTestServer first = nodes.get(0);
         for (RedisTestServer other : nodes.subList(1, masters)) {
-            first.command("CLUSTER", "MEET", other.host(), Integer.toString(other.port()));
+            // the bus port is the announced client port + 10000: the TLS port under tls-cluster
+            int announced = certificates == null ? other.port() : other.tlsPort();
+            first.command("CLUSTER", "MEET", other.host(), Integer.toString(announced));
         }
         RedisClusterTestServer cluster = new RedisClusterTestServer(nodes);
         cluster.awaitReady(30_000);
@@ -97,6 +122,11 @@ public final class RedisClusterTestServer {
     /** The nodes' URIs, for {@code RedisClusterClient.create(...)}. */
     public List<String> seedUris() {
         return nodes.stream().map(RedisTestServer::uri).toList();
+    }
+
+    /** The nodes' {@code rediss://} URIs, for a cluster started with {@link #launchTls}. */
+    public List<String> tlsSeedUris() {
+        return nodes.stream().map(RedisTestServer::tlsUri).toList();
     }
 
     /** The slot the cluster assigns to {@code key} ({@code CLUSTER KEYSLOT}). */

@@ -1,0 +1,39 @@
+package dev.fencing.redis;
+
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.servers.RedisTestServer;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Redlock's contract over three independent masters reached over TLS with the lock account of
+ * {@link SecuredRedis#LOCK_RULES}; node timeout 1 s for the reason {@link RedlockProviderIT} gives.
+ */
+class RedisTlsRedlockIT extends LockProviderContract {
+
+    private final List<RedisTestServer> nodes = SecuredRedis.redlockNodes();
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return RedlockProvider.builder(SecuredRedis.lockUris(nodes)).sslOptions(SecuredRedis.sslOptions())
+                .nodeTimeout(Duration.ofSeconds(1)).listener(listener).build();
+    }
+
+    /** A provider on three secured nodes of its own, all stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        List<RedisTestServer> own = List.of(SecuredRedis.launch(), SecuredRedis.launch(), SecuredRedis.launch());
+        LockProvider provider = RedlockProvider.builder(SecuredRedis.lockUris(own))
+                .sslOptions(SecuredRedis.sslOptions()).build();
+        own.forEach(RedisTestServer::stop);
+        return provider;
+    }
+
+    @Override
+    protected String whyNoUnclearReplies() {
+        return "the unclear-reply case runs in RedlockProviderIT through plaintext proxies; TLS does not change"
+                + " what the provider does with late replies";
+    }
+}
