@@ -25,6 +25,7 @@ public final class PostgresTestServer implements SqlTestServer {
     private final int port;
     private final Map<String, String> settings;
     private @Nullable EmbeddedPostgres embedded;
+    private @Nullable Path tlsRootCertificate;
 
     private PostgresTestServer(String jdbcUrl, @Nullable Path dataDirectory, int port,
             @Nullable EmbeddedPostgres embedded, Map<String, String> settings) {
@@ -61,6 +62,54 @@ public final class PostgresTestServer implements SqlTestServer {
         }
     }
 
+    /**
+     * Starts an embedded server that serves TLS with the server certificate of
+     * {@code certificates} and refuses every role but {@code postgres} without it: roles other than
+     * {@code postgres} log in over TLS with a SCRAM password only ({@code hostssl … scram-sha-256};
+     * no {@code hostnossl} line, so a plaintext login of theirs is refused by the server). The
+     * testkit's own connections ({@link #jdbcUrl()}, {@link #freshDatabase()}) stay {@code postgres}
+     * on loopback. Give the clients under test {@link #tlsJdbcUrl(String)} and a role of their own.
+     */
+    public static PostgresTestServer launchTls(TestCertificates certificates) {
+        PostgresTestServer server = launch(Map.of("ssl", "on",
+                "ssl_cert_file", certificates.serverCertificate().toString(),
+                "ssl_key_file", certificates.serverKey().toString(),
+                "ssl_ca_file", certificates.caCertificate().toString(),
+                "password_encryption", "scram-sha-256"));
+        server.tlsRootCertificate = certificates.caCertificate();
+        Path data = java.util.Objects.requireNonNull(server.dataDirectory, "launched servers have data");
+        try {
+            Files.writeString(data.resolve("pg_hba.conf"), String.join("\n",
+                    "local all all trust",
+                    "host all postgres 127.0.0.1/32 trust",
+                    "host all postgres ::1/128 trust",
+                    "hostssl all all 127.0.0.1/32 scram-sha-256",
+                    "hostssl all all ::1/128 scram-sha-256", ""));
+            try (Connection connection = server.connect(); var statement = connection.createStatement()) {
+                statement.execute("SELECT pg_reload_conf()");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write pg_hba.conf in " + data, e);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reload the configuration of " + server.describe(), e);
+        }
+        return server;
+    }
+
+    /**
+     * A JDBC URL of {@code database} on a server started with {@link #launchTls}, with
+     * {@code sslmode=verify-full} against the test authority and no credentials.
+     *
+     * @throws IllegalStateException if the server serves no TLS
+     */
+    public String tlsJdbcUrl(String database) {
+        Path root = tlsRootCertificate;
+        if (root == null) {
+            throw new IllegalStateException(describe() + " serves no TLS: start it with PostgresTestServer.launchTls");
+        }
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?sslmode=verify-full&sslrootcert=" + root;
+    }
+
     /** An external server at {@code jdbcUrl} (credentials as URL parameters). */
     public static PostgresTestServer external(String jdbcUrl) {
         return new PostgresTestServer(jdbcUrl, null, -1, null, Map.of());
@@ -77,6 +126,11 @@ public final class PostgresTestServer implements SqlTestServer {
                 .setServerConfig("log_min_messages", "fatal")
                 .setServerConfig("log_min_error_statement", "panic");
         return port > 0 ? builder.setPort(port) : builder;
+    }
+
+    /** The port of an embedded server ({@code -1} for an external one). */
+    public int port() {
+        return port;
     }
 
     /** The JDBC URL, credentials included. */

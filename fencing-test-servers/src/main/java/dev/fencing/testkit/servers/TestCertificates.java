@@ -51,6 +51,11 @@ public final class TestCertificates {
                     "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=fencing-test-ca");
             issue(folder, "server", "/CN=localhost");
             issue(folder, "client", "/CN=fencing-client");
+            for (String key : List.of("ca-key.pem", "server-key.pem", "client-key.pem")) {
+                // PostgreSQL refuses a key file others can read
+                Files.setPosixFilePermissions(folder.resolve(key), java.nio.file.attribute.PosixFilePermissions
+                        .fromString("rw-------"));
+            }
             TestCertificates certificates = new TestCertificates(folder);
             certificates.writeStores();
             return certificates;

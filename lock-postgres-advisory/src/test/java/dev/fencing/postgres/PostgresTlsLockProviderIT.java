@@ -1,0 +1,57 @@
+package dev.fencing.postgres;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.core.FencingListener;
+import dev.fencing.core.LockProvider;
+import dev.fencing.testkit.LockProviderContract;
+import org.junit.jupiter.api.AfterAll;
+
+/**
+ * The provider's contract as docs/security.md sets it up: {@code sslmode=verify-full}, a SCRAM
+ * password, and a role with {@code SELECT, INSERT, UPDATE} on {@code fencing_token_counter} only.
+ */
+class PostgresTlsLockProviderIT extends LockProviderContract {
+
+    private static HikariDataSource pool;
+
+    static synchronized HikariDataSource pool() {
+        if (pool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setDataSource(SecuredPostgres.as(SecuredPostgres.LOCKS, SecuredPostgres.LOCKS_PASSWORD));
+            config.setMaximumPoolSize(40);
+            config.setPoolName("advisory-tls-it");
+            pool = new HikariDataSource(config);
+        }
+        return pool;
+    }
+
+    @AfterAll
+    static void closePool() {
+        if (pool != null) {
+            pool.close();
+            pool = null;
+        }
+    }
+
+    @Override
+    protected LockProvider createProvider(FencingListener listener) {
+        return PostgresAdvisoryLockProvider.builder(pool()).listener(listener).build();
+    }
+
+    /** A provider on the TLS port of a server that is stopped once the provider is built. */
+    @Override
+    protected LockProvider createUnreachableProvider() {
+        var own = SecuredPostgres.launch();
+        LockProvider provider = PostgresAdvisoryLockProvider.create(SecuredPostgres.as(own, SecuredPostgres.LOCKS,
+                SecuredPostgres.LOCKS_PASSWORD));
+        own.stop();
+        return provider;
+    }
+
+    @Override
+    protected String whyNoUnclearReplies() {
+        return "the unclear-reply case runs in PostgresAdvisoryLockProviderIT through a plaintext proxy; TLS does"
+                + " not change what the provider does with a late reply";
+    }
+}
