@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import java.sql.Connection;
@@ -14,6 +15,7 @@ import java.sql.Statement;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -21,6 +23,10 @@ import org.postgresql.ds.PGSimpleDataSource;
  * guide's threat table relies on. Clients of three roles on one server.
  */
 class PostgresLeastPrivilegeIT {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredPostgres::secrets);
 
     private final PostgresTestServer postgres = SecuredPostgres.server();
 
@@ -56,7 +62,7 @@ class PostgresLeastPrivilegeIT {
         plaintext.setSslMode("disable");
         assertThatThrownBy(() -> PostgresAdvisoryLockProvider.create(plaintext))
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("no encryption")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredPostgres.LOCKS_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredPostgres.LOCKS_PASSWORD));
     }
 
     @Test
@@ -66,7 +72,7 @@ class PostgresLeastPrivilegeIT {
         trustingTheStranger.setSslRootCert(stranger.caCertificate().toString());
         assertThatThrownBy(() -> PostgresAdvisoryLockProvider.create(trustingTheStranger))
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("SSL error")
-                .satisfies(e -> assertThat(chain(e)).containsIgnoringCase("PKIX path")
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).containsIgnoringCase("PKIX path")
                         .doesNotContain(SecuredPostgres.LOCKS_PASSWORD));
     }
 
@@ -76,7 +82,7 @@ class PostgresLeastPrivilegeIT {
         DataSource locks = SecuredPostgres.as(SecuredPostgres.LOCKS, wrong);
         assertThatThrownBy(() -> PostgresAdvisoryLockProvider.create(locks))
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("password authentication failed")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(wrong));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(wrong));
     }
 
     private static void assertRefused(DataSource database, String sql) {
@@ -85,25 +91,5 @@ class PostgresLeastPrivilegeIT {
                 statement.execute(sql);
             }
         }).as(sql).isInstanceOf(SQLException.class).hasMessageMatching("(?s).*(permission denied|must be owner).*");
-    }
-
-    /** Every message and toString of {@code e} and its causes and suppressed exceptions. */
-    private static String chain(Throwable e) {
-        StringBuilder all = new StringBuilder();
-        java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>(java.util.List.of(e));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        while (!todo.isEmpty()) {
-            Throwable next = todo.pop();
-            if (seen.add(next)) {
-                all.append(next).append('\n');
-                if (next.getCause() != null) {
-                    todo.push(next.getCause());
-                }
-                for (Throwable suppressed : next.getSuppressed()) {
-                    todo.push(suppressed);
-                }
-            }
-        }
-        return all.toString();
     }
 }

@@ -6,13 +6,19 @@ import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.testkit.FencedStoreContract;
+import dev.fencing.testkit.SecretScan;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link JdbcFencedStore}'s contract over {@code sslmode=verify-full} with a role holding
  * {@code SELECT, INSERT, UPDATE} on {@code fencing_store} and {@code fencing_fence} only.
  */
 class PostgresTlsFencedStoreIT extends FencedStoreContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredPostgres::secrets);
 
     private static HikariDataSource pool;
 

@@ -5,13 +5,19 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider's contract as docs/security.md sets it up: {@code sslmode=verify-full}, a SCRAM
  * password, and a role with {@code SELECT, INSERT, UPDATE} on {@code fencing_token_counter} only.
  */
 class PostgresTlsLockProviderIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredPostgres::secrets);
 
     private static HikariDataSource pool;
 

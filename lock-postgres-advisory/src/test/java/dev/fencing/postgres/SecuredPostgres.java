@@ -43,6 +43,11 @@ final class SecuredPostgres {
 
     private SecuredPostgres() {}
 
+    /** Every secret the secured tests use: the accounts' passwords and the key stores' passphrase. */
+    static List<String> secrets() {
+        return List.of(MIGRATOR_PASSWORD, LOCKS_PASSWORD, STORE_PASSWORD, new String(certificates().password()));
+    }
+
     static synchronized TestCertificates certificates() {
         if (certificates == null) {
             certificates = TestCertificates.create();

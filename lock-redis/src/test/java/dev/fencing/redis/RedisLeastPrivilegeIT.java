@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import io.lettuce.core.RedisClient;
@@ -16,12 +17,17 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the accounts of docs/security.md cannot do, and how TLS fails: every refusal here is one
  * the guide's threat table relies on. Two clients of different accounts on one server.
  */
 class RedisLeastPrivilegeIT {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredRedis::secrets);
 
     private final RedisTestServer redis = SecuredRedis.server();
 
@@ -74,7 +80,7 @@ class RedisLeastPrivilegeIT {
                 .sslOptions(trustingTheStranger).connectTimeout(Duration.ofSeconds(5)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("TLS handshake failed, the server's certificate is not signed by an authority")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
     }
 
     @Test
@@ -87,7 +93,7 @@ class RedisLeastPrivilegeIT {
                 SecuredRedis.uri(redis, SecuredRedis.LOCK_USER, SecuredRedis.LOCK_PASSWORD))
                 .sslOptions(foreignClient).connectTimeout(Duration.ofSeconds(5)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
     }
 
     @Test
@@ -99,7 +105,7 @@ class RedisLeastPrivilegeIT {
                 .connectTimeout(Duration.ofSeconds(1)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("a rediss:// URI to a port without TLS ends this way too")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
     }
 
     @Test
@@ -109,7 +115,7 @@ class RedisLeastPrivilegeIT {
         assertThatThrownBy(() -> RedisLockProvider.builder(plaintextToTheTlsPort).connectTimeout(Duration.ofSeconds(2))
                 .build())
                 .isInstanceOf(LockUnavailableException.class)
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredRedis.LOCK_PASSWORD));
     }
 
     @Test
@@ -118,7 +124,7 @@ class RedisLeastPrivilegeIT {
         assertThatThrownBy(() -> RedisLockProvider.builder(SecuredRedis.uri(redis, SecuredRedis.LOCK_USER, wrong))
                 .sslOptions(SecuredRedis.sslOptions()).connectTimeout(Duration.ofSeconds(5)).build())
                 .isInstanceOf(LockUnavailableException.class)
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(wrong));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(wrong));
     }
 
     @Test
@@ -152,25 +158,5 @@ class RedisLeastPrivilegeIT {
 
     private static void assertRefused(Runnable command, String error) {
         assertThatThrownBy(command::run).isInstanceOf(RedisException.class).hasMessageContaining(error);
-    }
-
-    /** Every message and toString of {@code e} and its causes and suppressed exceptions. */
-    private static String chain(Throwable e) {
-        StringBuilder all = new StringBuilder();
-        java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>(java.util.List.of(e));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        while (!todo.isEmpty()) {
-            Throwable next = todo.pop();
-            if (seen.add(next)) {
-                all.append(next).append('\n');
-                if (next.getCause() != null) {
-                    todo.push(next.getCause());
-                }
-                for (Throwable suppressed : next.getSuppressed()) {
-                    todo.push(suppressed);
-                }
-            }
-        }
-        return all.toString();
     }
 }

@@ -3,7 +3,9 @@ package dev.fencing.redis;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisClusterTestServer;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider's contract on a 3-master Redis Cluster whose nodes serve clients and each other
@@ -11,6 +13,10 @@ import dev.fencing.testkit.servers.RedisClusterTestServer;
  * {@code sslOptions} and URIs as a standalone server.
  */
 class RedisTlsClusterLockProviderIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredRedis::secrets);
 
     private final RedisClusterTestServer cluster = SecuredRedis.cluster();
 

@@ -3,7 +3,9 @@ package dev.fencing.redis;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisTestServer;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider's contract as docs/security.md sets it up: {@code rediss://} with the server's
@@ -11,6 +13,10 @@ import dev.fencing.testkit.servers.RedisTestServer;
  * {@link SecuredRedis#LOCK_RULES} — no other command, key or channel.
  */
 class RedisTlsLockProviderIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredRedis::secrets);
 
     private final RedisTestServer redis = SecuredRedis.server();
 

@@ -3,15 +3,21 @@ package dev.fencing.redis;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisTestServer;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Redlock's contract over three independent masters reached over TLS with the lock account of
  * {@link SecuredRedis#LOCK_RULES}; node timeout 1 s for the reason {@link RedlockProviderIT} gives.
  */
 class RedisTlsRedlockIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredRedis::secrets);
 
     private final List<RedisTestServer> nodes = SecuredRedis.redlockNodes();
 

@@ -47,6 +47,11 @@ final class SecuredRedis {
 
     private SecuredRedis() {}
 
+    /** Every secret the secured tests use: the accounts' passwords and the key stores' passphrase. */
+    static List<String> secrets() {
+        return List.of(LOCK_PASSWORD, STORE_PASSWORD, new String(certificates().password()));
+    }
+
     static synchronized TestCertificates certificates() {
         if (certificates == null) {
             certificates = TestCertificates.create();
