@@ -1,6 +1,7 @@
 package dev.fencing.redis;
 
 import dev.fencing.testkit.servers.RedisClusterTestServer;
+import dev.fencing.testkit.servers.RedisSentinelTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import io.lettuce.core.RedisClient;
@@ -44,6 +45,7 @@ final class SecuredRedis {
     private static RedisTestServer server;
     private static RedisClusterTestServer cluster;
     private static List<RedisTestServer> redlockNodes;
+    private static RedisSentinelTestServer sentinel;
 
     private SecuredRedis() {}
 
@@ -73,6 +75,14 @@ final class SecuredRedis {
             cluster = RedisClusterTestServer.launchTls(3, certificates(), accounts());
         }
         return cluster;
+    }
+
+    /** A Sentinel over TLS monitoring the shared server as {@code fencing-master}, started on first use. */
+    static synchronized RedisSentinelTestServer sentinel() {
+        if (sentinel == null) {
+            sentinel = RedisSentinelTestServer.launchTls(certificates(), server(), "fencing-master");
+        }
+        return sentinel;
     }
 
     /** Three independent secured masters for Redlock: the shared server and two more, started on first use. */

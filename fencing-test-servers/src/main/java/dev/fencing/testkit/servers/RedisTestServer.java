@@ -78,7 +78,7 @@ public final class RedisTestServer implements TestServer {
         return new RedisTestServer(parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort(), 0, null);
     }
 
-    private static Path binary() {
+    static Path binary() {
         return Settings.env("FENCING_REDIS_SERVER").map(Path::of).orElseGet(() -> {
             try {
                 return ExecutableProvider.newJarResourceProvider().get().toPath();
