@@ -26,6 +26,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.net.URI;
@@ -96,9 +97,18 @@ public final class Backend implements AutoCloseable {
     private String embeddedDynamoDb;
     private String storeNotSetUp;
     private S3Client s3;
+    private final TlsFiles tls;
 
-    private Backend(boolean readOnly) {
+    private Backend(boolean readOnly, TlsFiles tls) {
         this.readOnly = readOnly;
+        this.tls = tls;
+    }
+
+    /** An HTTP client for the AWS SDK with the TLS files (closed with this backend). */
+    private software.amazon.awssdk.http.SdkHttpClient awsHttpClient() {
+        software.amazon.awssdk.http.SdkHttpClient client = tls.awsHttpClient();
+        resources.push(client::close);
+        return client;
     }
 
     /**
@@ -140,7 +150,7 @@ public final class Backend implements AutoCloseable {
             int etcdMembers) {
         requireAvailable(lock, store);
         connections.validate();
-        Backend backend = new Backend(readOnly);
+        Backend backend = new Backend(readOnly, connections.tls());
         try {
             if (lock != null) {
                 switch (lock) {
@@ -211,6 +221,7 @@ public final class Backend implements AutoCloseable {
         // what the provider sets on a client of its own, plus a bounded connect
         client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
                         .build()).disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .sslOptions(tls.lettuce().orElseGet(SslOptions::create))
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2))).build());
         try {
             locks = RedisLockProvider.builder(client).connectTimeout(CONNECT_TIMEOUT).build();
@@ -240,7 +251,9 @@ public final class Backend implements AutoCloseable {
             lockDescription = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList());
         }
         try {
-            locks = RedlockProvider.builder(uris).connectTimeout(CONNECT_TIMEOUT).build();
+            RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(CONNECT_TIMEOUT);
+            tls.lettuce().ifPresent(builder::sslOptions);
+            locks = builder.build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCode.USAGE, "--redis-uri: " + e.getMessage());
         } catch (RuntimeException e) {
@@ -298,7 +311,7 @@ public final class Backend implements AutoCloseable {
             database = new Database(pooled(server.dataSource(), true), "an embedded PostgreSQL at "
                     + UrlDataSource.redacted(server.jdbcUrl()), true, true);
         } else {
-            String url = configured.get();
+            String url = tls.jdbcUrl(configured.get());
             UrlDataSource target = new UrlDataSource(url, CONNECT_TIMEOUT);
             // one connection first, straight from the driver: its own reason, at once, rather than a pool's timeout
             try (Connection probe = target.getConnection()) {
@@ -360,7 +373,7 @@ public final class Backend implements AutoCloseable {
         parsed.setTimeout(CONNECT_TIMEOUT);
         RedisClient client = RedisClient.create(parsed);
         client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
-                .build()).build());
+                .build()).sslOptions(tls.lettuce().orElseGet(SslOptions::create)).build());
         resources.push(client::shutdown);
         return client;
     }
@@ -456,8 +469,9 @@ public final class Backend implements AutoCloseable {
     }
 
     /** A client of {@code endpoint}: credentials from the AWS default chain, else dummy keys that emulators accept. */
-    private static DynamoDbClient dynamoDbClient(String endpoint) {
+    private DynamoDbClient dynamoDbClient(String endpoint) {
         return DynamoDbClient.builder()
+                .httpClient(awsHttpClient())
                 .endpointOverride(URI.create(endpoint))
                 .region(Region.of(System.getenv().getOrDefault("AWS_REGION", DynamoDbTestServer.REGION)))
                 // the AWS default chain (env, profile, instance role), else dummy keys that emulators accept
@@ -538,6 +552,7 @@ public final class Backend implements AutoCloseable {
             storeDescription = "s3 store on " + endpoint;
         }
         S3Client client = S3Client.builder()
+                .httpClient(awsHttpClient())
                 .endpointOverride(URI.create(endpoint))
                 .forcePathStyle(true)
                 .region(Region.of(System.getenv().getOrDefault("AWS_REGION", S3TestServer.REGION)))

@@ -1,5 +1,6 @@
 package dev.fencing.cli.backends;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,8 +53,36 @@ public final class ConnectionOptions {
                     + " Env: FENCING_ZOOKEEPER_CONNECT.")
     String zooKeeperConnect;
 
+    @Option(names = "--tls-ca", paramLabel = "PEM",
+            description = "Certificate authority (PEM) to trust for every server reached over TLS (rediss://, https://"
+                    + " endpoints, a --pg-url with sslmode= and no sslrootcert=), instead of the JVM's trust store."
+                    + " Env: FENCING_TLS_CA.")
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "PEM",
+            description = "Client certificate (PEM) for servers that ask for one (Redis, DynamoDB and S3 endpoints);"
+                    + " with --tls-key. For PostgreSQL put sslcert= and sslkey= in --pg-url. Env: FENCING_TLS_CERT.")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "PEM",
+            description = "The client certificate's private key (unencrypted PKCS#8 PEM). Env: FENCING_TLS_KEY.")
+    Path tlsKey;
+
+    private TlsFiles tls;
+
+    /** The TLS files, read and checked on first use. */
+    public synchronized TlsFiles tls() {
+        if (tls == null) {
+            tls = TlsFiles.read(tlsCa != null ? tlsCa : env("FENCING_TLS_CA").map(Path::of).orElse(null),
+                    tlsCert != null ? tlsCert : env("FENCING_TLS_CERT").map(Path::of).orElse(null),
+                    tlsKey != null ? tlsKey : env("FENCING_TLS_KEY").map(Path::of).orElse(null));
+        }
+        return tls;
+    }
+
     /** Checks the form of every address given as an option, whether this run uses it or not. */
     public void validate() {
+        tls();
         redisUris.forEach(uri -> Endpoints.redisUri("--redis-uri", uri));
         if (redisStoreUri != null) {
             Endpoints.redisUri("--redis-store-uri", redisStoreUri);

@@ -18,6 +18,15 @@ final class Reasons {
             chain.add(t);
         }
         Throwable root = chain.get(chain.size() - 1);
+        String tls = chain.stream().anyMatch(t -> t instanceof javax.net.ssl.SSLException
+                || t instanceof java.security.cert.CertificateException)
+                ? "the TLS handshake failed (is the server's certificate signed by the authority of --tls-ca, or the"
+                        + " JVM's trust store without it, and does it name the host?): "
+                : "";
+        return tls + ofChain(chain, root);
+    }
+
+    private static String ofChain(List<Throwable> chain, Throwable root) {
         // the outermost message that says more than repeating the next one's
         String first = null;
         for (int i = 0; i < chain.size(); i++) {

@@ -1,0 +1,114 @@
+package dev.fencing.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.testkit.servers.PostgresTestServer;
+import dev.fencing.testkit.servers.RedisTestServer;
+import dev.fencing.testkit.servers.TestCertificates;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CLI against servers that take only TLS and an account: {@code --tls-ca}, {@code --tls-cert}
+ * and {@code --tls-key} reach Redis (lock and store, with a client certificate) and PostgreSQL
+ * ({@code sslmode=verify-full}, the authority from {@code --tls-ca}); the zombie is refused as on
+ * the plaintext servers, and nothing the CLI prints names the password.
+ */
+class CliTlsIT {
+
+    private static final String PASSWORD = "cli-pw-" + UUID.randomUUID();
+
+    private static TestCertificates certificates;
+    private static RedisTestServer redis;
+    private static PostgresTestServer postgres;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        certificates = TestCertificates.create();
+        redis = RedisTestServer.launchTls(certificates, "--tls-auth-clients", "yes", "--user", "app", "on",
+                ">" + PASSWORD, "~*", "&*", "+@all");
+        postgres = PostgresTestServer.launchTls(certificates);
+        try (Connection admin = postgres.connect(); Statement statement = admin.createStatement()) {
+            statement.execute("CREATE ROLE app LOGIN PASSWORD '" + PASSWORD + "'");
+            statement.execute("CREATE DATABASE app OWNER app");
+        }
+    }
+
+    @AfterAll
+    static void stopServers() {
+        redis.stop();
+        postgres.stop();
+    }
+
+    @Test
+    void theDemoRunsOnRedisOverTlsWithAClientCertificate() {
+        String uri = "rediss://app:" + PASSWORD + "@127.0.0.1:" + redis.tlsPort();
+        CliRun run = CliRun.of("demo", "--lock", "redis", "--store", "redis", "--ttl", "300ms", "--redis-uri", uri,
+                "--tls-ca", certificates.caCertificate().toString(),
+                "--tls-cert", certificates.clientCertificate().toString(),
+                "--tls-key", certificates.clientKey().toString());
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+        assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void withoutTheClientCertificateTheServerRefusesTheConnection() {
+        String uri = "rediss://app:" + PASSWORD + "@127.0.0.1:" + redis.tlsPort();
+        CliRun run = CliRun.of("demo", "--lock", "redis", "--store", "redis", "--ttl", "300ms", "--redis-uri", uri,
+                "--tls-ca", certificates.caCertificate().toString());
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.UNREACHABLE);
+        assertThat(run.err()).contains("Redis for the lock at rediss://").contains("TLS handshake failed");
+        assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void theDemoRunsOnPostgresOverVerifyFull() {
+        String url = "jdbc:postgresql://127.0.0.1:" + postgres.port() + "/app?user=app&password=" + PASSWORD
+                + "&sslmode=verify-full";
+        CliRun run = CliRun.of("demo", "--lock", "postgres", "--store", "jdbc", "--ttl", "300ms", "--pg-url", url,
+                "--tls-ca", certificates.caCertificate().toString());
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+        assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void aStrangersAuthorityFailsThePostgresConnectionNamingTls() {
+        TestCertificates stranger = TestCertificates.create();
+        String url = "jdbc:postgresql://127.0.0.1:" + postgres.port() + "/app?user=app&password=" + PASSWORD
+                + "&sslmode=verify-full";
+        CliRun run = CliRun.of("demo", "--lock", "postgres", "--store", "jdbc", "--pg-url", url,
+                "--tls-ca", stranger.caCertificate().toString());
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.UNREACHABLE);
+        assertThat(run.err()).contains("the TLS handshake failed (is the server's certificate signed by the authority"
+                + " of --tls-ca").contains("Path does not chain with any of the trust anchors");
+        assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void aCertificateWithoutItsKeyIsBadUsage() {
+        CliRun run = CliRun.of("demo", "--tls-cert", certificates.clientCertificate().toString());
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--tls-cert and --tls-key go together");
+    }
+
+    @Test
+    void anUnreadableAuthorityIsBadUsageNamingTheFile() {
+        CliRun run = CliRun.of("demo", "--tls-ca", "/no/such/ca.pem");
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--tls-ca /no/such/ca.pem is not a readable PEM certificate");
+    }
+
+    @Test
+    void anEncryptedOrForeignKeyFormatIsBadUsage() {
+        CliRun run = CliRun.of("demo", "--tls-cert", certificates.clientCertificate().toString(), "--tls-key",
+                certificates.clientCertificate().toString());
+        assertThat(run.exitCode()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("must be an unencrypted PKCS#8 PEM key");
+    }
+}
