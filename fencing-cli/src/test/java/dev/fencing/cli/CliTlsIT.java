@@ -2,9 +2,11 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
+import dev.fencing.testkit.servers.TlsTerminatingProxy;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.UUID;
@@ -88,6 +90,27 @@ class CliTlsIT {
         assertThat(run.err()).contains("the TLS handshake failed (is the server's certificate signed by the authority"
                 + " of --tls-ca").contains("Path does not chain with any of the trust anchors");
         assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void theDemoRunsOnDynamoDbBehindHttpsWithAClientCertificate() {
+        DynamoDbTestServer dynalite = DynamoDbTestServer.launch();
+        int port = Integer.parseInt(dynalite.endpoint().substring(dynalite.endpoint().lastIndexOf(':') + 1));
+        try (TlsTerminatingProxy https = TlsTerminatingProxy.requiringClientCertificates(certificates, "127.0.0.1",
+                port)) {
+            CliRun run = CliRun.of("demo", "--lock", "dynamodb", "--store", "dynamodb", "--ttl", "300ms",
+                    "--dynamodb-endpoint", https.httpsEndpoint(), "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+            CliRun untrusted = CliRun.of("demo", "--lock", "dynamodb", "--store", "dynamodb", "--dynamodb-endpoint",
+                    https.httpsEndpoint());
+            assertThat(untrusted.exitCode()).as(untrusted.toString()).isEqualTo(ExitCode.UNREACHABLE);
+            assertThat(untrusted.err()).contains("the TLS handshake failed");
+        } finally {
+            dynalite.stop();
+        }
     }
 
     @Test
