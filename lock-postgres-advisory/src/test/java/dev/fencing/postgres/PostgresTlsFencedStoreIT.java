@@ -1,13 +1,10 @@
 package dev.fencing.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.testkit.FencedStoreContract;
 import dev.fencing.testkit.SecretScan;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -20,31 +17,10 @@ class PostgresTlsFencedStoreIT extends FencedStoreContract {
     @RegisterExtension
     static final SecretScan SECRETS = SecretScan.of(SecuredPostgres::secrets);
 
-    private static HikariDataSource pool;
-
-    /** A pool, as an application has: a TLS handshake and a SCRAM exchange per connection are slow. */
-    static synchronized HikariDataSource pool() {
-        if (pool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setDataSource(SecuredPostgres.as(SecuredPostgres.STORE, SecuredPostgres.STORE_PASSWORD));
-            config.setMaximumPoolSize(20);
-            config.setPoolName("store-tls-it");
-            pool = new HikariDataSource(config);
-        }
-        return pool;
-    }
-
-    @AfterAll
-    static void closePool() {
-        if (pool != null) {
-            pool.close();
-            pool = null;
-        }
-    }
-
     @Override
     protected FencedStore createStore(Policy policy) {
-        return JdbcFencedStore.builder(pool()).policy(policy).build();
+        return JdbcFencedStore.builder(SecuredPostgres.pool(SecuredPostgres.STORE,
+                SecuredPostgres.STORE_PASSWORD)).policy(policy).build();
     }
 
     @Override

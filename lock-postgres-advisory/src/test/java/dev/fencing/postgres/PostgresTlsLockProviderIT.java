@@ -1,12 +1,9 @@
 package dev.fencing.postgres;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
 import dev.fencing.testkit.SecretScan;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -19,30 +16,10 @@ class PostgresTlsLockProviderIT extends LockProviderContract {
     @RegisterExtension
     static final SecretScan SECRETS = SecretScan.of(SecuredPostgres::secrets);
 
-    private static HikariDataSource pool;
-
-    static synchronized HikariDataSource pool() {
-        if (pool == null) {
-            HikariConfig config = new HikariConfig();
-            config.setDataSource(SecuredPostgres.as(SecuredPostgres.LOCKS, SecuredPostgres.LOCKS_PASSWORD));
-            config.setMaximumPoolSize(40);
-            config.setPoolName("advisory-tls-it");
-            pool = new HikariDataSource(config);
-        }
-        return pool;
-    }
-
-    @AfterAll
-    static void closePool() {
-        if (pool != null) {
-            pool.close();
-            pool = null;
-        }
-    }
-
     @Override
     protected LockProvider createProvider(FencingListener listener) {
-        return PostgresAdvisoryLockProvider.builder(pool()).listener(listener).build();
+        return PostgresAdvisoryLockProvider.builder(SecuredPostgres.pool(SecuredPostgres.LOCKS,
+                SecuredPostgres.LOCKS_PASSWORD)).listener(listener).build();
     }
 
     /** A provider on the TLS port of a server that is stopped once the provider is built. */

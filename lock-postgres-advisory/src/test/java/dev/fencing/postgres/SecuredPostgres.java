@@ -1,5 +1,7 @@
 package dev.fencing.postgres;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
@@ -40,6 +42,7 @@ final class SecuredPostgres {
 
     private static TestCertificates certificates;
     private static PostgresTestServer server;
+    private static final java.util.Map<String, HikariDataSource> POOLS = new java.util.HashMap<>();
 
     private SecuredPostgres() {}
 
@@ -78,6 +81,20 @@ final class SecuredPostgres {
             run(migrator, GRANTS);
             return launched;
         }
+    }
+
+    /**
+     * A pool of {@code user}'s connections to the shared database, as an application has (a TLS
+     * handshake and a SCRAM exchange per connection are slow); one per user per JVM, never closed.
+     */
+    static synchronized HikariDataSource pool(String user, String password) {
+        return POOLS.computeIfAbsent(user, name -> {
+            HikariConfig config = new HikariConfig();
+            config.setDataSource(as(user, password));
+            config.setMaximumPoolSize(40);
+            config.setPoolName("tls-" + user);
+            return new HikariDataSource(config);
+        });
     }
 
     /** The shared database as {@code user} over TLS ({@code sslmode=verify-full}). */
