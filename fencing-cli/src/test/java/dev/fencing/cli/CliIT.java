@@ -61,6 +61,18 @@ class CliIT {
                 .contains("client-2's deposit of 50 is lost");
     }
 
+    /** {@code ./fencing demo --store azure-blob}: the CLI starts its own Azurite; the zombie is refused. */
+    @Test
+    void theDemoOnAnEmbeddedAzuriteShowsTheZombieRefused() {
+        CliRun run = CliRun.of("demo", "--store", "azure-blob", "--ttl", "300ms");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out())
+                .contains("azure-blob store on an embedded Azurite at http://127.0.0.1:")
+                .contains("REFUSED: Stale fencing token")
+                .contains("final: balance 150")
+                .contains("client-2's deposit of 50 is lost");
+    }
+
     /**
      * The zombie across a service boundary: the clients call an accounts service over HTTP with the
      * token in a header, and the service's store refuses the zombie; the refusal comes back to the
@@ -115,7 +127,7 @@ class CliIT {
     static Stream<Arguments> theDemoReportsInJson() {
         return Stream.of(Arguments.of("redis", "dynamodb"), Arguments.of("postgres", "jdbc"),
                 Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"), Arguments.of("etcd", "redis"),
-                Arguments.of("zookeeper", "jdbc"), Arguments.of("dynamodb", "s3"));
+                Arguments.of("zookeeper", "jdbc"), Arguments.of("dynamodb", "s3"), Arguments.of("redis", "azure-blob"));
     }
 
     /** Also: the worker says which lock and which store it used — the servers it was pointed at. */
