@@ -177,6 +177,17 @@ class AzureBlobAdversaryIT {
         }
     }
 
+    /** A container that does not exist is named, by reads and writes alike, and nothing is written. */
+    @Test
+    void aMissingContainerIsNamed() {
+        FencedStore store = AzureBlobFencedStore.builder(Blobs.container("no-such-container")).build();
+        assertThatThrownBy(() -> store.write(token(1), "k", "v")).hasMessageContaining("no-such-container")
+                .hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> store.read("k")).hasMessageContaining("no-such-container")
+                .hasMessageContaining("does not exist");
+        assertThat(Blobs.service().getBlobContainerClient("no-such-container").exists()).isFalse();
+    }
+
     /** Every refused write and delete of a zombie reaches its listener; the holder's writes too. */
     @Test
     void theListenerSeesEveryRefusedWrite() {
