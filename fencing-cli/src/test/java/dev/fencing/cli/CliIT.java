@@ -217,7 +217,8 @@ class CliIT {
 
     static Stream<Arguments> twoWorkersAtOnceOnOneResourceSumToTheStoredCounter() {
         return Stream.of(Arguments.of("postgres", "jdbc"), Arguments.of("redlock", "dynamodb"),
-                Arguments.of("redis", "s3"), Arguments.of("etcd", "redis"), Arguments.of("zookeeper", "redis"));
+                Arguments.of("redis", "s3"), Arguments.of("etcd", "redis"), Arguments.of("zookeeper", "redis"),
+                Arguments.of("dynamodb", "azure-blob"));
     }
 
     /**
@@ -465,6 +466,9 @@ class CliIT {
                         "DynamoDB at http://127.0.0.1:1", "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3", "--s3-endpoint", "http://127.0.0.1:1"),
                         "S3 at http://127.0.0.1:1", "--s3-endpoint or FENCING_S3_ENDPOINT"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "azure-blob", "--azure-blob-endpoint",
+                        "http://127.0.0.1:1/devstoreaccount1"), "Azure Blob Storage at http://127.0.0.1:1/devstoreaccount1",
+                        "--azure-blob-endpoint or FENCING_AZURE_BLOB_ENDPOINT"),
                 Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1:1,http://127.0.0.1:2",
                         "--redis-uri", redis), "etcd for the lock at http://127.0.0.1:1,http://127.0.0.1:2",
                         "--etcd-endpoints or FENCING_ETCD_ENDPOINTS"),
@@ -502,7 +506,9 @@ class CliIT {
                 Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb"), "the store (--store dynamodb) has no"
                         + " server: give --dynamodb-endpoint"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3"), "the store (--store s3) has no server: give"
-                        + " --s3-endpoint"));
+                        + " --s3-endpoint"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "azure-blob"), "the store (--store azure-blob) has no"
+                        + " server: give --azure-blob-endpoint"));
     }
 
     /** Workers share only servers they are all pointed at: a side with none is refused unless --embedded. */

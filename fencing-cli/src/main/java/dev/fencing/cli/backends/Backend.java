@@ -6,6 +6,8 @@ import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.common.StorageSharedKeyCredential;
+import com.azure.storage.common.policy.RequestRetryOptions;
+import com.azure.storage.common.policy.RetryPolicyType;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.azure.blob.AzureBlobFencedStore;
@@ -36,6 +38,8 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -603,15 +607,24 @@ public final class Backend implements AutoCloseable {
             storeDescription = "azure-blob store on " + endpoint;
         }
         BlobContainerClient container = new BlobServiceClientBuilder().endpoint(endpoint)
-                .credential(azureCredential(endpoint)).buildClient().getBlobContainerClient(AZURE_CONTAINER);
+                .credential(azureCredential(endpoint))
+                // three quick tries, so a refused port is reported as refused within the CLI's bound, not
+                // as a timeout after the SDK's 4 s back-off
+                .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, CONNECT_TIMEOUT,
+                        Duration.ofMillis(100), Duration.ofMillis(500), null))
+                .buildClient().getBlobContainerClient(AZURE_CONTAINER);
         try {
+            // the JDK's HTTP client reports a refused port as a bare ConnectException; the OS's own reason is clearer
+            URI uri = URI.create(endpoint);
+            int port = uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+            TcpProbe.anyAccepts(List.of(InetSocketAddress.createUnresolved(uri.getHost(), port)), CONNECT_TIMEOUT);
             if (!readOnly) {
                 container.createIfNotExistsWithResponse(null, CONNECT_TIMEOUT, Context.NONE);
             } else if (!container.existsWithResponse(CONNECT_TIMEOUT, Context.NONE).getValue()) {
                 storeNotSetUp = "Azure Blob Storage container " + AZURE_CONTAINER + " is missing";
                 return;
             }
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             throw unreachable("Azure Blob Storage at " + endpoint,
                     "--azure-blob-endpoint or FENCING_AZURE_BLOB_ENDPOINT", e);
         }
