@@ -3,6 +3,7 @@ package dev.fencing.azure.blob;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobStorageException;
 import dev.fencing.core.spi.FailedWrite;
+import java.util.Set;
 
 /**
  * The one place Azure errors are read.
@@ -17,7 +18,7 @@ import dev.fencing.core.spi.FailedWrite;
  *       <td>{@link BlobStorageException} naming the container</td></tr>
  *   <tr><td>no answer (timeout, dropped connection), or 5xx</td><td>the write may have landed</td>
  *       <td>looks again: its own write id means written; else {@code WriteOutcomeUnknownException}</td></tr>
- *   <tr><td>anything else (a refused connection, 403, 400)</td><td>not applied, not the fence's business</td>
+ *   <tr><td>anything else (a refused connection, 403, 400, a 412 for a blob under an Azure lease)</td><td>not applied, not the fence's business</td>
  *       <td>passed through unchanged</td></tr>
  * </table>
  */
@@ -31,6 +32,10 @@ final class BlobErrors {
         OTHER
     }
 
+    /** The codes of a refused condition; another 412 or 409 (a blob under an Azure lease: LeaseIdMissing) is passed on. */
+    private static final Set<BlobErrorCode> CHANGED = Set.of(BlobErrorCode.CONDITION_NOT_MET,
+            BlobErrorCode.BLOB_ALREADY_EXISTS, BlobErrorCode.BLOB_NOT_FOUND);
+
     private BlobErrors() {}
 
     static Kind classify(RuntimeException failure) {
@@ -39,7 +44,7 @@ final class BlobErrors {
                 return Kind.NO_CONTAINER;
             }
             int status = e.getStatusCode();
-            if (status == 412 || status == 409 || status == 404) {
+            if ((status == 412 || status == 409 || status == 404) && (e.getErrorCode() == null || CHANGED.contains(e.getErrorCode()))) {
                 return Kind.CHANGED;
             }
             return FailedWrite.answered(status, false).mayHaveBeenApplied() ? Kind.UNCLEAR : Kind.OTHER;

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.azure.core.util.BinaryData;
 import com.azure.core.util.Context;
 import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.models.BlobErrorCode;
+import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
+import com.azure.storage.blob.specialized.BlobLeaseClientBuilder;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
@@ -175,6 +178,20 @@ class AzureBlobAdversaryIT {
             }
             assertThat(other.read(key)).contains(new StoredValue(key, "rebound " + i, 1_000));
         }
+    }
+
+    /** A blob under an Azure lease refuses the upload with 412 LeaseIdMissing: passed on as it is, not retried as a race. */
+    @Test
+    void aLeasedBlobsRefusalIsPassedOnNotTakenForARace() {
+        FencedStore store = store();
+        String key = key("leased");
+        store.write(token(1), key, "v");
+        new BlobLeaseClientBuilder().blobClient(Blobs.container(container).getBlobClient(key)).buildClient()
+                .acquireLease(-1);
+
+        assertThatThrownBy(() -> store.write(token(2), key, "w")).isInstanceOfSatisfying(BlobStorageException.class,
+                e -> assertThat(e.getErrorCode()).isEqualTo(BlobErrorCode.LEASE_ID_MISSING));
+        assertThat(store.read(key)).contains(new StoredValue(key, "v", 1));
     }
 
     /** A container that does not exist is named, by reads and writes alike, and nothing is written. */
