@@ -50,6 +50,9 @@ public final class FencingCli implements Runnable {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
                 System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "error"));
         GRPC_LOG.setLevel(java.util.logging.Level.WARNING); // its INFO lines (transport probes) are not for users
+        // the Azure SDK logs every exception it throws at ERROR, with a trace; the CLI reports the failure in one line
+        System.setProperty("org.slf4j.simpleLogger.log.com.azure",
+                System.getProperty("org.slf4j.simpleLogger.log.com.azure", "off"));
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

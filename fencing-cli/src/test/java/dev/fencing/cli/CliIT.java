@@ -61,6 +61,18 @@ class CliIT {
                 .contains("client-2's deposit of 50 is lost");
     }
 
+    /** {@code ./fencing demo --store azure-blob}: the CLI starts its own Azurite; the zombie is refused. */
+    @Test
+    void theDemoOnAnEmbeddedAzuriteShowsTheZombieRefused() {
+        CliRun run = CliRun.of("demo", "--store", "azure-blob", "--ttl", "300ms");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out())
+                .contains("azure-blob store on an embedded Azurite at http://127.0.0.1:")
+                .contains("REFUSED: Stale fencing token")
+                .contains("final: balance 150")
+                .contains("client-2's deposit of 50 is lost");
+    }
+
     /**
      * The zombie across a service boundary: the clients call an accounts service over HTTP with the
      * token in a header, and the service's store refuses the zombie; the refusal comes back to the
@@ -115,7 +127,7 @@ class CliIT {
     static Stream<Arguments> theDemoReportsInJson() {
         return Stream.of(Arguments.of("redis", "dynamodb"), Arguments.of("postgres", "jdbc"),
                 Arguments.of("redlock", "s3"), Arguments.of("postgres", "redis"), Arguments.of("etcd", "redis"),
-                Arguments.of("zookeeper", "jdbc"), Arguments.of("dynamodb", "s3"));
+                Arguments.of("zookeeper", "jdbc"), Arguments.of("dynamodb", "s3"), Arguments.of("redis", "azure-blob"));
     }
 
     /** Also: the worker says which lock and which store it used — the servers it was pointed at. */
@@ -205,7 +217,8 @@ class CliIT {
 
     static Stream<Arguments> twoWorkersAtOnceOnOneResourceSumToTheStoredCounter() {
         return Stream.of(Arguments.of("postgres", "jdbc"), Arguments.of("redlock", "dynamodb"),
-                Arguments.of("redis", "s3"), Arguments.of("etcd", "redis"), Arguments.of("zookeeper", "redis"));
+                Arguments.of("redis", "s3"), Arguments.of("etcd", "redis"), Arguments.of("zookeeper", "redis"),
+                Arguments.of("dynamodb", "azure-blob"));
     }
 
     /**
@@ -453,6 +466,9 @@ class CliIT {
                         "DynamoDB at http://127.0.0.1:1", "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3", "--s3-endpoint", "http://127.0.0.1:1"),
                         "S3 at http://127.0.0.1:1", "--s3-endpoint or FENCING_S3_ENDPOINT"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "azure-blob", "--azure-blob-endpoint",
+                        "http://127.0.0.1:1/devstoreaccount1"), "Azure Blob Storage at http://127.0.0.1:1/devstoreaccount1",
+                        "--azure-blob-endpoint or FENCING_AZURE_BLOB_ENDPOINT"),
                 Arguments.of(List.of("--lock", "etcd", "--etcd-endpoints", "http://127.0.0.1:1,http://127.0.0.1:2",
                         "--redis-uri", redis), "etcd for the lock at http://127.0.0.1:1,http://127.0.0.1:2",
                         "--etcd-endpoints or FENCING_ETCD_ENDPOINTS"),
@@ -490,7 +506,9 @@ class CliIT {
                 Arguments.of(List.of("--redis-uri", redis, "--store", "dynamodb"), "the store (--store dynamodb) has no"
                         + " server: give --dynamodb-endpoint"),
                 Arguments.of(List.of("--redis-uri", redis, "--store", "s3"), "the store (--store s3) has no server: give"
-                        + " --s3-endpoint"));
+                        + " --s3-endpoint"),
+                Arguments.of(List.of("--redis-uri", redis, "--store", "azure-blob"), "the store (--store azure-blob) has no"
+                        + " server: give --azure-blob-endpoint"));
     }
 
     /** Workers share only servers they are all pointed at: a side with none is refused unless --embedded. */

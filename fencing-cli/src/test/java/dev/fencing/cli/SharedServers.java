@@ -60,6 +60,7 @@ final class SharedServers {
             case "jdbc" -> List.of("--pg-url", TestServers.postgres().jdbcUrl());
             case "dynamodb" -> List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint());
             case "s3" -> List.of("--s3-endpoint", TestServers.s3().atomicEndpoint());
+            case "azure-blob" -> List.of("--azure-blob-endpoint", TestServers.azureBlob().endpoint());
             default -> throw new IllegalArgumentException(store);
         };
     }

@@ -37,6 +37,8 @@ class SilentEndpointsCliIT {
                 Arguments.of(List.of("--store", "s3", "--s3-endpoint", "http://" + at), "S3 at http://" + at),
                 Arguments.of(List.of("--store", "dynamodb", "--dynamodb-endpoint", "http://" + at),
                         "DynamoDB at http://" + at),
+                Arguments.of(List.of("--store", "azure-blob", "--azure-blob-endpoint", "http://" + at + "/devstoreaccount1"),
+                        "Azure Blob Storage at http://" + at),
                 Arguments.of(List.of("--store", "jdbc", "--pg-url", "jdbc:postgresql://" + at + "/db?user=u"),
                         "the database at"),
                 Arguments.of(List.of("--lock", "zookeeper", "--zookeeper-connect", at), "ZooKeeper for the lock at " + at),

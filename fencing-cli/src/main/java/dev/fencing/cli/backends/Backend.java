@@ -1,7 +1,16 @@
 package dev.fencing.cli.backends;
 
+import com.azure.core.util.BinaryData;
+import com.azure.core.util.Context;
+import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.models.BlobStorageException;
+import com.azure.storage.common.StorageSharedKeyCredential;
+import com.azure.storage.common.policy.RequestRetryOptions;
+import com.azure.storage.common.policy.RetryPolicyType;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.azure.blob.AzureBlobFencedStore;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.core.FencedStore;
@@ -17,6 +26,7 @@ import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
 import dev.fencing.s3.S3FencedStore;
 import dev.fencing.s3.S3ServerCheck;
+import dev.fencing.testkit.servers.AzuriteTestServer;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -29,6 +39,8 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -76,6 +88,7 @@ public final class Backend implements AutoCloseable {
     static final String DYNAMODB_TABLE = "fencing-cli";
     static final String DYNAMODB_LOCK_TABLE = "fencing-cli-locks";
     static final String S3_BUCKET = "fencing-cli";
+    static final String AZURE_CONTAINER = "fencing-cli";
 
     /** How long connecting to a server the user named may take: a dead address fails in seconds, not minutes. */
     public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
@@ -169,6 +182,7 @@ public final class Backend implements AutoCloseable {
                     case JDBC -> backend.openJdbcStore(connections);
                     case DYNAMODB -> backend.openDynamoDbStore(connections);
                     case S3 -> backend.openS3Store(connections);
+                    case AZURE_BLOB -> backend.openAzureBlobStore(connections);
                     default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
                 }
             }
@@ -592,6 +606,78 @@ public final class Backend implements AutoCloseable {
                 client.putObject(r -> r.bucket(S3_BUCKET).key("plain/" + key), RequestBody.fromString(value));
             }
         };
+    }
+
+    private void openAzureBlobStore(ConnectionOptions connections) {
+        Optional<String> configured = connections.azureBlobEndpoint();
+        String endpoint;
+        if (configured.isEmpty()) {
+            AzuriteTestServer server = AzuriteTestServer.launch();
+            resources.push(server::stop);
+            endpoint = server.endpoint();
+            storeDescription = "azure-blob store on an embedded Azurite at " + endpoint;
+            embeddedStore = true;
+        } else {
+            endpoint = configured.get();
+            storeDescription = "azure-blob store on " + endpoint;
+        }
+        BlobContainerClient container = new BlobServiceClientBuilder().endpoint(endpoint)
+                .credential(azureCredential(endpoint))
+                // three quick tries, so a refused port is reported as refused within the CLI's bound, not
+                // as a timeout after the SDK's 4 s back-off
+                .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, CONNECT_TIMEOUT,
+                        Duration.ofMillis(100), Duration.ofMillis(500), null))
+                .buildClient().getBlobContainerClient(AZURE_CONTAINER);
+        try {
+            // the JDK's HTTP client reports a refused port as a bare ConnectException; the OS's own reason is clearer
+            URI uri = URI.create(endpoint);
+            int port = uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
+            TcpProbe.anyAccepts(List.of(InetSocketAddress.createUnresolved(uri.getHost(), port)), CONNECT_TIMEOUT);
+            if (!readOnly) {
+                container.createIfNotExistsWithResponse(null, CONNECT_TIMEOUT, Context.NONE);
+            } else if (!container.existsWithResponse(CONNECT_TIMEOUT, Context.NONE).getValue()) {
+                storeNotSetUp = "Azure Blob Storage container " + AZURE_CONTAINER + " is missing";
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            throw unreachable("Azure Blob Storage at " + endpoint,
+                    "--azure-blob-endpoint or FENCING_AZURE_BLOB_ENDPOINT", e);
+        }
+        stores = policy -> AzureBlobFencedStore.builder(container).prefix("fenced/").policy(policy).build();
+        plainStore = new PlainStore() {
+            @Override
+            public Optional<String> read(String key) {
+                try {
+                    return Optional.of(container.getBlobClient("plain/" + key).downloadContent().toString());
+                } catch (BlobStorageException e) {
+                    if (e.getStatusCode() == 404) {
+                        return Optional.empty();
+                    }
+                    throw e;
+                }
+            }
+
+            @Override
+            public void write(String key, String value) {
+                container.getBlobClient("plain/" + key).upload(BinaryData.fromString(value), true);
+            }
+        };
+    }
+
+    /**
+     * The account and key for {@code endpoint}: {@code AZURE_STORAGE_ACCOUNT} and
+     * {@code AZURE_STORAGE_KEY}, else the account in the endpoint's path (Azurite's form) or its
+     * host's first label (Azure's), with Azurite's public development key.
+     */
+    private static StorageSharedKeyCredential azureCredential(String endpoint) {
+        URI uri = URI.create(endpoint);
+        String path = uri.getPath() == null ? "" : uri.getPath().replaceAll("^/+", "");
+        String fromUrl = !path.isEmpty() ? path.split("/")[0] : uri.getHost().split("\\.")[0];
+        String account = Optional.ofNullable(System.getenv("AZURE_STORAGE_ACCOUNT")).filter(v -> !v.isBlank())
+                .orElse(fromUrl);
+        String key = Optional.ofNullable(System.getenv("AZURE_STORAGE_KEY")).filter(v -> !v.isBlank())
+                .orElse(AzuriteTestServer.KEY);
+        return new StorageSharedKeyCredential(account, key);
     }
 
     private static boolean s3BucketExists(S3Client client) {

@@ -43,6 +43,12 @@ public final class ConnectionOptions {
                     + " Env: FENCING_S3_ENDPOINT.")
     String s3Endpoint;
 
+    @Option(names = "--azure-blob-endpoint", paramLabel = "URL",
+            description = "Azure Blob Storage endpoint for the azure-blob store, http(s)://HOST[:PORT][/ACCOUNT]"
+                    + " (account and key from AZURE_STORAGE_ACCOUNT and AZURE_STORAGE_KEY, else Azurite's development"
+                    + " account). Env: FENCING_AZURE_BLOB_ENDPOINT.")
+    String azureBlobEndpoint;
+
     @Option(names = "--etcd-endpoints", paramLabel = "URLS",
             description = "etcd for the etcd lock: http://HOST:PORT (https:// for TLS), comma-separated for the"
                     + " members of a cluster. Env: FENCING_ETCD_ENDPOINTS.")
@@ -96,6 +102,9 @@ public final class ConnectionOptions {
         if (s3Endpoint != null) {
             Endpoints.httpEndpoint("--s3-endpoint", s3Endpoint);
         }
+        if (azureBlobEndpoint != null) {
+            Endpoints.httpEndpoint("--azure-blob-endpoint", azureBlobEndpoint);
+        }
         if (etcdEndpoints != null) {
             Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints);
         }
@@ -133,6 +142,13 @@ public final class ConnectionOptions {
     public Optional<String> s3Endpoint() {
         return s3Endpoint != null ? Optional.of(Endpoints.httpEndpoint("--s3-endpoint", s3Endpoint))
                 : env("FENCING_S3_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_S3_ENDPOINT", v));
+    }
+
+    /** The Azure Blob Storage endpoint; empty means start Azurite. */
+    public Optional<String> azureBlobEndpoint() {
+        return azureBlobEndpoint != null
+                ? Optional.of(Endpoints.httpEndpoint("--azure-blob-endpoint", azureBlobEndpoint))
+                : env("FENCING_AZURE_BLOB_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_AZURE_BLOB_ENDPOINT", v));
     }
 
     /** The lock's Redis servers; empty means start them. */
@@ -178,6 +194,7 @@ public final class ConnectionOptions {
             case JDBC -> jdbcUrl().isPresent();
             case DYNAMODB -> dynamoDbEndpoint().isPresent();
             case S3 -> s3Endpoint().isPresent();
+            case AZURE_BLOB -> azureBlobEndpoint().isPresent();
         };
         if (given) {
             return Optional.empty();
@@ -187,6 +204,7 @@ public final class ConnectionOptions {
             case JDBC -> "--pg-url (or FENCING_PG_URL)";
             case DYNAMODB -> "--dynamodb-endpoint (or FENCING_DYNAMODB_ENDPOINT)";
             case S3 -> "--s3-endpoint (or FENCING_S3_ENDPOINT)";
+            case AZURE_BLOB -> "--azure-blob-endpoint (or FENCING_AZURE_BLOB_ENDPOINT)";
         });
     }
 

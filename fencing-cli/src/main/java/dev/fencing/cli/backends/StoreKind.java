@@ -6,7 +6,7 @@ import java.util.stream.Collectors;
 
 /** The fenced stores the CLI can run; {@link #available()} says which are built into this version. */
 public enum StoreKind {
-    REDIS(true), JDBC(true), DYNAMODB(true), S3(true);
+    REDIS(true), JDBC(true), DYNAMODB(true), S3(true), AZURE_BLOB(true);
 
     private final boolean available;
 
@@ -24,7 +24,8 @@ public enum StoreKind {
                 .collect(Collectors.joining(", "));
     }
 
+    /** The name on the command line: {@code azure-blob} for {@link #AZURE_BLOB}. */
     public String cliName() {
-        return name().toLowerCase(Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 }

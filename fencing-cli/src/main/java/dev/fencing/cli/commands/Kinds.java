@@ -47,6 +47,6 @@ final class Kinds {
     }
 
     private static String names(Enum<?>[] kinds) {
-        return String.join(", ", Arrays.stream(kinds).map(k -> k.name().toLowerCase(Locale.ROOT)).toList());
+        return String.join(", ", Arrays.stream(kinds).map(k -> k.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList());
     }
 }

@@ -29,6 +29,9 @@ import org.jspecify.annotations.Nullable;
  *       <td>{@code com.adobe.testing:s3mock}, classifier {@code exec}</td></tr>
  *   <tr><td>{@code FENCING_DYNAMODB_ENDPOINT}</td><td>URL</td><td>dynalite child process</td>
  *       <td>nothing (npm installs dynalite on first use)</td></tr>
+ *   <tr><td>{@code FENCING_AZURE_BLOB_ENDPOINT}</td><td>URL with the account, e.g.
+ *       {@code http://127.0.0.1:10000/devstoreaccount1}</td><td>Azurite (blob service) child process</td>
+ *       <td>nothing (npm installs Azurite on first use)</td></tr>
  *   <tr><td>{@code FENCING_ETCD_ENDPOINTS}</td><td>{@code http://host:port}, comma-separated</td>
  *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td><td>nothing (the binary)</td></tr>
  *   <tr><td>{@code FENCING_ZOOKEEPER_CONNECT}</td><td>{@code host:port}, comma-separated for an ensemble</td>
@@ -46,6 +49,7 @@ public final class TestServers {
     private static @Nullable RedisClusterTestServer redisCluster;
     private static @Nullable S3TestServer s3;
     private static @Nullable DynamoDbTestServer dynamoDb;
+    private static @Nullable AzuriteTestServer azureBlob;
     private static @Nullable EtcdTestServer etcd;
     private static @Nullable ZooKeeperTestServer zooKeeper;
 
@@ -140,6 +144,17 @@ public final class TestServers {
             dynamoDb = fromEnv("FENCING_DYNAMODB_ENDPOINT", DynamoDbTestServer::external, DynamoDbTestServer::launch);
         }
         return dynamoDb;
+    }
+
+    /**
+     * The shared Azure Blob Storage-compatible server (Azurite), reached with Azurite's development
+     * account and key.
+     */
+    public static synchronized AzuriteTestServer azureBlob() {
+        if (azureBlob == null) {
+            azureBlob = fromEnv("FENCING_AZURE_BLOB_ENDPOINT", AzuriteTestServer::external, AzuriteTestServer::launch);
+        }
+        return azureBlob;
     }
 
     /**

@@ -91,6 +91,15 @@ class ServersSmokeIT {
         assertThat(response.body()).contains("TableNames");
     }
 
+    @Test
+    void azureBlobAnswersAsAzureStorage() throws Exception {
+        // an unsigned request: Azurite answers as Azure Storage does, with its request id and error code
+        HttpResponse<String> response = send(HttpRequest.newBuilder(
+                URI.create(TestServers.azureBlob().endpoint() + "/no-such-container?restype=container")));
+        assertThat(response.headers().firstValue("x-ms-request-id")).isPresent();
+        assertThat(response.headers().firstValue("x-ms-error-code")).isPresent();
+    }
+
     private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
         return http.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
     }
