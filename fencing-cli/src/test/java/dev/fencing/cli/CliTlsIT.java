@@ -2,6 +2,7 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.testkit.servers.AzuriteTestServer;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -110,6 +111,21 @@ class CliTlsIT {
             assertThat(untrusted.err()).contains("the TLS handshake failed");
         } finally {
             dynalite.stop();
+        }
+    }
+
+    @Test
+    void theDemoRunsOnAzureBlobBehindHttps() {
+        AzuriteTestServer azurite = AzuriteTestServer.launch();
+        java.net.URI plain = java.net.URI.create(azurite.endpoint());
+        try (TlsTerminatingProxy https = TlsTerminatingProxy.start(certificates, "127.0.0.1", plain.getPort())) {
+            String endpoint = https.httpsEndpoint() + plain.getPath();
+            CliRun run = CliRun.of("demo", "--lock", "redis", "--store", "azure-blob", "--ttl", "300ms",
+                    "--azure-blob-endpoint", endpoint, "--tls-ca", certificates.caCertificate().toString());
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+        } finally {
+            azurite.stop();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.cli.backends;
 
+import com.azure.core.http.jdk.httpclient.JdkHttpClientBuilder;
 import com.azure.core.util.BinaryData;
 import com.azure.core.util.Context;
 import com.azure.storage.blob.BlobContainerClient;
@@ -621,7 +622,12 @@ public final class Backend implements AutoCloseable {
             endpoint = configured.get();
             storeDescription = "azure-blob store on " + endpoint;
         }
-        BlobContainerClient container = new BlobServiceClientBuilder().endpoint(endpoint)
+        BlobServiceClientBuilder builder = new BlobServiceClientBuilder();
+        if (tls.any()) {
+            builder.httpClient(new JdkHttpClientBuilder(java.net.http.HttpClient.newBuilder()
+                    .sslContext(tls.sslContext())).build());
+        }
+        BlobContainerClient container = builder.endpoint(endpoint)
                 .credential(azureCredential(endpoint))
                 // three quick tries, so a refused port is reported as refused within the CLI's bound, not
                 // as a timeout after the SDK's 4 s back-off

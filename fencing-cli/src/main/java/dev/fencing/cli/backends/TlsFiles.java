@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.Optional;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
@@ -114,6 +115,20 @@ public final class TlsFiles {
             builder.tlsKeyManagersProvider(() -> keys);
         }
         return builder.build();
+    }
+
+    /**
+     * An {@code SSLContext} with these trust and key managers (the JVM's for what is not given), for
+     * clients that take one (the Azure SDK's JDK HTTP client).
+     */
+    SSLContext sslContext() {
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(keyManagers, trustManagers, null);
+            return context;
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot build a TLS context from the --tls-* files", e);
+        }
     }
 
     private static TrustManager[] trustManagers(Path ca) {
