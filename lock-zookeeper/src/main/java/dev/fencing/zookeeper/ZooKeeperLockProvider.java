@@ -33,6 +33,7 @@ import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryUntilElapsed;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -360,7 +361,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         if (e instanceof org.apache.zookeeper.KeeperException.NoAuthException refused) {
             return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " refused " + what
                     + ": the ACL of " + refused.getPath() + " does not let this session's authorization in (a wrong"
-                    + " account or password, or an aclProvider that does not name it)", e);
+                    + " account or password, or an acl that does not name it)", e);
         }
         return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " did not answer " + what
                 + ": " + e, e);
@@ -605,7 +606,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private Duration connectionTimeout = Duration.ofSeconds(5);
         private @Nullable ZKClientConfig clientConfig;
         private final List<AuthInfo> authorizations = new ArrayList<>();
-        private @Nullable ACLProvider aclProvider;
+        private @Nullable List<ACL> acl;
 
         private Builder(String connectString) {
             this.connectString = connectString;
@@ -676,11 +677,20 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         /**
          * The ACL of every znode the provider creates — the holders' and waiters' znodes and the
          * parents it creates: the root's missing segments and each resource's container (deleting
-         * a znode is a permission on its parent). Default: Curator's, {@code world:anyone} with
-         * every permission. See docs/security.md for an ACL that only the lock's account passes.
+         * a znode is a permission on its parent). Default: {@code world:anyone} with every
+         * permission. docs/security.md has an ACL only the lock's account passes, and why it names
+         * the account's digest rather than {@code CREATOR_ALL_ACL} over TLS.
+         *
+         * @throws IllegalArgumentException if {@code acl} is empty or holds null
          */
-        public Builder aclProvider(ACLProvider aclProvider) {
-            this.aclProvider = Checks.requireNonNull("aclProvider", aclProvider);
+        public Builder acl(List<ACL> acl) {
+            Checks.requireNonNull("acl", acl);
+            if (acl.isEmpty() || acl.stream().anyMatch(java.util.Objects::isNull)) {
+                throw new IllegalArgumentException("acl must list at least one entry and no null, got " + acl.size()
+                        + " entries");
+            }
+            // a mutable copy: Curator asks whether the list contains null, which List.of refuses to answer
+            this.acl = java.util.Collections.unmodifiableList(new ArrayList<>(acl));
             return this;
         }
 
@@ -706,8 +716,19 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             if (!authorizations.isEmpty()) {
                 curator.authorization(List.copyOf(authorizations));
             }
-            if (aclProvider != null) {
-                curator.aclProvider(aclProvider);
+            List<ACL> everyZnode = acl;
+            if (everyZnode != null) {
+                curator.aclProvider(new ACLProvider() {
+                    @Override
+                    public List<ACL> getDefaultAcl() {
+                        return everyZnode;
+                    }
+
+                    @Override
+                    public List<ACL> getAclForPath(String path) {
+                        return everyZnode;
+                    }
+                });
             }
             CuratorFramework client = curator.build();
             client.start();

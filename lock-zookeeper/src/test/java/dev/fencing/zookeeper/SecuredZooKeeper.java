@@ -8,7 +8,6 @@ import java.util.Collections;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
@@ -21,7 +20,7 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * One ZooKeeper per test JVM as docs/security.md sets it up: a secure client port (Netty, client
  * certificates of the test authority required), digest accounts, and the lock's root
  * {@code /fencing/locks} created ahead as persistent znodes whose ACL lets only the lock account
- * in. The provider gives every znode it creates the same ACL ({@link #ACL_PROVIDER}). A second
+ * in. The provider gives every znode it creates the same ACL ({@link #LOCK_ACL}). A second
  * account, {@code other-locks}, is another tenant of the same server.
  */
 final class SecuredZooKeeper {
@@ -39,17 +38,6 @@ final class SecuredZooKeeper {
      */
     static final List<ACL> LOCK_ACL = Collections.singletonList(new ACL(ZooDefs.Perms.ALL, new Id("digest",
             digest(LOCK_USER, LOCK_PASSWORD))));
-    static final ACLProvider ACL_PROVIDER = new ACLProvider() {
-        @Override
-        public List<ACL> getDefaultAcl() {
-            return LOCK_ACL;
-        }
-
-        @Override
-        public List<ACL> getAclForPath(String path) {
-            return LOCK_ACL;
-        }
-    };
 
     private static TestCertificates certificates;
     private static ZooKeeperTestServer server;
@@ -110,7 +98,7 @@ final class SecuredZooKeeper {
     static ZooKeeperLockProvider.Builder lockProvider() {
         return ZooKeeperLockProvider.builder(server().secureConnectString()).zkClientConfig(tls())
                 .authorization("digest", (LOCK_USER + ":" + LOCK_PASSWORD).getBytes(StandardCharsets.UTF_8))
-                .aclProvider(ACL_PROVIDER);
+                .acl(List.of(LOCK_ACL.get(0)));
     }
 
     /** A started Curator client of {@code user} over TLS (a null user: no digest authentication), connected. */

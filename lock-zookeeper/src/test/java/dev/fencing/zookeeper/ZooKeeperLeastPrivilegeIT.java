@@ -155,7 +155,7 @@ class ZooKeeperLeastPrivilegeIT {
             try (ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                     .zkClientConfig(SecuredZooKeeper.tls())
                     .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + wrong).getBytes(StandardCharsets.UTF_8))
-                    .aclProvider(SecuredZooKeeper.ACL_PROVIDER).connectionTimeout(Duration.ofSeconds(2)).build()) {
+                    .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build()) {
                 provider.tryAcquire("lp-" + UUID.randomUUID(), LeaseOptions.ofDefaults());
             }
         }).isInstanceOf(LockUnavailableException.class)

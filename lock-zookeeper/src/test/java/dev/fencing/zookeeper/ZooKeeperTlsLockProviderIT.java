@@ -28,7 +28,7 @@ class ZooKeeperTlsLockProviderIT extends LockProviderContract {
                 .zkClientConfig(SecuredZooKeeper.tls())
                 .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + SecuredZooKeeper.LOCK_PASSWORD)
                         .getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .aclProvider(SecuredZooKeeper.ACL_PROVIDER).connectionTimeout(Duration.ofSeconds(2)).build();
+                .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build();
         proxy.close();
         return cutOff;
     }
