@@ -206,12 +206,20 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         try {
             uri = URI.create(endpoint.trim());
         } catch (IllegalArgumentException e) {
+            if (endpoint.contains("@")) { // perhaps user:password@: neither it nor the parser's message is echoed
+                throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port, got"
+                        + " one that does not parse and holds '@' (not shown)");
+            }
             throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port, got '"
                     + endpoint + "'", e);
         }
+        if (uri.getRawUserInfo() != null) {
+            // not echoed: the user info may hold a password
+            throw new IllegalArgumentException("etcd endpoint must not carry credentials (user:password@), got one for"
+                    + " host " + uri.getHost() + "; use credentials(user, password)");
+        }
         if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getPort() < 1 || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))
-                || uri.getUserInfo() != null) {
+                || uri.getPort() < 1 || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))) {
             throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port (no path,"
                     + " no credentials), got '" + endpoint + "'");
         }

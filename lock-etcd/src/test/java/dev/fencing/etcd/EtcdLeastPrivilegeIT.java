@@ -131,6 +131,14 @@ class EtcdLeastPrivilegeIT {
     }
 
     @Test
+    void credentialsInAnEndpointAreRefusedWithoutNamingThem() {
+        assertThatThrownBy(() -> EtcdLockProvider.builder("https://" + SecuredEtcd.LOCK_USER + ":"
+                + SecuredEtcd.LOCK_PASSWORD + "@127.0.0.1:" + etcd.port()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("credentials(user, password)")
+                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
+    }
+
+    @Test
     void theProviderNamesNoSecret() {
         try (EtcdLockProvider provider = SecuredEtcd.lockProvider().build()) {
             assertThat(provider.toString()).doesNotContain(SecuredEtcd.LOCK_PASSWORD);
