@@ -15,6 +15,7 @@ import dev.fencing.etcd.internal.Replies;
 import dev.fencing.etcd.internal.ServerTtl;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
@@ -30,6 +31,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
+import io.netty.handler.ssl.SslContext;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -204,12 +206,20 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         try {
             uri = URI.create(endpoint.trim());
         } catch (IllegalArgumentException e) {
+            if (endpoint.contains("@")) { // perhaps user:password@: neither it nor the parser's message is echoed
+                throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port, got"
+                        + " one that does not parse and holds '@' (not shown)");
+            }
             throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port, got '"
                     + endpoint + "'", e);
         }
+        if (uri.getRawUserInfo() != null) {
+            // not echoed: the user info may hold a password
+            throw new IllegalArgumentException("etcd endpoint must not carry credentials (user:password@), got one for"
+                    + " host " + uri.getHost() + "; use credentials(user, password)");
+        }
         if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getPort() < 1 || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))
-                || uri.getUserInfo() != null) {
+                || uri.getPort() < 1 || (uri.getPath() != null && !uri.getPath().isEmpty() && !"/".equals(uri.getPath()))) {
             throw new IllegalArgumentException("etcd endpoint must be http://host:port or https://host:port (no path,"
                     + " no credentials), got '" + endpoint + "'");
         }
@@ -520,6 +530,9 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         private final String target;
         private String keyPrefix = "fencing";
         private Duration requestTimeout = Duration.ofSeconds(5);
+        private @Nullable SslContext sslContext;
+        private @Nullable String user;
+        private @Nullable String password;
 
         private Builder(List<URI> endpoints, @Nullable Client client, String target) {
             this.endpoints = endpoints;
@@ -554,23 +567,46 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         }
 
         /**
+         * The TLS settings of the provider's own client, for {@code https://} endpoints: the
+         * authority that signed etcd's certificate and, for {@code --client-cert-auth}, this
+         * client's certificate and key. Build it with {@code GrpcSslContexts.forClient()} (gRPC
+         * needs its ALPN settings). Without it, {@code https://} endpoints trust the JVM's default
+         * authorities; {@code http://} endpoints with it are refused: TLS is never dropped silently.
+         * Not for {@link #builder(Client)}: set it on the jetcd client instead.
+         */
+        public Builder sslContext(SslContext sslContext) {
+            this.sslContext = Checks.requireNonNull("sslContext", sslContext);
+            return this;
+        }
+
+        /**
+         * The etcd user the provider's own client authenticates as (etcd's RBAC, {@code etcdctl
+         * auth enable}); its role needs read and write on the key prefix's range, see
+         * docs/security.md. The password is kept for the client only: it appears in no message or
+         * {@code toString}. Not for {@link #builder(Client)}: set it on the jetcd client instead.
+         */
+        public Builder credentials(String user, String password) {
+            this.user = Checks.requireName("etcd user", user);
+            if (password == null || password.isEmpty()) {
+                throw new IllegalArgumentException("the etcd password of user '" + user + "' must not be empty");
+            }
+            this.password = password;
+            return this;
+        }
+
+        /**
          * Connects (for a provider with its own client) and reads the key prefix once to check
          * that etcd answers.
          *
-         * @throws LockUnavailableException if etcd does not answer within the request timeout
+         * @throws LockUnavailableException if etcd does not answer within the request timeout,
+         *     refuses the credentials, or the TLS handshake fails
+         * @throws IllegalArgumentException if TLS or credentials are set for a client the caller
+         *     owns, or TLS for {@code http://} endpoints
          */
         public EtcdLockProvider build() {
             Client given = client;
             boolean owns = given == null;
-            Client connected = given == null
-                    ? Client.builder().endpoints(endpoints.toArray(URI[]::new))
-                            .connectTimeout(requestTimeout)
-                            // jetcd's own retries of a failed send: short, and not past the provider's own bound
-                            .retryDelay(50).retryMaxDelay(1000).retryChronoUnit(java.time.temporal.ChronoUnit.MILLIS)
-                            .retryMaxDuration(requestTimeout.compareTo(Duration.ofMillis(200)) > 0
-                                    ? requestTimeout : Duration.ofMillis(200))
-                            .build()
-                    : given;
+            Client connected = given == null ? connect() : refuseOwnSettings(given);
             try {
                 Replies.await(connected.getKVClient().get(EtcdKeys.bytes(keyPrefix + "/"),
                         GetOption.builder().withCountOnly(true).build()), requestTimeout);
@@ -579,8 +615,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                     connected.close();
                 }
                 throw LockUnavailableException.providerUnavailable("etcd lock provider for " + target,
-                        "etcd did not answer within requestTimeout " + requestTimeout.toMillis() + " ms: "
-                                + e.getMessage(), e);
+                        EtcdConnectFailures.describe(e, requestTimeout, owns ? tlsContext() : null, firstEndpoint()),
+                        e);
             } catch (InterruptedException e) {
                 if (owns) {
                     connected.close();
@@ -590,6 +626,58 @@ public final class EtcdLockProvider extends AbstractLockProvider {
                         "interrupted while connecting", e);
             }
             return new EtcdLockProvider(this, connected, owns);
+        }
+
+        private boolean tls() {
+            return endpoints.stream().anyMatch(uri -> "https".equals(uri.getScheme()));
+        }
+
+        /** The TLS settings of the provider's own client, or null for plaintext endpoints. */
+        private @Nullable SslContext tlsContext() {
+            if (!tls()) {
+                return null;
+            }
+            if (sslContext == null) {
+                sslContext = EtcdConnectFailures.defaultSslContext();
+            }
+            return sslContext;
+        }
+
+        private URI firstEndpoint() {
+            return endpoints.isEmpty() ? URI.create("http://unknown:1") : endpoints.get(0);
+        }
+
+        private Client refuseOwnSettings(Client given) {
+            if (sslContext != null || user != null) {
+                throw new IllegalArgumentException("sslContext and credentials configure the provider's own client;"
+                        + " set them on the jetcd ClientBuilder of the Client you pass (sslContext, user, password)");
+            }
+            return given;
+        }
+
+        private Client connect() {
+            boolean tls = tls();
+            if (tls && endpoints.stream().anyMatch(uri -> "http".equals(uri.getScheme()))) {
+                throw new IllegalArgumentException("etcd endpoints mix http:// and https://: " + target);
+            }
+            if (!tls && sslContext != null) {
+                throw new IllegalArgumentException("sslContext is set but the etcd endpoints are http:// (plaintext): "
+                        + target + "; use https:// endpoints");
+            }
+            ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(URI[]::new))
+                    .connectTimeout(requestTimeout)
+                    // jetcd's own retries of a failed send: short, and not past the provider's own bound
+                    .retryDelay(50).retryMaxDelay(1000).retryChronoUnit(java.time.temporal.ChronoUnit.MILLIS)
+                    .retryMaxDuration(requestTimeout.compareTo(Duration.ofMillis(200)) > 0
+                            ? requestTimeout : Duration.ofMillis(200));
+            SslContext context = tlsContext();
+            if (context != null) {
+                builder.sslContext(context);
+            }
+            if (user != null && password != null) {
+                builder.user(EtcdKeys.bytes(user)).password(EtcdKeys.bytes(password));
+            }
+            return builder.build();
         }
     }
 }

@@ -13,6 +13,7 @@ import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.core.spi.SharedWatches;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -25,10 +26,14 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryUntilElapsed;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -353,6 +358,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     private LockUnavailableException unreachable(String resource, String what, Exception e) {
+        if (e instanceof org.apache.zookeeper.KeeperException.NoAuthException refused) {
+            return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " refused " + what
+                    + ": the ACL of " + refused.getPath() + " does not let this session's authorization in (a wrong"
+                    + " account or password, or an acl that does not name it)", e);
+        }
         return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " did not answer " + what
                 + ": " + e, e);
     }
@@ -594,6 +604,9 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private String root = "/fencing/locks";
         private Duration sessionTimeout = Duration.ofSeconds(10);
         private Duration connectionTimeout = Duration.ofSeconds(5);
+        private @Nullable ZKClientConfig clientConfig;
+        private final List<AuthInfo> authorizations = new ArrayList<>();
+        private @Nullable List<ACL> acl;
 
         private Builder(String connectString) {
             this.connectString = connectString;
@@ -637,21 +650,87 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
 
         /**
+         * The ZooKeeper client's settings, for TLS: {@code zookeeper.client.secure=true},
+         * {@code zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty} and the
+         * {@code zookeeper.ssl.*} trust and key stores (see docs/security.md). Per provider, so
+         * that nothing is set JVM-wide; a secure client never falls back to plaintext. Default:
+         * the JVM's system properties, as ZooKeeper's own default.
+         */
+        public Builder zkClientConfig(ZKClientConfig clientConfig) {
+            this.clientConfig = Checks.requireNonNull("zkClientConfig", clientConfig);
+            return this;
+        }
+
+        /**
+         * Authenticates the session with {@code scheme} (for {@code digest}: the bytes of
+         * {@code user:password}) on every connection, Curator's {@code authorization}. May be
+         * called again to add another. The bytes are given to ZooKeeper only: they appear in no
+         * message or {@code toString}.
+         */
+        public Builder authorization(String scheme, byte[] auth) {
+            Checks.requireName("scheme", scheme);
+            Checks.requireNonNull("auth", auth);
+            authorizations.add(new AuthInfo(scheme, auth.clone()));
+            return this;
+        }
+
+        /**
+         * The ACL of every znode the provider creates — the holders' and waiters' znodes and the
+         * parents it creates: the root's missing segments and each resource's container (deleting
+         * a znode is a permission on its parent). Default: {@code world:anyone} with every
+         * permission. docs/security.md has an ACL only the lock's account passes, and why it names
+         * the account's digest rather than {@code CREATOR_ALL_ACL} over TLS.
+         *
+         * @throws IllegalArgumentException if {@code acl} is empty or holds null
+         */
+        public Builder acl(List<ACL> acl) {
+            Checks.requireNonNull("acl", acl);
+            if (acl.isEmpty() || acl.stream().anyMatch(java.util.Objects::isNull)) {
+                throw new IllegalArgumentException("acl must list at least one entry and no null, got " + acl.size()
+                        + " entries");
+            }
+            // a mutable copy: Curator asks whether the list contains null, which List.of refuses to answer
+            this.acl = java.util.Collections.unmodifiableList(new ArrayList<>(acl));
+            return this;
+        }
+
+        /**
          * Connects and waits for the session.
          *
          * @throws LockUnavailableException if no ZooKeeper server answered within the connection timeout
-         *     (servers that accept TCP and never answer included), naming the servers and the bound
+         *     (servers that accept TCP and never answer included), naming the servers and the bound;
+         *     over TLS, the handshake's failure if there was one
          */
         public ZooKeeperLockProvider build() {
-            CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connectString)
+            CuratorFrameworkFactory.Builder curator = CuratorFrameworkFactory.builder().connectString(connectString)
                     .sessionTimeoutMs((int) sessionTimeout.toMillis())
                     .connectionTimeoutMs((int) connectionTimeout.toMillis())
                     .retryPolicy(new RetryUntilElapsed((int) connectionTimeout.toMillis(), 100))
                     .zookeeperFactory(ZxidZooKeeper.FACTORY)
                     // its background getConfig logs two ERROR traces when no server answers; the
                     // provider keeps the connect string it was given
-                    .ensembleTracker(false)
-                    .build();
+                    .ensembleTracker(false);
+            if (clientConfig != null) {
+                curator.zkClientConfig(clientConfig);
+            }
+            if (!authorizations.isEmpty()) {
+                curator.authorization(List.copyOf(authorizations));
+            }
+            List<ACL> everyZnode = acl;
+            if (everyZnode != null) {
+                curator.aclProvider(new ACLProvider() {
+                    @Override
+                    public List<ACL> getDefaultAcl() {
+                        return everyZnode;
+                    }
+
+                    @Override
+                    public List<ACL> getAclForPath(String path) {
+                        return everyZnode;
+                    }
+                });
+            }
+            CuratorFramework client = curator.build();
             client.start();
             boolean connected;
             try {
@@ -663,8 +742,9 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             if (!connected) {
                 closeInBackground(client);
                 throw LockUnavailableException.providerUnavailable("ZooKeeper lock provider for " + connectString,
-                        "no server answered: they did not answer within connectionTimeout "
-                                + connectionTimeout.toMillis() + " ms", null);
+                        TlsProbe.handshakeFailure(clientConfig, connectString, connectionTimeout)
+                                .orElse("no server answered: they did not answer within connectionTimeout "
+                                        + connectionTimeout.toMillis() + " ms"), null);
             }
             return new ZooKeeperLockProvider(this, client);
         }

@@ -42,13 +42,15 @@ public final class EtcdTestServer implements TestServer {
     private final List<String> endpoints;
     private final @Nullable ChildProcess process;
     private final @Nullable Path dataDir;
+    private final HttpClient http;
 
     private EtcdTestServer(String name, List<String> endpoints, @Nullable ChildProcess process,
-            @Nullable Path dataDir) {
+            @Nullable Path dataDir, HttpClient http) {
         this.name = name;
         this.endpoints = List.copyOf(endpoints);
         this.process = process;
         this.dataDir = dataDir;
+        this.http = http;
     }
 
     /** Starts a one-member cluster on free ports and waits until it has a leader. */
@@ -60,6 +62,47 @@ public final class EtcdTestServer implements TestServer {
         return server;
     }
 
+    /**
+     * Starts a one-member cluster whose client URL is {@code https://127.0.0.1:port}, serving the
+     * server certificate of {@code certificates} and requiring a client certificate signed by its
+     * authority ({@code --client-cert-auth}); the peer URL stays plaintext on loopback. Waits until
+     * it has a leader (asked over TLS with the client certificate). Authentication is not enabled:
+     * the caller adds users and roles, then enables it.
+     */
+    public static EtcdTestServer launchTls(TestCertificates certificates) {
+        Member member = Member.allocate("etcd-tls");
+        EtcdTestServer server = member.create(member.name + "=" + member.peerUrl(),
+                "fencing-" + member.dataDir.getFileName(), certificates);
+        server.start();
+        server.awaitHealthy(Duration.ofSeconds(30));
+        return server;
+    }
+
+    /** An HTTP client that trusts the test authority and presents its client certificate. */
+    private static HttpClient tlsClient(TestCertificates certificates) {
+        try {
+            java.security.KeyStore keys = java.security.KeyStore.getInstance("PKCS12");
+            try (var in = Files.newInputStream(certificates.clientKeyStore())) {
+                keys.load(in, certificates.password());
+            }
+            java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+            try (var in = Files.newInputStream(certificates.trustStore())) {
+                trust.load(in, certificates.password());
+            }
+            javax.net.ssl.KeyManagerFactory keyManagers = javax.net.ssl.KeyManagerFactory.getInstance(
+                    javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+            keyManagers.init(keys, certificates.password());
+            javax.net.ssl.TrustManagerFactory trustManagers = javax.net.ssl.TrustManagerFactory.getInstance(
+                    javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+            trustManagers.init(trust);
+            javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+            context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+            return HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).sslContext(context).build();
+        } catch (java.security.GeneralSecurityException | IOException e) {
+            throw new IllegalStateException("cannot load the test certificates' stores from " + certificates, e);
+        }
+    }
+
     /** An external server or cluster: {@code endpoints} is a comma-separated list of {@code http://host:port}. */
     public static EtcdTestServer external(String endpoints) {
         List<String> parsed = Arrays.stream(endpoints.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
@@ -67,10 +110,10 @@ public final class EtcdTestServer implements TestServer {
             throw new IllegalArgumentException("FENCING_ETCD_ENDPOINTS must list http://host:port endpoints, got '"
                     + endpoints + "'");
         }
-        return new EtcdTestServer("external etcd", parsed, null, null);
+        return new EtcdTestServer("external etcd", parsed, null, null, HTTP);
     }
 
-    /** The client endpoints ({@code http://host:port}), for jetcd's {@code Client.builder().endpoints(...)}. */
+    /** The client endpoints ({@code http://host:port}, or {@code https://} from {@link #launchTls}), for jetcd's {@code Client.builder().endpoints(...)}. */
     public List<String> endpoints() {
         return endpoints;
     }
@@ -114,9 +157,9 @@ public final class EtcdTestServer implements TestServer {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
-    private static Optional<String> send(HttpRequest request) {
+    private Optional<String> send(HttpRequest request) {
         try {
-            HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 ? Optional.of(response.body()) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
@@ -281,11 +324,17 @@ public final class EtcdTestServer implements TestServer {
 
         /** The member's server; every member of one cluster gets the same {@code clusterToken}. */
         EtcdTestServer create(String initialCluster, String clusterToken) {
+            return create(initialCluster, clusterToken, null);
+        }
+
+        /** As {@link #create(String, String)}, over TLS with client certificates when {@code tls} is given. */
+        EtcdTestServer create(String initialCluster, String clusterToken, @Nullable TestCertificates tls) {
+            String clientUrl = tls == null ? clientUrl() : "https://127.0.0.1:" + clientPort;
             List<String> command = new ArrayList<>(List.of(binary(),
                     "--name", name,
                     "--data-dir", dataDir.resolve("data").toString(),
-                    "--listen-client-urls", clientUrl(),
-                    "--advertise-client-urls", clientUrl(),
+                    "--listen-client-urls", clientUrl,
+                    "--advertise-client-urls", clientUrl,
                     "--listen-peer-urls", peerUrl(),
                     "--initial-advertise-peer-urls", peerUrl(),
                     "--initial-cluster", initialCluster,
@@ -294,9 +343,16 @@ public final class EtcdTestServer implements TestServer {
                     "--heartbeat-interval", "50",
                     "--election-timeout", "500",
                     "--log-level", "warn"));
+            if (tls != null) {
+                command.addAll(List.of("--cert-file", tls.serverCertificate().toString(),
+                        "--key-file", tls.serverKey().toString(),
+                        "--trusted-ca-file", tls.caCertificate().toString(),
+                        "--client-cert-auth"));
+            }
             ChildProcess child = new ChildProcess("etcd-" + name, command, clientPort, Duration.ofSeconds(30));
             child.deleteAtExit(dataDir);
-            return new EtcdTestServer(name, List.of(clientUrl()), child, dataDir.resolve("data"));
+            return new EtcdTestServer(name, List.of(clientUrl), child, dataDir.resolve("data"),
+                    tls == null ? HTTP : tlsClient(tls));
         }
     }
 }

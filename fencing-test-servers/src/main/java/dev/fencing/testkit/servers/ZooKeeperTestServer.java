@@ -1,7 +1,13 @@
 package dev.fencing.testkit.servers;
 
+import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.Ports;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.TestingServer;
@@ -11,16 +17,86 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A ZooKeeper server for tests: curator-test's in-JVM {@link TestingServer} on a free loopback
- * port with a temporary data directory, or an external server or ensemble.
+ * port with a temporary data directory, or an external server or ensemble. {@link #launchTls}
+ * runs one in a child JVM instead, so that its TLS settings (system properties in ZooKeeper)
+ * stay out of the tests' JVM.
  */
 public final class ZooKeeperTestServer implements TestServer {
 
     private final String connectString;
     private final @Nullable TestingServer server;
+    private final @Nullable ChildProcess process;
+    private final int securePort;
 
     private ZooKeeperTestServer(String connectString, @Nullable TestingServer server) {
+        this(connectString, server, null, 0);
+    }
+
+    private ZooKeeperTestServer(String connectString, @Nullable TestingServer server, @Nullable ChildProcess process,
+            int securePort) {
         this.connectString = connectString;
         this.server = server;
+        this.process = process;
+        this.securePort = securePort;
+    }
+
+    /**
+     * Starts a standalone server in a child JVM (ZooKeeper's {@code ZooKeeperServerMain}, from
+     * this JVM's class path) with Netty, a plaintext {@link #connectString() client port} and a
+     * {@link #secureConnectString() secure client port} that serves the server certificate of
+     * {@code certificates} and requires a client certificate of its authority
+     * ({@code ssl.clientAuth=need}). Digest authentication is ZooKeeper's default; no ACL is set.
+     * {@code tickTime} is 1 s: sessions of 2 to 20 s.
+     */
+    public static ZooKeeperTestServer launchTls(TestCertificates certificates) {
+        int port = Ports.free();
+        int securePort = Ports.free();
+        try {
+            Path dir = Files.createTempDirectory(Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"),
+                    "fencing-testkit")), "zookeeper-tls-");
+            String password = new String(certificates.password());
+            Path config = dir.resolve("zoo.cfg");
+            Files.writeString(config, String.join("\n",
+                    "tickTime=1000",
+                    "dataDir=" + dir.resolve("data"),
+                    "clientPortAddress=127.0.0.1",
+                    "clientPort=" + port,
+                    "secureClientPortAddress=127.0.0.1",
+                    "secureClientPort=" + securePort,
+                    "admin.enableServer=false",
+                    "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+                    "ssl.keyStore.location=" + certificates.serverKeyStore(),
+                    "ssl.keyStore.password=" + password,
+                    "ssl.keyStore.type=PKCS12",
+                    "ssl.trustStore.location=" + certificates.trustStore(),
+                    "ssl.trustStore.password=" + password,
+                    "ssl.trustStore.type=PKCS12",
+                    "ssl.clientAuth=need") + "\n");
+            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx128m", "-Dzookeeper.admin.enableServer=false", "-cp", System.getProperty("java.class.path"),
+                    "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString());
+            ChildProcess child = new ChildProcess("zookeeper-tls", command, securePort, Duration.ofSeconds(30));
+            child.deleteAtExit(dir);
+            child.start();
+            Ports.awaitCondition("ZooKeeper at 127.0.0.1:" + port, Duration.ofSeconds(30), () -> Ports.isOpen(port),
+                    () -> "ZooKeeper's plaintext port " + port + " did not open; see " + child.log());
+            return new ZooKeeperTestServer("127.0.0.1:" + port, null, child, securePort);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the configuration of a TLS ZooKeeper", e);
+        }
+    }
+
+    /**
+     * {@code 127.0.0.1:securePort} of a server from {@link #launchTls} (an address its certificate
+     * names), for clients with {@code zookeeper.client.secure=true}.
+     *
+     * @throws IllegalStateException if the server has no secure port
+     */
+    public String secureConnectString() {
+        if (securePort == 0) {
+            throw new IllegalStateException(describe() + " has no secure port: start it with ZooKeeperTestServer.launchTls");
+        }
+        return "127.0.0.1:" + securePort;
     }
 
     /** Starts a new in-JVM server on a free port. */
@@ -51,12 +127,16 @@ public final class ZooKeeperTestServer implements TestServer {
 
     @Override
     public boolean isManaged() {
-        return server != null;
+        return server != null || process != null;
     }
 
     /** Stops the server; its data directory stays, so {@link #start()} brings back every znode. */
     @Override
     public void stop() {
+        if (process != null) {
+            process.stop();
+            return;
+        }
         try {
             managed("stop").stop();
         } catch (IOException e) {
@@ -72,6 +152,10 @@ public final class ZooKeeperTestServer implements TestServer {
 
     @Override
     public void start() {
+        if (process != null) {
+            process.start();
+            return;
+        }
         try {
             managed("start").restart();
         } catch (Exception e) {

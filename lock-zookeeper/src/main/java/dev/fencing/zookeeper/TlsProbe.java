@@ -1,0 +1,64 @@
+package dev.fencing.zookeeper;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
+import org.apache.zookeeper.common.X509Exception;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Why a TLS client did not connect: ZooKeeper's client retries a failed handshake without telling
+ * its caller, so after a failed {@code build()} the provider makes one handshake of its own, with
+ * the client's TLS settings, to the first server.
+ */
+final class TlsProbe {
+
+    private TlsProbe() {}
+
+    /** The reason the handshake with the first server of {@code connectString} failed, if TLS is on and it did. */
+    static Optional<String> handshakeFailure(@Nullable ZKClientConfig config, String connectString, Duration timeout) {
+        if (config == null || !config.getBoolean(ZKClientConfig.SECURE_CLIENT)) {
+            return Optional.empty();
+        }
+        String first = connectString.split(",")[0].trim();
+        int slash = first.indexOf('/'); // a chroot
+        String hostPort = slash < 0 ? first : first.substring(0, slash);
+        int colon = hostPort.lastIndexOf(':');
+        if (colon < 0) {
+            return Optional.empty();
+        }
+        String host = hostPort.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
+        try (ClientX509Util x509 = new ClientX509Util();
+                SSLSocket socket = x509.createSSLContextAndOptions(config).createSSLSocket()) {
+            int millis = (int) Math.min(timeout.toMillis(), 10_000);
+            socket.setSoTimeout(millis);
+            socket.connect(new InetSocketAddress(host, port), millis);
+            socket.startHandshake();
+            socket.setSoTimeout(500);
+            socket.getOutputStream().write(new byte[] {0, 0, 0, 0}); // TLS 1.3: a refused client certificate shows here
+            socket.getOutputStream().flush();
+            socket.getInputStream().read();
+            return Optional.empty();
+        } catch (SSLException e) {
+            return Optional.of("the TLS handshake failed, the server's certificate is not signed by an authority the"
+                    + " trust store of zkClientConfig trusts, or does not name the host connected to, or the server"
+                    + " refused this client's certificate, or the port serves no TLS; a secure client never falls back"
+                    + " to plaintext (" + e.getMessage() + ")");
+        } catch (X509Exception.SSLContextException e) {
+            return Optional.of("the TLS settings of zkClientConfig cannot be loaded (" + e.getMessage() + ")");
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}
