@@ -4,13 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.testkit.servers.AzuriteTestServer;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
+import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.TlsTerminatingProxy;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
+import io.etcd.jetcd.Auth;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.auth.Permission;
+import io.grpc.netty.GrpcSslContexts;
+import io.netty.handler.ssl.SslContext;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -127,6 +139,83 @@ class CliTlsIT {
         } finally {
             azurite.stop();
         }
+    }
+
+    /**
+     * etcd over TLS with client certificates and RBAC on: the lock's account from
+     * {@code --etcd-user} and {@code FENCING_ETCD_PASSWORD} (a child JVM, for the environment).
+     */
+    @Test
+    void theDemoRunsOnEtcdOverTlsWithAnAccount() throws Exception {
+        EtcdTestServer etcd = EtcdTestServer.launchTls(certificates);
+        try {
+            SslContext tls = GrpcSslContexts.forClient().trustManager(certificates.caCertificate().toFile())
+                    .keyManager(certificates.clientCertificate().toFile(), certificates.clientKey().toFile()).build();
+            try (Client admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).sslContext(tls)
+                    .build()) {
+                Auth auth = admin.getAuthClient();
+                auth.roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
+                auth.userAdd(bytes("root"), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
+                auth.userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
+                auth.roleAdd(bytes("app")).get(10, TimeUnit.SECONDS);
+                auth.roleGrantPermission(bytes("app"), bytes("fencing/"), bytes("fencing0"), Permission.Type.READWRITE)
+                        .get(10, TimeUnit.SECONDS);
+                auth.userAdd(bytes("app"), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
+                auth.userGrantRole(bytes("app"), bytes("app")).get(10, TimeUnit.SECONDS);
+                auth.authEnable().get(10, TimeUnit.SECONDS);
+            }
+            ProcessBuilder child = childJvm("demo", "--lock", "etcd", "--store", "redis", "--ttl", "300ms",
+                    "--etcd-endpoints", String.join(",", etcd.endpoints()), "--etcd-user", "app",
+                    "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            child.environment().put("FENCING_ETCD_PASSWORD", PASSWORD);
+            Process process = child.start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(process.waitFor(2, TimeUnit.MINUTES)).isTrue();
+            assertThat(process.exitValue()).as(out).isZero();
+            assertThat(out).contains("REFUSED: Stale fencing token").contains("final: balance 150")
+                    .doesNotContain(PASSWORD);
+        } finally {
+            etcd.stop();
+        }
+    }
+
+    @Test
+    void theDemoRunsOnZooKeepersSecurePort() {
+        ZooKeeperTestServer zooKeeper = ZooKeeperTestServer.launchTls(certificates);
+        try {
+            CliRun run = CliRun.of("demo", "--lock", "zookeeper", "--store", "redis", "--ttl", "300ms",
+                    "--zookeeper-connect", zooKeeper.secureConnectString(), "--zookeeper-tls",
+                    "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+        } finally {
+            zooKeeper.stop();
+        }
+    }
+
+    @Test
+    void anAccountWithoutItsPasswordInTheEnvironmentIsBadUsage() {
+        CliRun run = CliRun.of("demo", "--lock", "zookeeper", "--zookeeper-connect", "127.0.0.1:1",
+                "--zookeeper-user", "app");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--zookeeper-user app needs its password in the environment variable"
+                + " FENCING_ZOOKEEPER_PASSWORD");
+    }
+
+    private static ProcessBuilder childJvm(String... args) {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                FencingCli.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).redirectErrorStream(true);
+    }
+
+    private static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
     @Test

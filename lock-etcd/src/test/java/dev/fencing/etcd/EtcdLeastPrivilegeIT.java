@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.TestServers;
@@ -19,12 +20,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the lock account of docs/security.md cannot do, and how TLS fails: every refusal here is one
  * the guide's threat table relies on. The accounts and their roles are {@link SecuredEtcd}'s.
  */
 class EtcdLeastPrivilegeIT {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredEtcd::secrets);
 
     private final EtcdTestServer etcd = SecuredEtcd.server();
 

@@ -6,11 +6,13 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.LaggingProxy;
 import io.etcd.jetcd.Client;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider's contract as docs/security.md sets it up: {@code https://} with the server's
@@ -18,6 +20,10 @@ import java.util.Optional;
  * with readwrite on the key prefix's range and nothing else.
  */
 class EtcdTlsLockProviderIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredEtcd::secrets);
 
     @Override
     protected LockProvider createProvider(FencingListener listener) {

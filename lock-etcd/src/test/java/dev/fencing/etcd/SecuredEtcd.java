@@ -34,6 +34,11 @@ final class SecuredEtcd {
 
     private SecuredEtcd() {}
 
+    /** Every secret the secured tests use: the accounts' passwords and the key stores' passphrase. */
+    static java.util.List<String> secrets() {
+        return java.util.List.of(ROOT_PASSWORD, LOCK_PASSWORD, OTHER_PASSWORD, new String(certificates().password()));
+    }
+
     static synchronized TestCertificates certificates() {
         if (certificates == null) {
             certificates = TestCertificates.create();

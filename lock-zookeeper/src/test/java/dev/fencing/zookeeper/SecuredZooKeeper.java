@@ -44,6 +44,11 @@ final class SecuredZooKeeper {
 
     private SecuredZooKeeper() {}
 
+    /** Every secret the secured tests use: the accounts' passwords and the key stores' passphrase. */
+    static java.util.List<String> secrets() {
+        return java.util.List.of(LOCK_PASSWORD, OTHER_PASSWORD, new String(certificates().password()));
+    }
+
     static synchronized TestCertificates certificates() {
         if (certificates == null) {
             certificates = TestCertificates.create();

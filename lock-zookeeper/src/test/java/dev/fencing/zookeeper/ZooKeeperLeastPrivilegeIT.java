@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +18,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the ACL of docs/security.md keeps out, and how TLS fails: another digest account, a client
@@ -25,6 +27,10 @@ import org.junit.jupiter.api.Test;
  * {@link SecuredZooKeeper}'s.
  */
 class ZooKeeperLeastPrivilegeIT {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredZooKeeper::secrets);
 
     private final ZooKeeperTestServer zooKeeper = SecuredZooKeeper.server();
 

@@ -3,8 +3,10 @@ package dev.fencing.zookeeper;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.LaggingProxy;
 import java.time.Duration;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider's contract as docs/security.md sets it up: ZooKeeper's Netty TLS client with the
@@ -13,6 +15,10 @@ import java.time.Duration;
  * whose ACL lets only that account in.
  */
 class ZooKeeperTlsLockProviderIT extends LockProviderContract {
+
+    /** Fails the class if its log output names a password or a key-store passphrase. */
+    @RegisterExtension
+    static final SecretScan SECRETS = SecretScan.of(SecuredZooKeeper::secrets);
 
     @Override
     protected LockProvider createProvider(FencingListener listener) {

@@ -74,7 +74,50 @@ public final class ConnectionOptions {
             description = "The client certificate's private key (unencrypted PKCS#8 PEM). Env: FENCING_TLS_KEY.")
     Path tlsKey;
 
+    @Option(names = "--etcd-user", paramLabel = "USER",
+            description = "etcd user for the etcd lock (etcd's RBAC); its password from the environment variable"
+                    + " FENCING_ETCD_PASSWORD, never the command line. Env: FENCING_ETCD_USER.")
+    String etcdUser;
+
+    @Option(names = "--zookeeper-tls",
+            description = "Reach ZooKeeper's secure client port over TLS (Netty), trusting --tls-ca and presenting"
+                    + " --tls-cert/--tls-key if given.")
+    boolean zooKeeperTls;
+
+    @Option(names = "--zookeeper-user", paramLabel = "USER",
+            description = "Digest user for the zookeeper lock, its password from FENCING_ZOOKEEPER_PASSWORD; the"
+                    + " lock's znodes are then created with an ACL only this account passes."
+                    + " Env: FENCING_ZOOKEEPER_USER.")
+    String zooKeeperUser;
+
     private TlsFiles tls;
+
+    /** The etcd user and password, if an etcd user is named. */
+    Optional<String[]> etcdCredentials() {
+        return credentials("--etcd-user", etcdUser, "FENCING_ETCD_USER", "FENCING_ETCD_PASSWORD");
+    }
+
+    /** The ZooKeeper digest user and password, if a user is named. */
+    Optional<String[]> zooKeeperCredentials() {
+        return credentials("--zookeeper-user", zooKeeperUser, "FENCING_ZOOKEEPER_USER", "FENCING_ZOOKEEPER_PASSWORD");
+    }
+
+    /** Whether ZooKeeper is reached over TLS. */
+    boolean zooKeeperTls() {
+        return zooKeeperTls;
+    }
+
+    private static Optional<String[]> credentials(String option, String given, String userVariable,
+            String passwordVariable) {
+        Optional<String> user = Optional.ofNullable(given).or(() -> env(userVariable));
+        if (user.isEmpty()) {
+            return Optional.empty();
+        }
+        String password = env(passwordVariable).orElseThrow(() -> new dev.fencing.cli.CliException(
+                dev.fencing.cli.ExitCode.USAGE, option + " " + user.get() + " needs its password in the environment"
+                        + " variable " + passwordVariable));
+        return Optional.of(new String[] {user.get(), password});
+    }
 
     /** The TLS files, read and checked on first use. */
     public synchronized TlsFiles tls() {
@@ -89,6 +132,8 @@ public final class ConnectionOptions {
     /** Checks the form of every address given as an option, whether this run uses it or not. */
     public void validate() {
         tls();
+        etcdCredentials();
+        zooKeeperCredentials();
         redisUris.forEach(uri -> Endpoints.redisUri("--redis-uri", uri));
         if (redisStoreUri != null) {
             Endpoints.redisUri("--redis-store-uri", redisStoreUri);

@@ -78,8 +78,13 @@ final class ConsensusLocks {
         }
         EtcdLockProvider locks;
         try {
-            locks = EtcdLockProvider.builder(endpoints.toArray(String[]::new)).requestTimeout(Backend.CONNECT_TIMEOUT)
-                    .build();
+            EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints.toArray(String[]::new))
+                    .requestTimeout(Backend.CONNECT_TIMEOUT);
+            if (endpoints.stream().anyMatch(endpoint -> endpoint.startsWith("https://"))) {
+                connections.tls().grpc().ifPresent(builder::sslContext);
+            }
+            connections.etcdCredentials().ifPresent(user -> builder.credentials(user[0], user[1]));
+            locks = builder.build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCode.USAGE, "--etcd-endpoints: " + e.getMessage());
         } catch (LockUnavailableException e) {
@@ -126,7 +131,23 @@ final class ConsensusLocks {
         }
         ZooKeeperLockProvider locks;
         try {
-            locks = ZooKeeperLockProvider.builder(connect).connectionTimeout(Backend.CONNECT_TIMEOUT).build();
+            ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect)
+                    .connectionTimeout(Backend.CONNECT_TIMEOUT);
+            if (connections.zooKeeperTls()) {
+                builder.zkClientConfig(connections.tls().zooKeeper());
+            }
+            connections.zooKeeperCredentials().ifPresent(user -> {
+                String digest = user[0] + ":" + user[1];
+                builder.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                try {
+                    builder.acl(List.of(new org.apache.zookeeper.data.ACL(org.apache.zookeeper.ZooDefs.Perms.ALL,
+                            new org.apache.zookeeper.data.Id("digest", org.apache.zookeeper.server.auth
+                                    .DigestAuthenticationProvider.generateDigest(digest)))));
+                } catch (java.security.NoSuchAlgorithmException e) {
+                    throw new IllegalStateException("the JVM has no SHA-1 for ZooKeeper's digest", e);
+                }
+            });
+            locks = builder.build();
         } catch (IllegalArgumentException e) {
             throw new CliException(ExitCode.USAGE, "--zookeeper-connect: " + e.getMessage());
         } catch (LockUnavailableException e) {

@@ -131,6 +131,55 @@ public final class TlsFiles {
         }
     }
 
+    /** gRPC's Netty TLS settings with these files, for {@code https://} etcd endpoints; empty without files. */
+    Optional<io.netty.handler.ssl.SslContext> grpc() {
+        if (!any()) {
+            return Optional.empty();
+        }
+        try {
+            io.netty.handler.ssl.SslContextBuilder builder = io.grpc.netty.GrpcSslContexts.forClient();
+            if (ca != null) {
+                builder.trustManager(ca.toFile());
+            }
+            if (certificate != null && key != null) {
+                builder.keyManager(certificate.toFile(), key.toFile());
+            }
+            return Optional.of(builder.build());
+        } catch (javax.net.ssl.SSLException e) {
+            throw new CliException(ExitCode.USAGE, "the --tls-* files cannot make gRPC's TLS settings: "
+                    + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * ZooKeeper's client settings for its TLS port (Netty, {@code zookeeper.client.secure}): trust
+     * {@code --tls-ca} (PEM), present {@code --tls-cert}/{@code --tls-key} (one PEM file of both,
+     * written beside nothing else and deleted at exit), else the JVM's defaults.
+     */
+    org.apache.zookeeper.client.ZKClientConfig zooKeeper() {
+        org.apache.zookeeper.client.ZKClientConfig config = new org.apache.zookeeper.client.ZKClientConfig();
+        config.setProperty("zookeeper.client.secure", "true");
+        config.setProperty("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty");
+        if (ca != null) {
+            config.setProperty("zookeeper.ssl.trustStore.location", ca.toString());
+            config.setProperty("zookeeper.ssl.trustStore.type", "PEM");
+        }
+        if (certificate != null && key != null) {
+            try {
+                Path both = Files.createTempFile("fencing-zookeeper-client-", ".pem");
+                both.toFile().deleteOnExit();
+                Files.setPosixFilePermissions(both, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+                Files.writeString(both, Files.readString(key) + "\n" + Files.readString(certificate));
+                config.setProperty("zookeeper.ssl.keyStore.location", both.toString());
+                config.setProperty("zookeeper.ssl.keyStore.type", "PEM");
+            } catch (IOException e) {
+                throw new CliException(ExitCode.USAGE, "cannot combine --tls-cert and --tls-key for ZooKeeper: "
+                        + e.getClass().getSimpleName());
+            }
+        }
+        return config;
+    }
+
     private static TrustManager[] trustManagers(Path ca) {
         try (InputStream in = Files.newInputStream(ca)) {
             Collection<? extends Certificate> certificates = CertificateFactory.getInstance("X.509")
