@@ -10,12 +10,6 @@ import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.TlsTerminatingProxy;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
-import io.etcd.jetcd.Auth;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.auth.Permission;
-import io.grpc.netty.GrpcSslContexts;
-import io.netty.handler.ssl.SslContext;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -149,21 +143,7 @@ class CliTlsIT {
     void theDemoRunsOnEtcdOverTlsWithAnAccount() throws Exception {
         EtcdTestServer etcd = EtcdTestServer.launchTls(certificates);
         try {
-            SslContext tls = GrpcSslContexts.forClient().trustManager(certificates.caCertificate().toFile())
-                    .keyManager(certificates.clientCertificate().toFile(), certificates.clientKey().toFile()).build();
-            try (Client admin = Client.builder().endpoints(etcd.endpoints().toArray(String[]::new)).sslContext(tls)
-                    .build()) {
-                Auth auth = admin.getAuthClient();
-                auth.roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
-                auth.userAdd(bytes("root"), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
-                auth.userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
-                auth.roleAdd(bytes("app")).get(10, TimeUnit.SECONDS);
-                auth.roleGrantPermission(bytes("app"), bytes("fencing/"), bytes("fencing0"), Permission.Type.READWRITE)
-                        .get(10, TimeUnit.SECONDS);
-                auth.userAdd(bytes("app"), bytes(PASSWORD)).get(10, TimeUnit.SECONDS);
-                auth.userGrantRole(bytes("app"), bytes("app")).get(10, TimeUnit.SECONDS);
-                auth.authEnable().get(10, TimeUnit.SECONDS);
-            }
+            etcd.enableAuth(PASSWORD, "app", PASSWORD, "fencing/");
             ProcessBuilder child = childJvm("demo", "--lock", "etcd", "--store", "redis", "--ttl", "300ms",
                     "--etcd-endpoints", String.join(",", etcd.endpoints()), "--etcd-user", "app",
                     "--tls-ca", certificates.caCertificate().toString(),
@@ -212,10 +192,6 @@ class CliTlsIT {
                 FencingCli.class.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectErrorStream(true);
-    }
-
-    private static ByteSequence bytes(String text) {
-        return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
     @Test

@@ -148,6 +148,44 @@ public final class EtcdTestServer implements TestServer {
                 + timeout + (process == null ? "" : "; see " + process.log()));
     }
 
+    /**
+     * Turns on etcd's authentication with a {@code root} user of {@code rootPassword} and one
+     * account, {@code user} with {@code password}, whose role of the same name may read and write
+     * the keys under {@code keyPrefix} only ({@code etcdctl role grant-permission --prefix=true
+     * readwrite}); through the HTTP gateway, as {@code etcdctl} would. Call once, before clients
+     * that need no account connect no more.
+     *
+     * @throws IllegalStateException naming the step etcd refused
+     */
+    public void enableAuth(String rootPassword, String user, String password, String keyPrefix) {
+        String end = keyPrefix.substring(0, keyPrefix.length() - 1) + (char) (keyPrefix.charAt(keyPrefix.length() - 1) + 1);
+        java.util.Base64.Encoder base64 = java.util.Base64.getEncoder();
+        List<String[]> steps = List.of(
+                new String[] {"/v3/auth/role/add", "{\"name\":\"root\"}"},
+                new String[] {"/v3/auth/user/add", "{\"name\":\"root\",\"password\":" + json(rootPassword) + "}"},
+                new String[] {"/v3/auth/user/grant", "{\"user\":\"root\",\"role\":\"root\"}"},
+                new String[] {"/v3/auth/role/add", "{\"name\":" + json(user) + "}"},
+                new String[] {"/v3/auth/role/grant", "{\"name\":" + json(user) + ",\"perm\":{\"permType\":\"READWRITE\","
+                        + "\"key\":\"" + base64.encodeToString(keyPrefix.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        + "\",\"range_end\":\"" + base64.encodeToString(end.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        + "\"}}"},
+                new String[] {"/v3/auth/user/add", "{\"name\":" + json(user) + ",\"password\":" + json(password) + "}"},
+                new String[] {"/v3/auth/user/grant", "{\"user\":" + json(user) + ",\"role\":" + json(user) + "}"},
+                new String[] {"/v3/auth/enable", "{}"});
+        for (String[] step : steps) {
+            if (post(step[0], step[1]).isEmpty()) {
+                throw new IllegalStateException(describe() + " refused " + step[0] + " while enabling authentication");
+            }
+        }
+    }
+
+    private static String json(String text) {
+        if (!text.matches("[A-Za-z0-9_.:/@+=-]*")) {
+            throw new IllegalArgumentException("test account names and passwords are letters, digits and _.:/@+=-");
+        }
+        return "\"" + text + "\"";
+    }
+
     private Optional<String> get(String path) {
         return send(HttpRequest.newBuilder(URI.create(endpoint() + path)).timeout(Duration.ofSeconds(2)).GET().build());
     }

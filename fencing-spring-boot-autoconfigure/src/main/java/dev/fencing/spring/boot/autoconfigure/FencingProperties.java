@@ -228,6 +228,39 @@ public class FencingProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration requestTimeout = Duration.ofSeconds(5);
 
+        /** The etcd user the provider authenticates as (etcd's RBAC); its role needs readwrite on the key prefix. */
+        private @Nullable String username;
+
+        /** The etcd user's password. */
+        private @Nullable String password;
+
+        /** The name of a Spring Boot SSL bundle (spring.ssl.bundle.*) for https:// endpoints: trust and client certificate. */
+        private @Nullable String sslBundle;
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public @Nullable String getSslBundle() {
+            return sslBundle;
+        }
+
+        public void setSslBundle(@Nullable String sslBundle) {
+            this.sslBundle = sslBundle;
+        }
+
         public List<String> getEndpoints() {
             return endpoints;
         }
@@ -269,6 +302,43 @@ public class FencingProperties {
         /** How long to wait for a connection (100ms to 5m). A bare number is in seconds. */
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration connectionTimeout = Duration.ofSeconds(5);
+
+        /** Digest user: the session authenticates as it, and the lock's znodes get an ACL only it passes. */
+        private @Nullable String username;
+
+        /** The digest user's password. */
+        private @Nullable String password;
+
+        /**
+         * ZooKeeper's own client properties for this provider only, e.g. zookeeper.client.secure=true,
+         * zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty and zookeeper.ssl.*
+         * trust and key stores for TLS.
+         */
+        private java.util.Map<String, String> clientConfig = new java.util.LinkedHashMap<>();
+
+        public @Nullable String getUsername() {
+            return username;
+        }
+
+        public void setUsername(@Nullable String username) {
+            this.username = username;
+        }
+
+        public @Nullable String getPassword() {
+            return password;
+        }
+
+        public void setPassword(@Nullable String password) {
+            this.password = password;
+        }
+
+        public java.util.Map<String, String> getClientConfig() {
+            return clientConfig;
+        }
+
+        public void setClientConfig(java.util.Map<String, String> clientConfig) {
+            this.clientConfig = clientConfig;
+        }
 
         public @Nullable String getConnectString() {
             return connectString;

@@ -4,6 +4,14 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.zookeeper.ZooKeeperLockProvider;
+import java.nio.charset.StandardCharsets;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Id;
+import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -28,6 +36,27 @@ class ZooKeeperLockConfiguration {
                 builder::sessionTimeout);
         PropertyChecks.apply("fencing.lock.zookeeper.connection-timeout", zookeeper.getConnectionTimeout(),
                 builder::connectionTimeout);
+        if (!zookeeper.getClientConfig().isEmpty()) {
+            ZKClientConfig clientConfig = new ZKClientConfig();
+            zookeeper.getClientConfig().forEach(clientConfig::setProperty);
+            builder.zkClientConfig(clientConfig);
+        }
+        String username = zookeeper.getUsername();
+        if (username != null && !username.isBlank()) {
+            String password = zookeeper.getPassword();
+            if (password == null || password.isEmpty()) {
+                throw new IllegalArgumentException("fencing.lock.zookeeper.password must be set with"
+                        + " fencing.lock.zookeeper.username");
+            }
+            String digest = username + ":" + password;
+            builder.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
+            try {
+                builder.acl(List.of(new ACL(ZooDefs.Perms.ALL, new Id("digest",
+                        DigestAuthenticationProvider.generateDigest(digest)))));
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JVM has no SHA-1 for ZooKeeper's digest", e);
+            }
+        }
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {

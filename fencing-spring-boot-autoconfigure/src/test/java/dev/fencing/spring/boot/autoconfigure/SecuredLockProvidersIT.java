@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
+import dev.fencing.etcd.EtcdLockProvider;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.testkit.SecretScan;
+import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
+import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -110,6 +114,51 @@ class SecuredLockProvidersIT {
                             String health = String.valueOf(context.getBean(FencingHealthIndicator.class).health());
                             assertThat(health).contains("UP").doesNotContain(PASSWORD);
                         });
+    }
+
+    @Test
+    void etcdOverTlsWithAnSslBundleAndAnAccount() {
+        EtcdTestServer etcd = EtcdTestServer.launchTls(certificates);
+        try {
+            etcd.enableAuth(PASSWORD, "app", PASSWORD, "fencing/");
+            runner.withPropertyValues(pemBundle()).withPropertyValues("fencing.lock.type=etcd",
+                    "fencing.lock.etcd.endpoints=" + String.join(",", etcd.endpoints()),
+                    "fencing.lock.etcd.username=app", "fencing.lock.etcd.password=" + PASSWORD,
+                    "fencing.lock.etcd.ssl-bundle=fencing").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        grants(context.getBean(EtcdLockProvider.class));
+                    });
+        } finally {
+            etcd.stop();
+        }
+    }
+
+    @Test
+    void zooKeeperOverTlsWithClientConfigAndADigestAccount() {
+        ZooKeeperTestServer zooKeeper = ZooKeeperTestServer.launchTls(certificates);
+        String storePassword = new String(certificates.password());
+        try {
+            runner.withPropertyValues("fencing.lock.type=zookeeper",
+                    "fencing.lock.zookeeper.connect-string=" + zooKeeper.secureConnectString(),
+                    "fencing.lock.zookeeper.username=app", "fencing.lock.zookeeper.password=" + PASSWORD,
+                    "fencing.lock.zookeeper.client-config.[zookeeper.client.secure]=true",
+                    "fencing.lock.zookeeper.client-config.[zookeeper.clientCnxnSocket]="
+                            + "org.apache.zookeeper.ClientCnxnSocketNetty",
+                    "fencing.lock.zookeeper.client-config.[zookeeper.ssl.trustStore.location]="
+                            + certificates.trustStore(),
+                    "fencing.lock.zookeeper.client-config.[zookeeper.ssl.trustStore.password]=" + storePassword,
+                    "fencing.lock.zookeeper.client-config.[zookeeper.ssl.keyStore.location]="
+                            + certificates.clientKeyStore(),
+                    "fencing.lock.zookeeper.client-config.[zookeeper.ssl.keyStore.password]=" + storePassword)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        grants(context.getBean(ZooKeeperLockProvider.class));
+                        String health = String.valueOf(context.getBean(FencingHealthIndicator.class).health());
+                        assertThat(health).doesNotContain(PASSWORD).doesNotContain(storePassword);
+                    });
+        } finally {
+            zooKeeper.stop();
+        }
     }
 
     private static String[] pemBundle() {
