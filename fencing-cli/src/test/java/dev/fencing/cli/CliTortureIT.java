@@ -67,6 +67,23 @@ class CliTortureIT {
     }
 
     /**
+     * The locks and stores without a fault of their own to inject (the DynamoDB lock and the Azure
+     * Blob store, both on emulators the CLI starts): pauses past the TTL alone, every invariant kept.
+     */
+    @Test
+    void tortureWithPausesOnTheDynamoDbLockAndTheAzureBlobStore() {
+        CliRun run = CliRun.of("torture", "--lock", "dynamodb", "--store", "azure-blob", "--workers", "4", "--resources",
+                "2", "--duration", "2s", "--ttl", "150ms", "--pause-probability", "0.3", "--faults", "none", "--json");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        assertThat(report.get("ok").asBoolean()).isTrue();
+        assertThat(report.get("violations")).isEmpty();
+        assertThat(report.get("accepted").asLong()).isPositive();
+        assertThat(report.get("pauses").asLong()).as("pauses past the TTL").isPositive();
+        assertThat(report.get("historyViolations").asLong()).isZero();
+    }
+
+    /**
      * The torture run's history file is checked by {@code check-history}, the same checker: it
      * passes as written, fails once a stale write accepted after a newer one is added to it, and a
      * file that is not a history is bad usage.
