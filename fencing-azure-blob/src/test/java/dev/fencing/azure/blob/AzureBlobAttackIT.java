@@ -9,11 +9,16 @@ import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.models.BlobProperties;
 import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingException;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
+import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.testkit.RecordingListener;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +28,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -324,6 +330,49 @@ class AzureBlobAttackIT {
         assertThat(other.read(key)).contains(new StoredValue(key, "42", 2));
     }
 
+    /**
+     * A zombie at 5 checked the mark (4), then its upload is slow to reach the server: it gives up
+     * within the request timeout (unknown, not written), the holder at 6 writes, then the zombie's
+     * upload arrives — its ETag condition is stale by then, so 6 stays.
+     */
+    @Test
+    void aSlowUploadArrivingAfterANewerHolderIsRefused() throws Exception {
+        LatePut network = new LatePut(Duration.ofSeconds(3));
+        FencedStore zombie = AzureBlobFencedStore.builder(Blobs.container(container, network))
+                .requestTimeout(Duration.ofMillis(500)).build();
+        FencedStore holder = store();
+        String key = key("late");
+        holder.write(token(4), key, "four");
+        network.armed.set(1);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> zombie.write(token(5), key, "five")).isInstanceOf(WriteOutcomeUnknownException.class);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(took).as("upload, then the read that decides").isLessThan(Duration.ofMillis(2500));
+
+        holder.write(token(6), key, "six");
+        assertThat(network.arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(holder.read(key)).contains(new StoredValue(key, "six", 6));
+        assertThatThrownBy(() -> zombie.write(token(5), key, "five")).isInstanceOf(StaleTokenException.class);
+    }
+
+    /** The same slow upload for a delete: it gives up within the bound, and a late tombstone does not hide 6. */
+    @Test
+    void aSlowTombstoneArrivingAfterANewerHolderIsRefused() throws Exception {
+        LatePut network = new LatePut(Duration.ofSeconds(3));
+        FencedStore zombie = AzureBlobFencedStore.builder(Blobs.container(container, network))
+                .requestTimeout(Duration.ofMillis(500)).build();
+        FencedStore holder = store();
+        String key = key("late-delete");
+        holder.write(token(4), key, "four");
+        network.armed.set(1);
+
+        assertThatThrownBy(() -> zombie.delete(token(5), key)).isInstanceOf(WriteOutcomeUnknownException.class);
+        holder.write(token(6), key, "six");
+        assertThat(network.arrived.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(holder.read(key)).contains(new StoredValue(key, "six", 6));
+    }
+
     // ---- listener ----
 
     /** Refusals through update and writeIfUnchanged paths, and a delete's, each reach the listener once. */
@@ -342,5 +391,37 @@ class AzureBlobAttackIT {
         assertThatThrownBy(() -> zombie.delete(token(2), key)).isInstanceOf(StaleTokenException.class);
         assertThat(events.staleRejected()).isEqualTo(2);
         assertThat(events.accepted()).isZero();
+    }
+    /** A foreign lock's write, delete and update each reach the listener once, as a failure, and nothing else. */
+    @Test
+    void everyForeignRefusalReachesTheListenerOnce() {
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        FencingListener listener = new FencingListener() {
+            @Override
+            public void onStaleWriteRejected(StaleTokenException rejection) {
+                events.add("stale");
+            }
+
+            @Override
+            public void onWriteAccepted(FencingToken token, String key) {
+                events.add("accepted");
+            }
+
+            @Override
+            public void onWriteFailed(String key, FencingException failure) {
+                events.add(failure.getClass().getSimpleName());
+            }
+        };
+        FencedStore foreign = AzureBlobFencedStore.builder(Blobs.container(container)).listener(listener).build();
+        FencedStore holder = store();
+        String key = key("foreign-listener");
+        holder.write(token(1), key, "one");
+        FencingToken other = FencingToken.of("payments", 100);
+
+        assertThatThrownBy(() -> foreign.write(other, key, "x")).isInstanceOf(ForeignTokenException.class);
+        assertThatThrownBy(() -> foreign.delete(other, key)).isInstanceOf(ForeignTokenException.class);
+        assertThatThrownBy(() -> foreign.update(other, key, v -> "x")).isInstanceOf(ForeignTokenException.class);
+        assertThat(events).containsExactly("ForeignTokenException", "ForeignTokenException", "ForeignTokenException");
+        assertThat(holder.read(key)).contains(new StoredValue(key, "one", 1));
     }
 }
