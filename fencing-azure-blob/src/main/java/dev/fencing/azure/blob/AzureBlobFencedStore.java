@@ -87,7 +87,7 @@ public final class AzureBlobFencedStore implements StorageAccessor<String> {
     @Override
     public Optional<Snapshot<String>> load(String key) {
         try {
-            BlobDownloadContentResponse blob = container.getBlobClient(prefix + key)
+            BlobDownloadContentResponse blob = container.getBlobClient(blobName(key))
                     .downloadContentWithResponse(null, null, timeout, Context.NONE);
             String etag = Objects.requireNonNull(blob.getDeserializedHeaders().getETag(), "Azure sends every blob's ETag");
             BlobState state = BlobState.of(etag, blob.getDeserializedHeaders().getMetadata());
@@ -134,6 +134,27 @@ public final class AzureBlobFencedStore implements StorageAccessor<String> {
         return now == null ? WriteOutcome.written() : WriteOutcome.conflict();
     }
 
+    /**
+     * The blob of {@code key}. Azure stores a backslash in a blob name as a slash, so {@code a\b}
+     * and {@code a/b} would be one blob, each key fenced by the other's tokens: refused.
+     *
+     * @throws IllegalArgumentException if {@code key} has a backslash, naming it
+     */
+    private String blobName(String key) {
+        return prefix + requireNoBackslash("key", key);
+    }
+
+    /** {@code name}, unless it has a backslash, which Azure would store as a slash. */
+    static String requireNoBackslash(String what, String name) {
+        int at = name.indexOf('\\');
+        if (at >= 0) {
+            throw new IllegalArgumentException(what + " must not contain a backslash: Azure stores it in a blob name"
+                    + " as '/', so '" + name + "' would be the blob of '" + name.replace('\\', '/')
+                    + "', got one at index " + at);
+        }
+        return name;
+    }
+
     /** Why {@code token} may not write over {@code state}; null if it may. */
     private static @Nullable WriteOutcome refusal(BlobState state, FencingToken token, Policy policy) {
         if (state.token().isEmpty()) {
@@ -162,7 +183,7 @@ public final class AzureBlobFencedStore implements StorageAccessor<String> {
                 .setMetadata(BlobMetadata.of(token, writeId, value == null))
                 .setRequestConditions(condition);
         try {
-            once.getBlobClient(prefix + key).getBlockBlobClient().uploadWithResponse(upload, timeout, Context.NONE);
+            once.getBlobClient(blobName(key)).getBlockBlobClient().uploadWithResponse(upload, timeout, Context.NONE);
             return null;
         } catch (RuntimeException e) {
             switch (BlobErrors.classify(e)) {
@@ -192,7 +213,7 @@ public final class AzureBlobFencedStore implements StorageAccessor<String> {
 
     private BlobState properties(String key) {
         try {
-            BlobProperties properties = container.getBlobClient(prefix + key)
+            BlobProperties properties = container.getBlobClient(blobName(key))
                     .getPropertiesWithResponse(null, timeout, Context.NONE).getValue();
             return BlobState.of(properties.getETag(), properties.getMetadata());
         } catch (RuntimeException e) {
@@ -218,12 +239,14 @@ public final class AzureBlobFencedStore implements StorageAccessor<String> {
 
         /**
          * What every blob name starts with: the store keeps {@code key} at {@code prefix + key}.
-         * Default none; at most 1023 characters, so that a name fits in Azure's 1024.
+         * Default none; at most 1023 characters, so that a name fits in Azure's 1024; no backslash,
+         * which Azure stores as a slash (keys with one are refused too).
          *
-         * @throws IllegalArgumentException if {@code prefix} is null or longer, naming it
+         * @throws IllegalArgumentException if {@code prefix} is null, longer or has a backslash, naming it
          */
         public Builder prefix(String prefix) {
             Checks.requireNonNull("prefix", prefix);
+            requireNoBackslash("prefix", prefix);
             if (prefix.length() >= MAX_NAME_CHARS) {
                 throw new IllegalArgumentException("prefix must be at most " + (MAX_NAME_CHARS - 1) + " characters"
                         + " (a blob name, prefix included, is at most " + MAX_NAME_CHARS + "), got " + prefix.length()
