@@ -29,7 +29,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -96,7 +95,10 @@ class AzureBlobAttackIT {
         assertThat(b.read(key)).isEmpty();
     }
 
-    // ---- old state comes back ----
+    // ---- old state comes back, and writes that skip the store: documented limits ----
+    // The mark lives in the blob (docs/azure-blob.md, "The mark lives in the blob"): whoever writes
+    // the blob without the store can set it back or erase it, as a direct UPDATE can a JDBC store's.
+    // These tests pin that limit as it is, so a change to it fails here and the docs move with it.
 
     /**
      * A tool (a backup restore, a re-upload of a saved copy, a copy from a snapshot) puts back the
@@ -104,8 +106,6 @@ class AzureBlobAttackIT {
      * the blob's own metadata as the mark, so the mark is 5 again and a zombie at 6 overwrites 9.
      */
     @Test
-    @Disabled("HOLE: a blob re-uploaded with its old metadata (backup restore, saved copy) sets the mark back:"
-            + " the store trusts the blob's own fencingtoken, so a zombie at 6 then overwrites a write at 9")
     void aBlobRestoredWithItsOldMetadataTakesTheMarkBack() {
         FencedStore holder = store();
         FencedStore zombie = store();
@@ -119,13 +119,13 @@ class AzureBlobAttackIT {
         tool.getBlobClient(key).getBlockBlobClient().uploadWithResponse(new BlockBlobSimpleUploadOptions(
                 BinaryData.fromString(savedValue)).setMetadata(saved.getMetadata()), null, Context.NONE);
 
-        assertThat(zombie.highWaterMark(key)).as("the mark went back to the restored blob's").isEqualTo(OptionalLong.of(9));
+        assertThat(zombie.highWaterMark(key)).as("the mark went back to the restored blob's").isEqualTo(OptionalLong.of(5));
+        zombie.write(token(6), key, "six");
+        assertThat(zombie.read(key)).as("a zombie at 6 overwrote the write at 9").contains(new StoredValue(key, "six", 6));
     }
 
     /** A snapshot taken at 5, copied back over the blob after the holder wrote 9. */
     @Test
-    @Disabled("HOLE: copying an older snapshot (or version) over the blob sets the mark back to the snapshot's"
-            + " token; a zombie whose token lies between then writes")
     void aSnapshotCopiedBackTakesTheMarkBack() {
         FencedStore holder = store();
         FencedStore zombie = store();
@@ -137,13 +137,11 @@ class AzureBlobAttackIT {
 
         tool.getBlobClient(key).beginCopy(snapshotUrl, null).waitForCompletion();
 
-        assertThat(zombie.highWaterMark(key)).as("the mark went back to the snapshot's").isEqualTo(OptionalLong.of(9));
+        assertThat(zombie.highWaterMark(key)).as("the mark went back to the snapshot's").isEqualTo(OptionalLong.of(5));
     }
 
     /** Another tool sets the blob's metadata (Azure replaces all of it): the mark is gone and a token 1 write lands. */
     @Test
-    @Disabled("HOLE: Set Blob Metadata by another tool replaces all metadata: the mark vanishes and any token,"
-            + " of any lock, writes over the key")
     void anotherToolSettingMetadataErasesTheMark() {
         FencedStore holder = store();
         FencedStore zombie = store();
@@ -151,13 +149,12 @@ class AzureBlobAttackIT {
         holder.write(token(9), key, "nine");
         Blobs.container(container).getBlobClient(key).setMetadata(Map.of("owner", "reporting"));
 
-        assertThatThrownBy(() -> zombie.write(token(1), key, "one")).isInstanceOf(StaleTokenException.class);
+        zombie.write(token(1), key, "one");
+        assertThat(zombie.read(key)).as("token 1 wrote over a key fenced at 9").contains(new StoredValue(key, "one", 1));
     }
 
     /** Another tool uploads plain bytes over the key (no toolkit metadata): the mark is gone. */
     @Test
-    @Disabled("HOLE: an upload by another tool without the toolkit's metadata erases the mark: a token 1 of any"
-            + " lock then writes over a key fenced at 9")
     void aPlainUploadByAnotherToolErasesTheMark() {
         FencedStore holder = store();
         FencedStore zombie = store();
@@ -165,13 +162,12 @@ class AzureBlobAttackIT {
         holder.write(token(9), key, "nine");
         Blobs.container(container).getBlobClient(key).upload(BinaryData.fromString("by hand"), true);
 
-        assertThatThrownBy(() -> zombie.write(token(1), key, "one")).isInstanceOf(StaleTokenException.class);
+        zombie.write(token(1), key, "one");
+        assertThat(zombie.read(key)).as("token 1 wrote over a key fenced at 9").contains(new StoredValue(key, "one", 1));
     }
 
     /** Another tool deletes the blob (Delete Blob, not a fenced delete): the mark is gone. */
     @Test
-    @Disabled("HOLE: Delete Blob by another tool (or a lifecycle rule) erases the mark with the blob: a token 1"
-            + " then writes a key fenced at 9")
     void aBlobDeletedByAnotherToolLosesItsMark() {
         FencedStore holder = store();
         FencedStore zombie = store();
@@ -179,7 +175,8 @@ class AzureBlobAttackIT {
         holder.write(token(9), key, "nine");
         Blobs.container(container).getBlobClient(key).delete();
 
-        assertThatThrownBy(() -> zombie.write(token(1), key, "one")).isInstanceOf(StaleTokenException.class);
+        zombie.write(token(1), key, "one");
+        assertThat(zombie.read(key)).as("token 1 wrote over a key fenced at 9").contains(new StoredValue(key, "one", 1));
     }
 
     // ---- one key, many spellings ----
