@@ -194,8 +194,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                             + "' holds the last token a long can hold (" + token + "); no larger one can be granted",
                             null);
                 }
-                // free, but its token is at or past this attempt's clock: go one past it
-                candidate = Math.max(candidate, token) + 1;
+                // free, but its token is at or past this attempt's candidate — often one another client took
+                // and freed in between from a later clock: go past it and past the clock now, or a waiter
+                // that only steps past what it read lags the clock round after round
+                candidate = Math.max(Math.max(candidate, token) + 1, TimeUnit.MILLISECONDS.toMicros(wallClock.millis()));
             } catch (DynamoDbException e) {
                 if (e.statusCode() >= 400 && e.statusCode() < 500 && !e.isThrottlingException()) {
                     throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '" + table
@@ -210,8 +212,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 throw failed;
             }
         }
-        throw LockUnavailableException.unreachable(resource, MAX_TOKEN_RACES + " grants in a row found a token at or"
-                + " past theirs; another client is taking the lock as fast as it frees", null);
+        // others take the lock as fast as it frees: contended, not unreachable — the caller waits and tries again
+        return Optional.empty();
     }
 
     /**

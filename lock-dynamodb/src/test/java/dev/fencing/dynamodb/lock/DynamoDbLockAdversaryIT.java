@@ -312,6 +312,48 @@ class DynamoDbLockAdversaryIT {
     }
 
     /**
+     * Eight providers cycle one lock as fast as they can. A waiting grant whose write is refused
+     * reads the item back; when another client took and freed the lock in between, its token came
+     * from a later clock than the waiter's, so a waiter that only steps past the token it read
+     * lags the clock round after round. A lock that frees as fast as it is taken is contended, not
+     * unreachable: every acquire waits and gets it, none fails.
+     */
+    @Test
+    void aLockTakenAsFastAsItFreesMakesAcquireWaitNotFail() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(System.getenv("ADV_DYNAMODB_ENDPOINT") == null,
+                "the endpoint's conditional writes may not be atomic");
+        String resource = resource("churn");
+        java.util.List<DynamoDbLockProvider> providers = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            providers.add(DynamoDbLockProvider.builder(newClient()).table(TABLE).build());
+        }
+        java.util.List<Long> tokens = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.List<Throwable> failures = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (DynamoDbLockProvider provider : providers) {
+            Thread thread = new Thread(() -> {
+                for (int round = 0; round < 25; round++) {
+                    try (Lease lease = provider.acquire(resource, ttl10s().withWaitTimeout(Duration.ofSeconds(60)))) {
+                        tokens.add(lease.token().value());
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (RuntimeException e) {
+                        failures.add(e);
+                    }
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(120_000);
+        }
+        providers.forEach(DynamoDbLockProvider::close);
+        assertThat(failures).isEmpty();
+        assertThat(tokens).hasSize(200).doesNotHaveDuplicates().isSorted();
+    }
+
+    /**
      * A release after another client took the lock over and released it again: the item has no
      * owner, as after one's own release, but a larger token, so the release reports the loss.
      * Renewing after the takeover fails too.
