@@ -68,6 +68,22 @@ class RedisSecurityAttackIT {
         }
     }
 
+    /**
+     * docs/security.md's lock account is meant to be sufficient for the provider; {@code inspect}
+     * (the CLI's {@code inspect} command, health checks) reads the lock key's TTL with {@code PTTL},
+     * which the documented rules do not grant.
+     */
+    @Test
+    void theDocumentedLockAccountCanInspectAHeldLock() {
+        String resource = "inspect-" + UUID.randomUUID();
+        try (RedisLockProvider provider = lockProvider();
+                Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
+            var state = provider.inspect(resource).orElseThrow();
+            assertThat(state.holder()).isPresent();
+            assertThat(state.lastToken()).hasValue(lease.token().value());
+        }
+    }
+
     private RedisLockProvider lockProvider() {
         return RedisLockProvider.builder(SecuredRedis.uri(redis, SecuredRedis.LOCK_USER, SecuredRedis.LOCK_PASSWORD))
                 .sslOptions(SecuredRedis.sslOptions()).build();
