@@ -2,9 +2,11 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.UUID;
@@ -97,6 +99,32 @@ class CliSecurityAttackIT {
             assertThat(run.out() + run.err()).doesNotContain(PASSWORD);
         } finally {
             redis.stop();
+        }
+    }
+
+    /**
+     * {@code --tls-ca} given, but the etcd endpoint is {@code http://} or ZooKeeper is reached
+     * without {@code --zookeeper-tls}: the CLI connects in plaintext and says nothing.
+     */
+    @Test
+    void tlsCaWithPlaintextEtcdOrZooKeeperIsNotSilent() {
+        EtcdTestServer etcd = EtcdTestServer.launch();
+        try {
+            CliRun run = CliRun.of("demo", "--lock", "etcd", "--store", "jdbc", "--ttl", "300ms", "--etcd-endpoints",
+                    etcd.endpoint(), "--tls-ca", certificates.caCertificate().toString());
+            assertThat(run.exitCode() != 0 || (run.out() + run.err()).contains("plaintext"))
+                    .as("--tls-ca was given, etcd went in plaintext without a word:\n" + run).isTrue();
+        } finally {
+            etcd.stop();
+        }
+        ZooKeeperTestServer zooKeeper = ZooKeeperTestServer.launch();
+        try {
+            CliRun run = CliRun.of("demo", "--lock", "zookeeper", "--store", "jdbc", "--ttl", "300ms",
+                    "--zookeeper-connect", zooKeeper.connectString(), "--tls-ca", certificates.caCertificate().toString());
+            assertThat(run.exitCode() != 0 || (run.out() + run.err()).contains("plaintext"))
+                    .as("--tls-ca was given, ZooKeeper went in plaintext without a word:\n" + run).isTrue();
+        } finally {
+            zooKeeper.stop();
         }
     }
 
