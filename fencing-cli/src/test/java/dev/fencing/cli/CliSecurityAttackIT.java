@@ -12,6 +12,7 @@ import java.sql.Statement;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -140,6 +141,114 @@ class CliSecurityAttackIT {
             assertThat(run.err()).contains("TLS handshake failed");
         } finally {
             redis.stop();
+        }
+    }
+
+    /**
+     * ZooKeeper's secure port and etcd's TLS endpoint reached by a name their certificate does not
+     * carry (127.0.0.2, relayed byte for byte to the servers on 127.0.0.1): the connection must be
+     * refused, as it is for Redis, with docs/security.md's message ("the TLS handshake failed ... or
+     * does not name the host connected to").
+     */
+    @Test
+    @Disabled("HOLE: ZooKeeper by a name its certificate lacks is refused, but as 'no server answered':"
+            + " TlsProbe's own handshake finds nothing wrong, so the documented TLS message never comes")
+    void zooKeeperByANameTheCertificateDoesNotNameIsRefusedSayingSo() throws Exception {
+        ZooKeeperTestServer zooKeeper = ZooKeeperTestServer.launchTls(certificates);
+        String secure = zooKeeper.secureConnectString();
+        int securePort = Integer.parseInt(secure.substring(secure.lastIndexOf(':') + 1));
+        try (Relay control = Relay.on("127.0.0.1", securePort)) { // the relay itself passes ZooKeeper's TLS
+            CliRun run = CliRun.of("demo", "--lock", "zookeeper", "--store", "redis", "--ttl", "300ms",
+                    "--zookeeper-connect", "127.0.0.1:" + control.port(), "--zookeeper-tls",
+                    "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            assertThat(run.exitCode()).as("through a relay on 127.0.0.1:\n" + run).isZero();
+        }
+        try (Relay relay = Relay.to(securePort)) {
+            CliRun run = CliRun.of("demo", "--lock", "zookeeper", "--store", "redis", "--ttl", "300ms",
+                    "--zookeeper-connect", "127.0.0.2:" + relay.port(), "--zookeeper-tls",
+                    "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            assertThat(run.exitCode()).as("ZooKeeper by a name its certificate lacks:\n" + run)
+                    .isEqualTo(ExitCode.UNREACHABLE);
+            assertThat(run.err()).contains("TLS handshake failed");
+        } finally {
+            zooKeeper.stop();
+        }
+    }
+
+    /** As {@link #zooKeeperByANameTheCertificateDoesNotNameIsRefusedSayingSo}, for etcd. */
+    @Test
+    void etcdByANameTheCertificateDoesNotNameIsRefusedSayingSo() throws Exception {
+        EtcdTestServer etcd = EtcdTestServer.launchTls(certificates);
+        try (Relay relay = Relay.to(etcd.port())) {
+            CliRun run = CliRun.of("demo", "--lock", "etcd", "--store", "redis", "--ttl", "300ms",
+                    "--etcd-endpoints", "https://127.0.0.2:" + relay.port(),
+                    "--tls-ca", certificates.caCertificate().toString(),
+                    "--tls-cert", certificates.clientCertificate().toString(),
+                    "--tls-key", certificates.clientKey().toString());
+            assertThat(run.exitCode()).as("etcd by a name its certificate lacks:\n" + run)
+                    .isEqualTo(ExitCode.UNREACHABLE);
+            assertThat(run.err()).contains("TLS handshake failed");
+        } finally {
+            etcd.stop();
+        }
+    }
+
+    /** Relays TCP from 127.0.0.2 (a loopback address no test certificate names) to 127.0.0.1:port. */
+    private record Relay(java.net.ServerSocket listener) implements AutoCloseable {
+
+        static Relay to(int port) throws java.io.IOException {
+            return on("127.0.0.2", port);
+        }
+
+        static Relay on(String address, int port) throws java.io.IOException {
+            java.net.ServerSocket listener = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName(address));
+            Thread acceptor = new Thread(() -> {
+                while (!listener.isClosed()) {
+                    try {
+                        java.net.Socket in = listener.accept();
+                        java.net.Socket out = new java.net.Socket("127.0.0.1", port);
+                        pump(in, out);
+                        pump(out, in);
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            }, "relay-" + port);
+            acceptor.setDaemon(true);
+            acceptor.start();
+            return new Relay(listener);
+        }
+
+        private static void pump(java.net.Socket from, java.net.Socket to) {
+            Thread thread = new Thread(() -> {
+                try {
+                    from.getInputStream().transferTo(to.getOutputStream());
+                } catch (java.io.IOException e) {
+                    // the other side closed
+                } finally {
+                    try {
+                        from.close();
+                        to.close();
+                    } catch (java.io.IOException e) {
+                        // closing
+                    }
+                }
+            });
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        int port() {
+            return listener.getLocalPort();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            listener.close();
         }
     }
 
