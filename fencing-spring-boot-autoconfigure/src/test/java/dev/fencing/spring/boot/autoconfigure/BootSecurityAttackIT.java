@@ -39,6 +39,29 @@ class BootSecurityAttackIT {
         redis.stop();
     }
 
+    /**
+     * The same through {@code spring.data.redis.url} when Boot's Redis auto-configuration is absent
+     * (the starter then reads {@code spring.data.redis.*} itself).
+     */
+    @Test
+    void noPartOfASpringDataRedisUrlPasswordIsInTheStartupFailure() {
+        ApplicationContextRunner withoutBootsRedis = new ApplicationContextRunner().withConfiguration(
+                AutoConfigurations.of(FencingMetricsAutoConfiguration.class, FencingLockAutoConfiguration.class,
+                        FencingHealthAutoConfiguration.class));
+        for (String password : new String[] {"p{" + TAIL, "p^" + TAIL, "p " + TAIL, "p%zz" + TAIL, "p@" + TAIL,
+                "p/" + TAIL}) {
+            String url = "redis://app:" + password + "@127.0.0.1:" + redis.port();
+            withoutBootsRedis.withPropertyValues("fencing.lock.type=redis", "spring.data.redis.url=" + url)
+                    .run(context -> {
+                        StringBuilder messages = new StringBuilder();
+                        for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                            messages.append(t).append('\n');
+                        }
+                        assertThat(messages.toString()).as(url + " leaked part of its password").doesNotContain(TAIL);
+                    });
+        }
+    }
+
     @Test
     void noPartOfTheRedisPasswordIsInTheStartupFailure() {
         for (String password : new String[] {"p{" + TAIL, "p^" + TAIL, "p " + TAIL, "p%zz" + TAIL, "p@" + TAIL,
