@@ -32,7 +32,9 @@ final class SecuredRedis {
             // a cluster client reads the topology
             "+cluster|slots", "+cluster|nodes", "+cluster|myid",
             // what the scripts call
-            "+get", "+set", "+del", "+exists", "+pexpire", "+time", "+publish");
+            "+get", "+set", "+del", "+exists", "+pexpire", "+time", "+publish",
+            // inspect reads the lock key's remaining time
+            "+pttl");
 
     /** The store's account: its script and reads, on its keys. */
     static final List<String> STORE_RULES = List.of("resetkeys", "~fencing:store:*", "resetchannels",

@@ -41,6 +41,13 @@ final class TlsProbe {
         }
         try (ClientX509Util x509 = new ClientX509Util();
                 SSLSocket socket = x509.createSSLContextAndOptions(config).createSSLSocket()) {
+            if (config.getBoolean(x509.getSslHostnameVerificationEnabledProperty(), true)) {
+                // as ZooKeeper's client checks it (its trust manager does, on the Netty engine's peer host):
+                // without this the probe's handshake passes where the client's fails, and says nothing
+                javax.net.ssl.SSLParameters parameters = socket.getSSLParameters();
+                parameters.setEndpointIdentificationAlgorithm("HTTPS");
+                socket.setSSLParameters(parameters);
+            }
             int millis = (int) Math.min(timeout.toMillis(), 10_000);
             socket.setSoTimeout(millis);
             socket.connect(new InetSocketAddress(host, port), millis);

@@ -213,6 +213,17 @@ public final class Backend implements AutoCloseable {
         faults.addAll(opened.faults());
     }
 
+    /**
+     * Says so when TLS files were given but a Redis URI is not {@code rediss://}: Lettuce then connects
+     * in plaintext and the files are unused, which a user who gave {@code --tls-ca} must not miss.
+     */
+    private String plaintextNote(List<String> uris) {
+        boolean plaintext = uris.stream().anyMatch(u -> !u.trim().toLowerCase(java.util.Locale.ROOT)
+                .startsWith("rediss"));
+        return tls.any() && plaintext ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to rediss:// URIs"
+                + " only)" : "";
+    }
+
     private void openRedisLock(ConnectionOptions connections) {
         List<String> uris = connections.redisLockUris();
         String uri;
@@ -230,7 +241,7 @@ public final class Backend implements AutoCloseable {
                     + " saved at the previous injection (old token counters)", snapshots::restoreOlderSnapshot));
         } else {
             uri = uris.get(0);
-            lockDescription = "redis lock on " + Endpoints.redacted(uri);
+            lockDescription = "redis lock on " + Endpoints.redacted(uri) + plaintextNote(List.of(uri));
         }
         RedisClient client = redisClient(uri);
         // what the provider sets on a client of its own, plus a bounded connect
@@ -263,7 +274,8 @@ public final class Backend implements AutoCloseable {
             faults.add(new Fault("restart-redlock-node", "kill one Redlock node and start it empty (data loss), in turn",
                     () -> servers.get(next.getAndIncrement() % servers.size()).restartEmpty()));
         } else {
-            lockDescription = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList());
+            lockDescription = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList())
+                    + plaintextNote(uris);
         }
         try {
             RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(CONNECT_TIMEOUT);
@@ -403,7 +415,7 @@ public final class Backend implements AutoCloseable {
             embeddedStore = true;
         } else {
             uri = configured.get();
-            storeDescription = "redis store on " + Endpoints.redacted(uri);
+            storeDescription = "redis store on " + Endpoints.redacted(uri) + plaintextNote(List.of(uri));
         }
         RedisClient client = redisClient(uri);
         StatefulRedisConnection<String, String> connection;

@@ -71,7 +71,9 @@ final class ConsensusLocks {
                 faults = List.of(); // the torture test asks for a cluster when it wants the leader restarted
             }
         } else {
-            description = "etcd lock on " + String.join(",", endpoints);
+            description = "etcd lock on " + String.join(",", endpoints)
+                    + (connections.tls().any() && endpoints.stream().anyMatch(e -> !e.startsWith("https://"))
+                            ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to https:// endpoints only)" : "");
             faults = List.of();
             probe(Endpoints.etcdAddresses(endpoints), "etcd for the lock at " + String.join(",", endpoints),
                     ETCD_OPTIONS);
@@ -124,7 +126,9 @@ final class ConsensusLocks {
                     sessions::expireAll));
         } else {
             connect = configured.get();
-            description = "zookeeper lock on " + connect;
+            description = "zookeeper lock on " + connect + (connections.tls().any() && !connections.zooKeeperTls()
+                    ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to ZooKeeper with --zookeeper-tls only)"
+                    : "");
             faults = List.of();
             probe(Endpoints.zooKeeperAddresses(connect), "ZooKeeper for the lock at " + connect,
                     ZOOKEEPER_OPTIONS);

@@ -48,11 +48,23 @@ final class Endpoints {
         if (uri.substring(uri.indexOf("://") + 3).isBlank()) {
             throw bad(source, uri, "it names no host", REDIS_FORM);
         }
+        int authorityStart = uri.indexOf("://") + 3;
+        int at = userInfoEnd(uri);
+        if (at >= 0 && (uri.indexOf('@', authorityStart) != at || uri.substring(authorityStart, at).contains("/"))) {
+            throw bad(source, uri, "its password holds '@' or '/': percent-encode them (%40, %2F)",
+                    REDIS_FORM);
+        }
         RedisURI parsed;
         try {
             parsed = RedisURI.create(uri);
         } catch (IllegalArgumentException e) {
-            throw bad(source, uri, e.getMessage(), REDIS_FORM);
+            // java.net.URI's message repeats the whole URI, password and all: give only its reason
+            String why = e.getCause() instanceof URISyntaxException syntax
+                    ? syntax.getReason() + " at index " + syntax.getIndex()
+                            + " (percent-encode such characters in a password)"
+                    : e.getMessage() != null && !e.getMessage().contains("@") && !e.getMessage().contains("://")
+                            ? e.getMessage() : "it is not a Redis URI";
+            throw bad(source, uri, why, REDIS_FORM);
         }
         boolean hasHost = parsed.getHost() != null && !parsed.getHost().isBlank();
         if (!hasHost && parsed.getSentinels().isEmpty() && parsed.getSocket() == null) {
@@ -257,6 +269,31 @@ final class Endpoints {
 
     /** {@code value} with any password replaced by {@code ***}: URL parameters and user info. */
     static String redacted(String value) {
-        return value.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+        String masked = value.replaceAll("(?i)(password=)[^&;]*", "$1***");
+        int at = userInfoEnd(masked);
+        if (at < 0) {
+            return masked;
+        }
+        int start = masked.indexOf("://") + 3;
+        int colon = masked.indexOf(':', start);
+        // the user info runs to the last '@' of the address: a password may hold '@', '/' or ':' unencoded
+        return colon >= 0 && colon < at ? masked.substring(0, colon + 1) + "***" + masked.substring(at) : masked;
+    }
+
+    /**
+     * The index of the '@' that ends an address's user info: the last '@' after {@code ://}, unless
+     * it lies in the query ({@code ?user=a@b}); -1 if none.
+     */
+    private static int userInfoEnd(String value) {
+        int start = value.indexOf("://");
+        if (start < 0) {
+            return -1;
+        }
+        int at = value.lastIndexOf('@');
+        int query = value.indexOf('?', start);
+        if (query >= 0 && query < at && value.substring(query, at).contains("=")) {
+            at = value.lastIndexOf('@', query);
+        }
+        return at > start ? at : -1;
     }
 }

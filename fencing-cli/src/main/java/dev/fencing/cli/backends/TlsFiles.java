@@ -97,7 +97,18 @@ public final class TlsFiles {
      */
     String jdbcUrl(String url) {
         if (ca == null || !url.startsWith("jdbc:postgresql:") || !url.contains("sslmode=")
-                || url.contains("sslmode=disable") || url.contains("sslrootcert=")) {
+                || url.contains("sslmode=disable")) {
+            return url;
+        }
+        java.util.regex.Matcher mode = java.util.regex.Pattern.compile("[?&]sslmode=([^&]*)").matcher(url);
+        if (mode.find() && !mode.group(1).equals("verify-full") && !mode.group(1).equals("verify-ca")) {
+            // pgjdbc checks the server's certificate only with verify-ca and verify-full; prefer and allow
+            // also go on in plaintext when the server offers no TLS
+            throw new CliException(ExitCode.USAGE, "--pg-url has sslmode=" + mode.group(1) + ", with which the"
+                    + " PostgreSQL driver checks no certificate (and prefer or allow may go on in plaintext), so"
+                    + " --tls-ca would protect nothing: use sslmode=verify-full");
+        }
+        if (url.contains("sslrootcert=")) {
             return url;
         }
         return url + "&sslrootcert=" + URLEncoder.encode(ca.toString(), StandardCharsets.UTF_8);

@@ -78,12 +78,25 @@ final class FencingRedisClient implements AutoCloseable {
 
     /** A client for a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI. */
     static FencingRedisClient of(String uri, Duration commandTimeout, Duration connectTimeout) {
+        int scheme = uri.indexOf("://");
+        int at = uri.lastIndexOf('@');
+        // the user info runs to the last '@': a password may hold '@' or '/' unencoded
+        String masked = scheme >= 0 && at > scheme ? uri.substring(0, scheme + 3) + "***" + uri.substring(at) : uri;
+        if (scheme >= 0 && at > scheme && (uri.indexOf('@', scheme) != at || uri.substring(scheme + 3, at).contains("/"))) {
+            throw new IllegalArgumentException("fencing.lock.redis.uri = '" + masked + "': its password holds '@' or"
+                    + " '/'; percent-encode them (%40, %2F)");
+        }
         RedisURI parsed;
         try {
             parsed = RedisURI.create(uri);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("fencing.lock.redis.uri = '" + uri.replaceAll("//[^@/]*@", "//***@")
-                    + "' is not a redis://, rediss:// or redis-sentinel:// URI: " + e.getMessage(), e);
+            // java.net.URI's message (and so the cause) repeats the whole URI, password and all: neither is kept
+            String why = e.getCause() instanceof java.net.URISyntaxException syntax
+                    ? syntax.getReason() + " at index " + syntax.getIndex()
+                            + " (percent-encode such characters in a password)"
+                    : e.getMessage() != null && !e.getMessage().contains("@") ? e.getMessage() : "malformed";
+            throw new IllegalArgumentException("fencing.lock.redis.uri = '" + masked
+                    + "' is not a redis://, rediss:// or redis-sentinel:// URI: " + why);
         }
         String target = parsed.getSentinels().isEmpty() ? parsed.getHost() + ":" + parsed.getPort()
                 : "sentinel master " + parsed.getSentinelMasterId();

@@ -68,13 +68,15 @@ final class RedisPropertiesFallback {
         try {
             parsed = new URI(url);
         } catch (URISyntaxException e) {
-            throw badUrl(url, String.valueOf(e.getMessage()), e);
+            // URISyntaxException's message (and so the cause) repeats the URL, password and all
+            throw badUrl(url, e.getReason() + " at index " + e.getIndex()
+                    + " (percent-encode such characters in a password)", null);
         }
         if (!"redis".equals(parsed.getScheme()) && !"rediss".equals(parsed.getScheme())) {
             throw badUrl(url, "the scheme must be redis or rediss", null);
         }
         if (parsed.getHost() == null) {
-            throw badUrl(url, "it names no host", null);
+            throw badUrl(url, "it names no host (percent-encode '@' and '/' in a password: %40, %2F)", null);
         }
         String user = username;
         String secret = password;
@@ -99,8 +101,12 @@ final class RedisPropertiesFallback {
     }
 
     private static IllegalArgumentException badUrl(String url, String why, @Nullable Exception cause) {
-        return new IllegalArgumentException(PREFIX + "url = '" + url.replaceAll("//[^@/]*@", "//***@")
-                + "' is not a redis:// or rediss:// URL: " + why, cause);
+        int scheme = url.indexOf("://");
+        int at = url.lastIndexOf('@');
+        // the user info runs to the last '@': a password may hold '@' or '/' unencoded
+        String masked = scheme >= 0 && at > scheme ? url.substring(0, scheme + 3) + "***" + url.substring(at) : url;
+        return new IllegalArgumentException(PREFIX + "url = '" + masked + "' is not a redis:// or rediss:// URL: "
+                + why, cause);
     }
 
     private static @Nullable SslBundle ssl(Binder binder, BeanFactory beanFactory) {
