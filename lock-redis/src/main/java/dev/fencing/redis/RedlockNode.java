@@ -118,8 +118,10 @@ final class RedlockNode {
 
     void close() {
         try {
-            connection.thenAccept(StatefulRedisConnection::close).getNow(null);
-            notices.thenAccept(open -> open.connection().close()).getNow(null);
+            // closeAsync: a connection still opening completes on Lettuce's event loop, and a blocking
+            // close() run there waits for that same loop — the node, and shutdown() below, hang for ever
+            connection.thenAccept(StatefulRedisConnection::closeAsync).getNow(null);
+            notices.thenAccept(open -> open.connection().closeAsync()).getNow(null);
         } catch (RuntimeException ignored) {
             // never opened
         } finally {
