@@ -83,7 +83,7 @@ class EtcdLeastPrivilegeIT {
                 .requestTimeout(Duration.ofSeconds(3)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("the TLS handshake failed, the server's certificate is not signed by an authority")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
     }
 
@@ -96,7 +96,7 @@ class EtcdLeastPrivilegeIT {
         assertThatThrownBy(() -> SecuredEtcd.lockProvider().sslContext(foreignClient)
                 .requestTimeout(Duration.ofSeconds(3)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
     }
 
     @Test
@@ -105,7 +105,7 @@ class EtcdLeastPrivilegeIT {
                 .credentials(SecuredEtcd.LOCK_USER, SecuredEtcd.LOCK_PASSWORD).requestTimeout(Duration.ofSeconds(2))
                 .build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("on a port that expects TLS")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
     }
 
     @Test
@@ -133,7 +133,7 @@ class EtcdLeastPrivilegeIT {
         assertThatThrownBy(() -> SecuredEtcd.lockProvider().credentials(SecuredEtcd.LOCK_USER, wrong)
                 .requestTimeout(Duration.ofSeconds(5)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("refused the credentials")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(wrong));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(wrong));
     }
 
     @Test
@@ -141,7 +141,7 @@ class EtcdLeastPrivilegeIT {
         assertThatThrownBy(() -> EtcdLockProvider.builder("https://" + SecuredEtcd.LOCK_USER + ":"
                 + SecuredEtcd.LOCK_PASSWORD + "@127.0.0.1:" + etcd.port()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("credentials(user, password)")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredEtcd.LOCK_PASSWORD));
     }
 
     @Test
@@ -154,25 +154,5 @@ class EtcdLeastPrivilegeIT {
     private static void assertDenied(CompletableFuture<?> request) {
         assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasMessageContaining("permission denied");
-    }
-
-    /** Every message and toString of {@code e} and its causes and suppressed exceptions. */
-    private static String chain(Throwable e) {
-        StringBuilder all = new StringBuilder();
-        java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>(java.util.List.of(e));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        while (!todo.isEmpty()) {
-            Throwable next = todo.pop();
-            if (seen.add(next)) {
-                all.append(next).append('\n');
-                if (next.getCause() != null) {
-                    todo.push(next.getCause());
-                }
-                for (Throwable suppressed : next.getSuppressed()) {
-                    todo.push(suppressed);
-                }
-            }
-        }
-        return all.toString();
     }
 }

@@ -11,7 +11,6 @@ import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
@@ -123,7 +122,7 @@ class ZooKeeperLeastPrivilegeIT {
                 .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("the TLS handshake failed, the server's certificate is not signed by an authority")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(8));
     }
 
@@ -134,7 +133,7 @@ class ZooKeeperLeastPrivilegeIT {
                 .zkClientConfig(SecuredZooKeeper.tls(SecuredZooKeeper.certificates(), stranger))
                 .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
 
     @Test
@@ -143,7 +142,7 @@ class ZooKeeperLeastPrivilegeIT {
                 .zkClientConfig(SecuredZooKeeper.tls()).authorization("digest", lockAuth())
                 .connectionTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
 
     @Test
@@ -151,7 +150,7 @@ class ZooKeeperLeastPrivilegeIT {
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                 .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class)
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
 
     @Test
@@ -166,7 +165,7 @@ class ZooKeeperLeastPrivilegeIT {
             }
         }).isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("refused the create of the contender znode: the ACL of /fencing/locks")
-                .satisfies(e -> assertThat(chain(e)).doesNotContain(wrong));
+                .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(wrong));
     }
 
     @Test
@@ -186,25 +185,5 @@ class ZooKeeperLeastPrivilegeIT {
 
     private static void assertNoAuth(Call call) {
         assertThatThrownBy(call::run).isInstanceOf(KeeperException.NoAuthException.class);
-    }
-
-    /** Every message and toString of {@code e} and its causes and suppressed exceptions. */
-    private static String chain(Throwable e) {
-        StringBuilder all = new StringBuilder();
-        java.util.ArrayDeque<Throwable> todo = new java.util.ArrayDeque<>(List.of(e));
-        java.util.Set<Throwable> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        while (!todo.isEmpty()) {
-            Throwable next = todo.pop();
-            if (seen.add(next)) {
-                all.append(next).append('\n');
-                if (next.getCause() != null) {
-                    todo.push(next.getCause());
-                }
-                for (Throwable suppressed : next.getSuppressed()) {
-                    todo.push(suppressed);
-                }
-            }
-        }
-        return all.toString();
     }
 }
