@@ -1,16 +1,12 @@
 package dev.fencing.testkit.servers;
 
 import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.NpmPackages;
 import dev.fencing.testkit.internal.Ports;
 import dev.fencing.testkit.internal.Settings;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -60,43 +56,9 @@ public final class AzuriteTestServer implements TestServer {
         return new AzuriteTestServer(endpoint, null);
     }
 
-    private static synchronized Path installAzurite() {
-        String version = Settings.version("azurite.version");
-        Path home = Settings.cacheDirectory().resolve("azurite-" + version);
-        Path main = home.resolve("node_modules/azurite/dist/src/blob/main.js");
-        if (Files.isRegularFile(main)) {
-            return main;
-        }
-        try {
-            Files.createDirectories(home.getParent());
-            Path staging = Files.createTempDirectory(home.getParent(), "azurite-install-");
-            Path log = staging.resolve("npm.log");
-            Process npm = new ProcessBuilder("npm", "install", "--prefix", staging.toString(), "--no-audit",
-                    "--no-fund", "--loglevel", "error", "azurite@" + version)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            if (!npm.waitFor(10, TimeUnit.MINUTES) || npm.exitValue() != 0) {
-                npm.destroyForcibly();
-                throw new IllegalStateException("npm install azurite@" + version + " failed; see " + log
-                        + ". Install Node.js and npm, or set FENCING_AZURE_BLOB_ENDPOINT to an Azure Blob-compatible"
-                        + " server");
-            }
-            try {
-                Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException raced) {
-                if (!Files.isRegularFile(main)) {
-                    throw raced;
-                }
-            }
-            return main;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot install azurite (needs node and npm on the PATH);"
-                    + " set FENCING_AZURE_BLOB_ENDPOINT to use another server", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while installing azurite", e);
-        }
+    private static Path installAzurite() {
+        return NpmPackages.install("azurite", Settings.version("azurite.version"), "dist/src/blob/main.js",
+                Duration.ofMinutes(10), "set FENCING_AZURE_BLOB_ENDPOINT to an Azure Blob-compatible server");
     }
 
     /** The blob endpoint URL, account included: {@code http://127.0.0.1:<port>/devstoreaccount1}. */

@@ -1,16 +1,15 @@
 package dev.fencing.testkit.servers;
 
 import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.NpmPackages;
 import dev.fencing.testkit.internal.Ports;
 import dev.fencing.testkit.internal.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -84,42 +83,9 @@ public final class DynamoDbTestServer implements TestServer {
         return new DynamoDbTestServer(endpoint, null);
     }
 
-    private static synchronized Path installDynalite() {
-        String version = Settings.version("dynalite.version");
-        Path home = Settings.cacheDirectory().resolve("dynalite-" + version);
-        Path cli = home.resolve("node_modules/dynalite/cli.js");
-        if (Files.isRegularFile(cli)) {
-            return cli;
-        }
-        try {
-            Files.createDirectories(home.getParent());
-            Path staging = Files.createTempDirectory(home.getParent(), "dynalite-install-");
-            Path log = staging.resolve("npm.log");
-            Process npm = new ProcessBuilder("npm", "install", "--prefix", staging.toString(), "--no-audit",
-                    "--no-fund", "--loglevel", "error", "dynalite@" + version)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            if (!npm.waitFor(5, TimeUnit.MINUTES) || npm.exitValue() != 0) {
-                npm.destroyForcibly();
-                throw new IllegalStateException("npm install dynalite@" + version + " failed; see " + log
-                        + ". Install Node.js and npm, or set FENCING_DYNAMODB_ENDPOINT to a DynamoDB-compatible server");
-            }
-            try {
-                Files.move(staging, home, StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException raced) {
-                if (!Files.isRegularFile(cli)) {
-                    throw raced;
-                }
-            }
-            return cli;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot install dynalite (needs node and npm on the PATH);"
-                    + " set FENCING_DYNAMODB_ENDPOINT to use another server", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while installing dynalite", e);
-        }
+    private static Path installDynalite() {
+        return NpmPackages.install("dynalite", Settings.version("dynalite.version"), "cli.js", Duration.ofMinutes(5),
+                "set FENCING_DYNAMODB_ENDPOINT to a DynamoDB-compatible server");
     }
 
     /** The endpoint URL, for {@code DynamoDbClient.builder().endpointOverride(...)}. */
