@@ -2,15 +2,16 @@ package dev.fencing.postgres;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The provider's contract as docs/security.md sets it up: {@code sslmode=verify-full}, a SCRAM
+ * The provider's round trips ({@link LockProviderTransportContract}; the whole contract runs in
+ * plain text) as docs/security.md sets it up: {@code sslmode=verify-full}, a SCRAM
  * password, and a role with {@code SELECT, INSERT, UPDATE} on {@code fencing_token_counter} only.
  */
-class PostgresTlsLockProviderIT extends LockProviderContract {
+class PostgresTlsLockProviderIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -30,11 +31,5 @@ class PostgresTlsLockProviderIT extends LockProviderContract {
                 SecuredPostgres.LOCKS_PASSWORD));
         own.stop();
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in PostgresAdvisoryLockProviderIT through a plaintext proxy; TLS does"
-                + " not change what the provider does with a late reply";
     }
 }

@@ -2,7 +2,7 @@ package dev.fencing.redis;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisClusterTestServer;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * over TLS, through the lock account of {@link SecuredRedis#LOCK_RULES}: the same
  * {@code sslOptions} and URIs as a standalone server.
  */
-class RedisTlsClusterLockProviderIT extends LockProviderContract {
+class RedisTlsClusterLockProviderIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -34,11 +34,5 @@ class RedisTlsClusterLockProviderIT extends LockProviderContract {
                 .sslOptions(SecuredRedis.sslOptions()).build();
         own.nodes().forEach(node -> node.stop());
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in RedisLockProviderIT through a plaintext proxy; TLS does not change"
-                + " what the provider does with a late reply";
     }
 }

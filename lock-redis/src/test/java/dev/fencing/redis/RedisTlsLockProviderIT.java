@@ -2,17 +2,18 @@ package dev.fencing.redis;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisTestServer;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The provider's contract as docs/security.md sets it up: {@code rediss://} with the server's
+ * The provider's round trips ({@link LockProviderTransportContract}; the whole contract runs in
+ * plain text) as docs/security.md sets it up: {@code rediss://} with the server's
  * certificate and host name verified, a client certificate, and the lock account of
  * {@link SecuredRedis#LOCK_RULES} — no other command, key or channel.
  */
-class RedisTlsLockProviderIT extends LockProviderContract {
+class RedisTlsLockProviderIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -34,11 +35,5 @@ class RedisTlsLockProviderIT extends LockProviderContract {
                 SecuredRedis.LOCK_PASSWORD)).sslOptions(SecuredRedis.sslOptions()).build();
         own.stop();
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in RedisLockProviderIT through a plaintext proxy; TLS does not change"
-                + " what the provider does with a late reply";
     }
 }

@@ -2,7 +2,7 @@ package dev.fencing.redis;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisTestServer;
 import java.time.Duration;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Redlock's contract over three independent masters reached over TLS with the lock account of
  * {@link SecuredRedis#LOCK_RULES}; node timeout 1 s for the reason {@link RedlockProviderIT} gives.
  */
-class RedisTlsRedlockIT extends LockProviderContract {
+class RedisTlsRedlockIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -35,11 +35,5 @@ class RedisTlsRedlockIT extends LockProviderContract {
                 .sslOptions(SecuredRedis.sslOptions()).build();
         own.forEach(RedisTestServer::stop);
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in RedlockProviderIT through plaintext proxies; TLS does not change"
-                + " what the provider does with late replies";
     }
 }

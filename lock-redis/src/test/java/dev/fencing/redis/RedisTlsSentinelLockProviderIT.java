@@ -2,7 +2,7 @@ package dev.fencing.redis;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.RedisSentinelTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * master over TLS, with the lock account of {@link SecuredRedis#LOCK_RULES}: the same
  * {@code sslOptions} serve the Sentinel and the master.
  */
-class RedisTlsSentinelLockProviderIT extends LockProviderContract {
+class RedisTlsSentinelLockProviderIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -37,11 +37,5 @@ class RedisTlsSentinelLockProviderIT extends LockProviderContract {
         own.stop();
         master.stop();
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in RedisLockProviderIT through a plaintext proxy; TLS does not change"
-                + " what the provider does with a late reply";
     }
 }

@@ -2,19 +2,20 @@ package dev.fencing.zookeeper;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.LaggingProxy;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The provider's contract as docs/security.md sets it up: ZooKeeper's Netty TLS client with the
+ * The provider's round trips ({@link LockProviderTransportContract}; the whole contract runs in
+ * plain text) as docs/security.md sets it up: ZooKeeper's Netty TLS client with the
  * server's certificate and host verified and a client certificate, digest authentication as the
  * lock account, and every znode it creates carrying {@link SecuredZooKeeper#LOCK_ACL} under a root
  * whose ACL lets only that account in.
  */
-class ZooKeeperTlsLockProviderIT extends LockProviderContract {
+class ZooKeeperTlsLockProviderIT extends LockProviderTransportContract {
 
     /** Fails the class if its log output names a password or a key-store passphrase. */
     @RegisterExtension
@@ -37,11 +38,5 @@ class ZooKeeperTlsLockProviderIT extends LockProviderContract {
                 .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build();
         proxy.close();
         return cutOff;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in ZooKeeperLockProviderIT through a plaintext proxy; TLS, digest"
-                + " authentication and ACLs do not change what the provider does with a late reply";
     }
 }

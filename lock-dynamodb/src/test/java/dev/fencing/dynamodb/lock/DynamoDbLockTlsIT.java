@@ -2,7 +2,7 @@ package dev.fencing.dynamodb.lock;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.testkit.LockProviderContract;
+import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.TestServers;
@@ -22,11 +22,12 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * The provider's contract over {@code https://}: dynalite behind the testkit's TLS front, which
+ * The provider's round trips ({@link LockProviderTransportContract}; the whole contract runs in plain
+ * text) over {@code https://}: dynalite behind the testkit's TLS front, which
  * requires a client certificate of the test authority; the SDK's client trusts that authority and
  * presents the certificate. (dynalite enforces no IAM: docs/security.md lists the policy instead.)
  */
-class DynamoDbLockTlsIT extends LockProviderContract {
+class DynamoDbLockTlsIT extends LockProviderTransportContract {
 
     private static final String TABLE = "fencing_locks_tls_it";
     private static TestCertificates certificates;
@@ -96,11 +97,5 @@ class DynamoDbLockTlsIT extends LockProviderContract {
                 .build();
         own.close();
         return provider;
-    }
-
-    @Override
-    protected String whyNoUnclearReplies() {
-        return "the unclear-reply case runs in DynamoDbLockProviderIT through a plaintext proxy; TLS does not change"
-                + " what the provider does with a late reply";
     }
 }
