@@ -457,7 +457,9 @@ public abstract class LockProviderContract extends LockProviderTransportContract
             String resource = resource("unclear");
             fault.provider().tryAcquire(resource("warm-up"), longLease()).orElseThrow().release();
             fault.holdReplies();
-            assertThatThrownBy(() -> fault.provider().tryAcquire(resource, longLease()))
+            // a wait timeout of a few seconds: a provider may wait on a silent server up to it (PostgreSQL does)
+            assertThatThrownBy(() -> fault.provider().tryAcquire(resource,
+                    longLease().withWaitTimeout(Duration.ofSeconds(3))))
                     .isInstanceOf(LockUnavailableException.class);
             fault.passReplies();
             Lease next = await().atMost(Duration.ofSeconds(15)).ignoreException(LockUnavailableException.class)

@@ -236,9 +236,22 @@ class AdversarialLeadershipTest {
         Thread first = new Thread(leader::stop, "first-stop");
         first.start();
         try {
-            assertThat(releaseEntered.await(5, TimeUnit.SECONDS)).isTrue();
-            leader.stop(); // the second stop
-            boolean releasedWhenSecondStopReturned = released.get();
+            assertThat(releaseEntered.await(30, TimeUnit.SECONDS)).isTrue();
+            AtomicBoolean secondReturned = new AtomicBoolean();
+            AtomicBoolean releasedWhenSecondStopReturned = new AtomicBoolean();
+            Thread second = new Thread(() -> {
+                leader.stop();
+                releasedWhenSecondStopReturned.set(released.get());
+                secondReturned.set(true);
+            }, "second-stop");
+            second.start();
+            // a second stop that does not wait for the release returns while it is held; one that waits stays parked
+            await().atMost(Duration.ofSeconds(30)).during(Duration.ofMillis(200))
+                    .until(() -> secondReturned.get() || second.getState() == Thread.State.WAITING
+                            || second.getState() == Thread.State.TIMED_WAITING);
+            releaseMayAnswer.countDown();
+            second.join(30_000);
+            assertThat(secondReturned).as("the second stop() returned once the release answered").isTrue();
             Optional<Lease> next = probe.tryAcquire("two-stops", LeaseOptions.ofTtl(Duration.ofSeconds(30)));
             next.ifPresent(Lease::close);
             assertThat(releasedWhenSecondStopReturned)
@@ -247,7 +260,7 @@ class AdversarialLeadershipTest {
             assertThat(next).as("the lock is free once stop() returned").isPresent();
         } finally {
             releaseMayAnswer.countDown();
-            first.join(5_000);
+            first.join(30_000);
         }
     }
 
@@ -303,7 +316,7 @@ class AdversarialLeadershipTest {
                 stopper.join(10_000);
                 assertThat(b.isLeader()).isFalse();
                 int r = round;
-                await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(5)).untilAsserted(() -> {
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).untilAsserted(() -> {
                     Optional<Lease> free = probe.tryAcquire("race", LeaseOptions.ofTtl(Duration.ofSeconds(30)));
                     free.ifPresent(Lease::close);
                     assertThat(free).as("round %d: the lock is free after both stopped", r).isPresent();
