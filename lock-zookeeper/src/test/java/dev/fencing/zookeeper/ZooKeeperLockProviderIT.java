@@ -2,12 +2,14 @@ package dev.fencing.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockState;
+import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.LockProviderContract;
 import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.TestServers;
@@ -31,8 +33,11 @@ class ZooKeeperLockProviderIT extends LockProviderContract {
     @Override
     protected LockProvider createUnreachableProvider() {
         ZooKeeperTestServer own = ZooKeeperTestServer.launch();
-        LockProvider provider = ZooKeeperLockProvider.builder(own.connectString())
-                .connectionTimeout(Duration.ofMillis(300)).build();
+        // a short connection timeout keeps the unreachable attempt short; a busy machine may miss it while the
+        // server still answers, so the build is tried until it connects
+        LockProvider provider = await().atMost(Duration.ofSeconds(60))
+                .ignoreExceptionsInstanceOf(LockUnavailableException.class).until(() -> ZooKeeperLockProvider
+                        .builder(own.connectString()).connectionTimeout(Duration.ofSeconds(1)).build(), built -> true);
         own.stop();
         return provider;
     }

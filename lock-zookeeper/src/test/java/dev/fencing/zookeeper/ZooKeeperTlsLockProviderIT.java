@@ -1,7 +1,10 @@
 package dev.fencing.zookeeper;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
+import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.LockProviderTransportContract;
 import dev.fencing.testkit.SecretScan;
 import dev.fencing.testkit.servers.LaggingProxy;
@@ -31,11 +34,14 @@ class ZooKeeperTlsLockProviderIT extends LockProviderTransportContract {
     protected LockProvider createUnreachableProvider() {
         String secure = SecuredZooKeeper.server().secureConnectString();
         LaggingProxy proxy = LaggingProxy.start("127.0.0.1", Integer.parseInt(secure.substring(secure.indexOf(':') + 1)));
-        LockProvider cutOff = ZooKeeperLockProvider.builder("127.0.0.1:" + proxy.port())
-                .zkClientConfig(SecuredZooKeeper.tls())
-                .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + SecuredZooKeeper.LOCK_PASSWORD)
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build();
+        // a short connection timeout keeps the unreachable attempt short; a busy machine may miss it while the
+        // server still answers, so the build is tried until it connects
+        LockProvider cutOff = await().atMost(Duration.ofSeconds(60)).ignoreExceptionsInstanceOf(LockUnavailableException.class)
+                .until(() -> ZooKeeperLockProvider.builder("127.0.0.1:" + proxy.port())
+                        .zkClientConfig(SecuredZooKeeper.tls())
+                        .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + SecuredZooKeeper.LOCK_PASSWORD)
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build(), built -> true);
         proxy.close();
         return cutOff;
     }
