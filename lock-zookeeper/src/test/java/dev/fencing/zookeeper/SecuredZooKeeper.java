@@ -4,6 +4,7 @@ import dev.fencing.testkit.servers.TestCertificates;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import org.apache.curator.framework.CuratorFramework;
@@ -99,9 +100,14 @@ final class SecuredZooKeeper {
         return config;
     }
 
-    /** A provider builder of the lock account over TLS, giving its znodes {@link #LOCK_ACL}. */
+    /**
+     * A provider builder of the lock account over TLS, giving its znodes {@link #LOCK_ACL}. Its build
+     * waits up to 30 s for the session: a TLS session with the server's child JVM took longer than the
+     * default 5 s on a machine busy with other builds, and the build returns as soon as it connects.
+     */
     static ZooKeeperLockProvider.Builder lockProvider() {
-        return ZooKeeperLockProvider.builder(server().secureConnectString()).zkClientConfig(tls())
+        return ZooKeeperLockProvider.builder(server().secureConnectString()).connectionTimeout(Duration.ofSeconds(30))
+                .zkClientConfig(tls())
                 .authorization("digest", (LOCK_USER + ":" + LOCK_PASSWORD).getBytes(StandardCharsets.UTF_8))
                 .acl(List.of(LOCK_ACL.get(0)));
     }

@@ -123,7 +123,8 @@ class ZooKeeperLeastPrivilegeIT {
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("the TLS handshake failed, the server's certificate is not signed by an authority")
                 .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(8));
+        // bounded by the 2 s connection timeout: at most ten times it, however busy the machine
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
     }
 
     @Test
