@@ -2,6 +2,7 @@ package dev.fencing.zookeeper;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
@@ -52,11 +53,19 @@ final class TlsProbe {
             socket.setSoTimeout(millis);
             socket.connect(new InetSocketAddress(host, port), millis);
             socket.startHandshake();
-            // TLS 1.3: a refused client certificate shows in the first read, as the server's alert. Waiting for it
-            // as long as for the handshake: on a busy machine a fixed 500 ms missed it, and the refusal went unnamed.
-            socket.getOutputStream().write(new byte[] {0, 0, 0, 0});
-            socket.getOutputStream().flush();
-            socket.getInputStream().read();
+            // TLS 1.3: a refused client certificate shows after the handshake, in the first read, as the server's
+            // alert; it is waited for as long as the handshake. A server that took the certificate waits for a
+            // request and sends nothing, so the read times out. One that refused it may also close before its alert
+            // is read: it stopped reading at the certificate, and closing with the client's last handshake bytes
+            // unread makes its kernel reset the connection (seen on a busy machine). An end or a reset here is
+            // therefore the refusal too.
+            try {
+                if (socket.getInputStream().read() < 0) {
+                    return Optional.of(refusedClientCertificate("the server closed the connection"));
+                }
+            } catch (SocketException e) {
+                return Optional.of(refusedClientCertificate("the server reset the connection: " + e.getMessage()));
+            }
             return Optional.empty();
         } catch (SSLException e) {
             return Optional.of("the TLS handshake failed, the server's certificate is not signed by an authority the"
@@ -68,5 +77,10 @@ final class TlsProbe {
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    private static String refusedClientCertificate(String what) {
+        return "the TLS handshake failed: " + what + " right after it, before any request, so it most likely refused"
+                + " this client's certificate (not signed by an authority its trust store trusts)";
     }
 }
