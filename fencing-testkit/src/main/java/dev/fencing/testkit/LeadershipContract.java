@@ -230,12 +230,16 @@ public abstract class LeadershipContract {
         Term first = only.leadership.currentTerm().orElseThrow();
 
         first.lease().release(); // the term's lease ends behind the leadership's back
-        await("the lost term's revocation").atMost(Duration.ofSeconds(10)).until(() -> only.revoked.size() == 1);
-        assertThat(only.revoked.get(0)).isEqualTo(new Revocation(first, RevocationReason.LOST));
-        await("the re-election").atMost(Duration.ofSeconds(10)).until(() -> only.elected.size() == 2);
-        Term second = only.elected.get(1);
+        // the first term's own revocation and the next election, looked up by term: on a busy machine a later term
+        // may lapse too (a renewal slower than the TTL), which adds a revocation and an election of its own
+        await("the lost term's revocation").atMost(Duration.ofSeconds(10))
+                .until(() -> only.revoked.contains(new Revocation(first, RevocationReason.LOST)));
+        await("the re-election").atMost(Duration.ofSeconds(10))
+                .until(() -> only.elected.indexOf(first) + 1 < only.elected.size());
+        Term second = only.elected.get(only.elected.indexOf(first) + 1);
         assertThat(second.epoch().isNewerThan(first.epoch())).isTrue();
-        assertThat(only.leadership.currentTerm()).contains(second);
+        only.leadership.currentTerm().ifPresent(current -> assertThat(current.epoch().compareTo(second.epoch()))
+                .as("the current term is the second or a later one").isNotNegative());
     }
 
     @Test
