@@ -2,7 +2,7 @@ package dev.fencing.zookeeper;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Optional;
 import javax.net.ssl.SSLException;
@@ -51,20 +51,29 @@ final class TlsProbe {
             }
             int millis = (int) Math.min(timeout.toMillis(), 10_000);
             socket.setSoTimeout(millis);
-            socket.connect(new InetSocketAddress(host, port), millis);
-            socket.startHandshake();
+            try {
+                socket.connect(new InetSocketAddress(host, port), millis);
+            } catch (IOException e) {
+                return Optional.empty(); // no connection at all: nothing to say about TLS
+            }
             // TLS 1.3: a refused client certificate shows after the handshake, in the first read, as the server's
             // alert; it is waited for as long as the handshake. A server that took the certificate waits for a
             // request and sends nothing, so the read times out. One that refused it may also close before its alert
-            // is read: it stopped reading at the certificate, and closing with the client's last handshake bytes
-            // unread makes its kernel reset the connection (seen on a busy machine). An end or a reset here is
-            // therefore the refusal too.
+            // is read, during the handshake or right after it: it stopped reading at the certificate, and closing
+            // with the client's last handshake bytes unread makes its kernel reset the connection (seen on a busy
+            // machine, as a reset or an end of stream instead of the alert). So once connected, any failure but a
+            // timeout is the handshake's.
             try {
+                socket.startHandshake();
                 if (socket.getInputStream().read() < 0) {
-                    return Optional.of(refusedClientCertificate("the server closed the connection"));
+                    return Optional.of(refused("the server closed the connection"));
                 }
-            } catch (SocketException e) {
-                return Optional.of(refusedClientCertificate("the server reset the connection: " + e.getMessage()));
+            } catch (SSLException e) {
+                throw e;
+            } catch (SocketTimeoutException e) {
+                return Optional.empty();
+            } catch (IOException e) {
+                return Optional.of(refused("the server ended the connection (" + e + ")"));
             }
             return Optional.empty();
         } catch (SSLException e) {
@@ -79,8 +88,8 @@ final class TlsProbe {
         }
     }
 
-    private static String refusedClientCertificate(String what) {
-        return "the TLS handshake failed: " + what + " right after it, before any request, so it most likely refused"
-                + " this client's certificate (not signed by an authority its trust store trusts)";
+    private static String refused(String what) {
+        return "the TLS handshake failed: " + what + " during it or right after it, before any request, so it most"
+                + " likely refused this client's certificate (not signed by an authority its trust store trusts)";
     }
 }

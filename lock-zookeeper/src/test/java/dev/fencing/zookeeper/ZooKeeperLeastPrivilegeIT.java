@@ -157,11 +157,12 @@ class ZooKeeperLeastPrivilegeIT {
     @Test
     void aWrongPasswordCannotTakeTheLockAndIsNotNamed() {
         String wrong = "wrong-" + UUID.randomUUID();
+        // this connection must succeed: a generous bound (a TLS handshake beside stress-ng took over 2 s)
         assertThatThrownBy(() -> {
             try (ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                     .zkClientConfig(SecuredZooKeeper.tls())
                     .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + wrong).getBytes(StandardCharsets.UTF_8))
-                    .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build()) {
+                    .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(30)).build()) {
                 provider.tryAcquire("lp-" + UUID.randomUUID(), LeaseOptions.ofDefaults());
             }
         }).isInstanceOf(LockUnavailableException.class)
