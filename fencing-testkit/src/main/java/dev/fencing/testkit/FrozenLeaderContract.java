@@ -91,7 +91,8 @@ public abstract class FrozenLeaderContract {
 
         Leadership here = Leadership.builder(provider, lock).ttl(ttl()).start();
         // while the child runs it renews: this candidate waits through one and a half TTLs (four or five renewals)
-        await().during(ttl().multipliedBy(3).dividedBy(2)).atMost(ttl().multipliedBy(4)).until(() -> !here.isLeader());
+        Holds.throughout("the running child keeping its term", ttl().multipliedBy(3).dividedBy(2),
+                () -> !here.isLeader());
 
         signal(child, "STOP");
         await("this candidate's election once the frozen child's lease lapsed").atMost(ttl().plusSeconds(20))

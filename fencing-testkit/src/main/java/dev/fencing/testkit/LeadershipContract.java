@@ -110,8 +110,7 @@ public abstract class LeadershipContract {
         Candidate leader = awaitLeader(three);
         FencingToken epoch = leader.leadership.currentEpoch().orElseThrow();
 
-        await().during(ttl().multipliedBy(3)).atMost(ttl().multipliedBy(6)).pollInterval(Duration.ofMillis(20))
-                .until(() -> three.stream().filter(c -> c.leadership.isLeader()).toList().equals(List.of(leader))
+        Holds.throughout("one leader, with its first epoch", ttl().multipliedBy(3), () -> three.stream().filter(c -> c.leadership.isLeader()).toList().equals(List.of(leader))
                         && leader.leadership.currentEpoch().orElseThrow().equals(epoch));
         assertThat(three).allSatisfy(c -> assertThat(c.revoked).isEmpty());
         assertThat(three.stream().mapToInt(c -> c.elected.size()).sum()).isEqualTo(1);

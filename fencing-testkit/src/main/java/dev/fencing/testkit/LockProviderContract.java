@@ -92,16 +92,15 @@ public abstract class LockProviderContract extends LockProviderTransportContract
         Lease lease = provider.tryAcquire(resource, renewing).orElseThrow();
         LockProvider other = anotherProvider();
 
-        await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(6))
-                .until(() -> other.tryAcquire(resource, longLease()).isEmpty());
+        Holds.throughout("the lock refused to another owner", ttl.multipliedBy(2),
+                () -> other.tryAcquire(resource, longLease()).isEmpty());
         assertThat(lease.isValid()).isTrue();
         assertThat(events.renewed()).isGreaterThanOrEqualTo(2);
 
         lease.release();
         int renewalsAtRelease = events.renewed();
         try (Lease next = other.tryAcquire(resource, longLease()).orElseThrow()) {
-            await().during(ttl).atMost(ttl.multipliedBy(4))
-                    .until(() -> events.renewed() == renewalsAtRelease);
+            Holds.throughout("no renewal after the release", ttl, () -> events.renewed() == renewalsAtRelease);
             assertThat(next.isValid()).isTrue();
         }
         assertThat(events.lost()).isZero();
@@ -195,7 +194,7 @@ public abstract class LockProviderContract extends LockProviderTransportContract
         Lease held = provider.tryAcquire(resource, longLease()).orElseThrow();
         CompletableFuture<Lease> future = anotherProvider()
                 .acquireAsync(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30)).withWaitTimeout(Duration.ofSeconds(30)));
-        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !future.isDone());
+        Holds.throughout("the acquire waiting", Duration.ofMillis(200), () -> !future.isDone());
         held.release();
         try (Lease next = future.get(30, TimeUnit.SECONDS)) {
             assertThat(next.token().isNewerThan(held.token())).isTrue();
@@ -387,7 +386,7 @@ public abstract class LockProviderContract extends LockProviderTransportContract
         Lease next = await().atMost(shortTtl().multipliedBy(8)).pollInterval(Duration.ofMillis(20))
                 .until(() -> provider.tryAcquire(resource, longLease()), Optional::isPresent).orElseThrow();
         assertThat(lease.isValid()).as("the closed provider's lease once the lock lapsed").isFalse();
-        await().during(shortTtl().multipliedBy(2)).atMost(shortTtl().multipliedBy(4)).until(next::isValid);
+        Holds.throughout("the next lease valid", shortTtl().multipliedBy(2), next::isValid);
         next.release();
     }
 

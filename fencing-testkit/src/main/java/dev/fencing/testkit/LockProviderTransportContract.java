@@ -219,8 +219,8 @@ public abstract class LockProviderTransportContract {
             lease.renew(Duration.ofSeconds(30));
             assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(20));
             LockProvider other = anotherProvider();
-            await().during(shortTtl().multipliedBy(2)).atMost(shortTtl().multipliedBy(4))
-                    .until(() -> other.tryAcquire(resource, longLease()).isEmpty());
+            Holds.throughout("the lock refused to another owner", shortTtl().multipliedBy(2),
+                    () -> other.tryAcquire(resource, longLease()).isEmpty());
             assertThat(lease.isValid()).isTrue();
             assertThat(events.renewed()).isEqualTo(1);
         }
@@ -234,7 +234,7 @@ public abstract class LockProviderTransportContract {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<Lease> waiter = pool.submit(() -> anotherProvider().acquire(resource, waiting));
-            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(30)).until(() -> !waiter.isDone());
+            Holds.throughout("the acquire waiting", Duration.ofMillis(200), () -> !waiter.isDone());
             held.release();
             try (Lease next = waiter.get(30, TimeUnit.SECONDS)) {
                 assertThat(next.token().isNewerThan(held.token())).isTrue();

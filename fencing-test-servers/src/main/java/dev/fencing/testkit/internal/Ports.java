@@ -28,7 +28,9 @@ public final class Ports {
     public static boolean isOpen(int port) {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
+            // a port in the ephemeral range can connect to itself (TCP simultaneous open) when the kernel gives
+            // this socket that same port: that says nothing about a listener
+            return socket.getLocalPort() != port;
         } catch (IOException e) {
             return false;
         }
