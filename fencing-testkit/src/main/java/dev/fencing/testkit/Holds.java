@@ -12,11 +12,15 @@ import java.util.concurrent.Callable;
  * TLS that took a second) only lengthens the wait, and a condition that fails and holds again later
  * (another owner got the lock, then the same call refused it again) is not given a second start.
  */
-final class Holds {
+public final class Holds {
 
     private Holds() {}
 
-    static void throughout(String what, Duration during, Callable<Boolean> condition) {
+    /**
+     * Polls {@code condition} until {@code during} has passed since this call, failing with an
+     * {@link AssertionError} naming {@code what} at the first look at which it is false (or throws).
+     */
+    public static void throughout(String what, Duration during, Callable<Boolean> condition) {
         long end = System.nanoTime() + during.toNanos();
         await(what).atMost(during.plusSeconds(60)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
                 .until(() -> {

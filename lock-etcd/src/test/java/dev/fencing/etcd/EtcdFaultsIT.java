@@ -10,6 +10,7 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.testkit.Holds;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.RecordingListener;
 import dev.fencing.testkit.servers.EtcdClusterTestServer;
@@ -134,8 +135,8 @@ class EtcdFaultsIT {
             long frozenToken = Long.parseLong(output.stream().filter(line -> line.startsWith("GRANTED ")).findFirst()
                     .orElseThrow().substring("GRANTED ".length()));
             // renewing: the lock stays held for several TTLs while the holder runs
-            await().during(Duration.ofMillis(2500)).atMost(Duration.ofSeconds(5))
-                    .until(() -> provider.tryAcquire(resource, LeaseOptions.ofDefaults()).isEmpty());
+            Holds.throughout("the lock refused while the holder renews", Duration.ofMillis(2500),
+                    () -> provider.tryAcquire(resource, LeaseOptions.ofDefaults()).isEmpty());
 
             signal(holder, "STOP");
             Lease next = await("etcd expires the frozen holder's lease").atMost(Duration.ofSeconds(20))

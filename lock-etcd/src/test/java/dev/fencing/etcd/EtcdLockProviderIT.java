@@ -11,6 +11,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.Holds;
 import dev.fencing.testkit.LockProviderContract;
 import dev.fencing.testkit.UnclearReplies;
 import dev.fencing.testkit.servers.EtcdTestServer;
@@ -289,8 +290,8 @@ class EtcdLockProviderIT extends LockProviderContract {
                 // the one after the next may be woken (it becomes the head); everyone behind it sleeps on
                 for (int behind = turn + 2; behind < line.size(); behind++) {
                     int later = behind;
-                    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
-                            .until(() -> line.get(later).wakeUps() == wakeUpsBefore[later] && !waiters.get(later).isDone());
+                    Holds.throughout("the waiters behind asleep", Duration.ofMillis(500),
+                            () -> line.get(later).wakeUps() == wakeUpsBefore[later] && !waiters.get(later).isDone());
                 }
                 previous = next;
             }

@@ -2,13 +2,13 @@ package dev.fencing.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.jdbc.JdbcFence;
 import dev.fencing.jdbc.RowGuard;
+import dev.fencing.testkit.Holds;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -79,7 +79,7 @@ class TransactionLocksIT {
                     throw new IllegalStateException(e);
                 }
             });
-            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2)).until(() -> !waiting.isDone());
+            Holds.throughout("the other transaction waiting", Duration.ofMillis(200), () -> !waiting.isDone());
             holder.commit();
             assertThat(waiting.get(10, TimeUnit.SECONDS).value()).isGreaterThan(held.value());
             other.commit();

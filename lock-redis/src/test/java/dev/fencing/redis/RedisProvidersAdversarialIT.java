@@ -143,7 +143,8 @@ class RedisProvidersAdversarialIT {
             frozen.pause();
             List<String> takenBy = new CopyOnWriteArrayList<>();
             // 12 s: two command timeouts past the freeze, four TTLs of the healthy lease
-            await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(14)).pollInterval(Duration.ofMillis(100))
+            // the look asserts, so a stolen lock fails at once; a slow look only makes the wait longer
+            await().during(Duration.ofSeconds(12)).atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
                     .until(() -> {
                         Optional<Lease> stolen = otherClient.tryAcquire("healthy", LeaseOptions.ofDefaults());
                         stolen.ifPresent(s -> {

@@ -62,7 +62,7 @@ class PartitionProxyTest {
             during.setSoTimeout(5000);
             assertThat(during.getInputStream().read()).isEqualTo(-1);
         }
-        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(() -> received.get() == 0);
+        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(30)).until(() -> received.get() == 0);
     }
 
     private Socket connect() throws IOException {
