@@ -22,14 +22,16 @@ final class EtcdConnectFailures {
 
     /**
      * The reason for {@code failure} of the first request, sent over TLS with {@code tls} if not
-     * null. gRPC retries a failed handshake quietly until the request times out, so a timeout over
-     * TLS is followed by one handshake of the provider's own to {@code endpoint}, whose error, if
-     * any, is the reason.
+     * null. gRPC retries a failed handshake quietly until the request times out, and a server that
+     * resets the connection looks to gRPC like any failed handshake, so a failure over TLS is
+     * followed by one handshake of the provider's own to {@code endpoint}, whose error, if any, is
+     * the reason (a server that ends the connection before sending a byte is not speaking TLS).
      */
     static String describe(Replies.Unclear failure, Duration requestTimeout, @Nullable SslContext tls, URI endpoint) {
         String detail = String.valueOf(failure.getMessage());
-        Optional<Throwable> handshake = handshakeFailed(failure) ? Optional.of(failure)
-                : tls == null ? Optional.empty() : TlsProbe.handshake(tls, endpoint, requestTimeout);
+        Optional<Throwable> grpcs = handshakeFailed(failure) ? Optional.of(failure) : Optional.empty();
+        Optional<Throwable> handshake = tls == null || grpcs.isPresent() && notTls(failure) ? grpcs
+                : TlsProbe.handshake(tls, endpoint, requestTimeout).or(() -> grpcs);
         if (handshake.isPresent() && notTls(handshake.get())) {
             return "the server answered the TLS handshake without TLS, or closed the connection without a TLS alert:"
                     + " the endpoint is likely a plaintext port, and an https:// endpoint never falls back to plaintext";
