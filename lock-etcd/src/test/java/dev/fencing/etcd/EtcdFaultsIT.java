@@ -35,6 +35,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EtcdFaultsIT {
 
+    /** The frozen holder's TTL: renewed every second, so only a stall of 2 s loses it before the freeze. */
+    private static final Duration HOLDER_TTL = Duration.ofSeconds(3);
+
     private static String resource(String name) {
         return "faults-" + name + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
     }
@@ -102,7 +105,7 @@ class EtcdFaultsIT {
     }
 
     /**
-     * A holder in another process, renewing a 1 s lease, is frozen with SIGSTOP: its renewals
+     * A holder in another process, renewing a 3 s lease, is frozen with SIGSTOP: its renewals
      * stop, etcd expires its lease, and this process acquires with a larger token. The store
      * refuses the frozen holder's token once it has seen the new one. Thawed, the holder's
      * watchdog finds the lease gone and tells its listener, and the lease refuses to vouch for it.
@@ -115,7 +118,7 @@ class EtcdFaultsIT {
                 "java").toString());
         Process holder = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-cp", System.getProperty("java.class.path"), FrozenHolderMain.class.getName(),
-                etcd.endpoint(), resource, "1000").redirectErrorStream(true).start();
+                etcd.endpoint(), resource, Long.toString(HOLDER_TTL.toMillis())).redirectErrorStream(true).start();
         List<String> output = new CopyOnWriteArrayList<>();
         Thread reader = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(holder.getInputStream(),
@@ -134,9 +137,11 @@ class EtcdFaultsIT {
                     .until(() -> output.stream().anyMatch(line -> line.startsWith("GRANTED ")));
             long frozenToken = Long.parseLong(output.stream().filter(line -> line.startsWith("GRANTED ")).findFirst()
                     .orElseThrow().substring("GRANTED ".length()));
-            // renewing: the lock stays held for several TTLs while the holder runs
-            Holds.throughout("the lock refused while the holder renews", Duration.ofMillis(2500),
+            // renewing: the lock stays held past the TTL while the holder runs
+            Holds.throughout("the lock refused while the holder renews", HOLDER_TTL.plusSeconds(1),
                     () -> provider.tryAcquire(resource, LeaseOptions.ofDefaults()).isEmpty());
+            assertThat(output).as("the holder kept its lease until frozen (a stall past its TTL loses it)")
+                    .noneMatch(line -> line.startsWith("LOST "));
 
             signal(holder, "STOP");
             Lease next = await("etcd expires the frozen holder's lease").atMost(Duration.ofSeconds(20))
