@@ -13,9 +13,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -64,6 +66,20 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
             throw new IllegalArgumentException("tickTimeMillis must be 100 to 2000 and syncLimit 2 to 100, got "
                     + tickTimeMillis + " and " + syncLimit);
         }
+        // Every port is picked free and then let go before its server binds it, so two may coincide (seen:
+        // a proxy on a member's election port, "Client and election port must be different!"): try again.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return tryLaunchPartitionable(tickTimeMillis, syncLimit);
+            } catch (IllegalStateException e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static ZooKeeperClusterTestServer tryLaunchPartitionable(int tickTimeMillis, int syncLimit) {
         List<InstanceSpec> plain = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             plain.add(InstanceSpec.newInstanceSpec());
@@ -84,6 +100,16 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
             specs.add(new InstanceSpec(member.getDataDirectory(), member.getPort(), member.getElectionPort(),
                     member.getQuorumPort(), true, member.getServerId(), tickTimeMillis, -1, properties, "127.0.0.1"));
         }
+        Set<Integer> ports = new HashSet<>();
+        boolean distinct = links.values().stream().allMatch(link -> ports.add(link.port()));
+        for (InstanceSpec member : plain) {
+            distinct &= ports.add(member.getPort()) & ports.add(member.getElectionPort())
+                    & ports.add(member.getQuorumPort());
+        }
+        if (!distinct) {
+            links.values().forEach(PartitionProxy::close);
+            throw new IllegalStateException("two of the ensemble's picked ports coincide: " + ports);
+        }
         return start(new TestingCluster(specs), links);
     }
 
@@ -92,6 +118,11 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
             cluster.start();
         } catch (Exception e) {
             links.values().forEach(PartitionProxy::close);
+            try {
+                cluster.close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
             throw new IllegalStateException("cannot start curator-test's ZooKeeper TestingCluster of "
                     + cluster.getInstances().size(), e);
         }
