@@ -66,6 +66,21 @@ public abstract class AbstractLease implements Lease {
     }
 
     /**
+     * The local deadline the lease's validity is judged by: {@code deadlineNanos}, the last renewal's
+     * {@link #validityOf} from before its request, unless the provider knows of an earlier end — a
+     * server that can end the lock on its own schedule, as ZooKeeper ends a session. Called on every
+     * {@link #isValid}, {@link #remaining} and {@link #requireValidFor}: must be cheap and must not block.
+     * Return the earlier of the two readings (compare as {@code a - b < 0}, the clock may wrap).
+     */
+    protected long boundedDeadline(long deadlineNanos) {
+        return deadlineNanos;
+    }
+
+    private long deadline() {
+        return boundedDeadline(deadlineNanos);
+    }
+
+    /**
      * Extends the lock on the server to {@code ttl}, only if {@link #ownerId()} still holds it.
      *
      * @return false if another owner (or nobody) holds it
@@ -100,12 +115,12 @@ public abstract class AbstractLease implements Lease {
         if (state.get() != State.ACTIVE) {
             return Duration.ZERO;
         }
-        return Duration.ofNanos(Math.max(0, deadlineNanos - clock.nanoTime()));
+        return Duration.ofNanos(Math.max(0, deadline() - clock.nanoTime()));
     }
 
     @Override
     public final boolean isValid() {
-        return state.get() == State.ACTIVE && deadlineNanos - clock.nanoTime() > 0;
+        return state.get() == State.ACTIVE && deadline() - clock.nanoTime() > 0;
     }
 
     @Override
@@ -118,7 +133,7 @@ public abstract class AbstractLease implements Lease {
         if (current == State.LOST) {
             throw LeaseLostException.of(token, "it was found lost earlier");
         }
-        long left = deadlineNanos - clock.nanoTime();
+        long left = deadline() - clock.nanoTime();
         // at the deadline itself the lease is no longer valid (isValid), whatever the margin
         if (left <= 0 || left < margin.toNanos()) {
             throw LeaseLostException.of(token, left <= 0
@@ -185,7 +200,7 @@ public abstract class AbstractLease implements Lease {
 
     /** From the grant request to now, or to the local deadline if that passed first: how long the lease was valid. */
     private Duration heldUntilNow() {
-        return Duration.ofNanos(Math.max(0, Math.min(clock.nanoTime(), deadlineNanos) - requestedAtNanos));
+        return Duration.ofNanos(Math.max(0, Math.min(clock.nanoTime(), deadline()) - requestedAtNanos));
     }
 
     @Override
@@ -247,7 +262,7 @@ public abstract class AbstractLease implements Lease {
                 markLost("the watchdog's renewal found the lock no longer held by owner " + ownerId, null);
             }
         } catch (RuntimeException e) {
-            if (deadlineNanos - clock.nanoTime() <= 0) {
+            if (deadline() - clock.nanoTime() <= 0) {
                 markLost("the watchdog could not renew it before it expired", e);
             } else {
                 LOG.warn("renewal of {} failed, retrying on the next tick: {}", token, e.toString());
@@ -260,7 +275,7 @@ public abstract class AbstractLease implements Lease {
 
     /** A watchdog tick found the previous renewal still waiting for its server. */
     final void renewalStillInFlight() {
-        if (state.get() == State.ACTIVE && deadlineNanos - clock.nanoTime() <= 0) {
+        if (state.get() == State.ACTIVE && deadline() - clock.nanoTime() <= 0) {
             markLost("the watchdog's renewal did not answer before the lease expired", null);
         }
     }

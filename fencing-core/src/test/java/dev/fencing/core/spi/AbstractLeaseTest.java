@@ -70,6 +70,26 @@ class AbstractLeaseTest {
     }
 
     @Test
+    void aProvidersEarlierBoundEndsValidityBeforeTheTtlAndARenewalDoesNotLiftIt() {
+        long bound = clock.nanoTime() + Duration.ofSeconds(3).toNanos();
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener) {
+            @Override
+            protected long boundedDeadline(long deadlineNanos) {
+                return bound - deadlineNanos < 0 ? bound : deadlineNanos;
+            }
+        };
+        assertThat(lease.remaining()).isEqualTo(Duration.ofSeconds(3));
+        clock.advance(Duration.ofSeconds(2));
+        lease.renew(Duration.ofSeconds(10));
+        assertThat(lease.remaining()).as("renewed to 10 s, bounded at 3 s from the start").isEqualTo(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> lease.requireValidFor(Duration.ofSeconds(2))).isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining("only 1000 ms left");
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.remaining()).isZero();
+    }
+
+    @Test
     void requireValidForRefusesWhenTooLittleTimeIsLeft() {
         FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
         assertThat(lease.requireValidFor(Duration.ofSeconds(9))).isEqualTo(lease.token());
