@@ -113,13 +113,16 @@ import org.jspecify.annotations.Nullable;
  *       keeps it. To ride out short disconnections, renew more often than the session timeout
  *       (auto-renewal with a TTL no longer than the session timeout does).
  *   <li>A client of a follower cut off from its leader is not suspended until the follower notices,
- *       but the leader ends the session one session timeout after the last heartbeat it heard of
- *       (a follower passes its clients' heartbeats on every half tick). The lease then ends first —
- *       at its TTL after its last confirmed renewal — if the TTL, plus the longest gap between the
- *       client's requests (the renewal interval, a third of the TTL with auto-renewal, or the
- *       client's own heartbeat, a third of the session timeout), plus half a tick, is no longer than
- *       the session timeout: with auto-renewal, a TTL of at most 3/4 of (session timeout − tickTime/2).
- *       A longer TTL can outlive its session there, by up to {@code syncLimit × tickTime}.
+ *       but the leader ends the session one session timeout after it last heard of the client, and it
+ *       hears of a follower's clients only when it pings the follower, every half tick. So a lease is
+ *       valid no longer than the ensemble surely keeps its session, whatever its TTL: until the start of
+ *       the latest request of the session the leader surely heard of — one confirmed through the leader
+ *       (the grant's write, a renewal, or the provider's own check), proven heard by a later one sent at
+ *       least half a tick after it was answered — plus the session timeout, less 1% for the servers'
+ *       clocks. The provider confirms its session through the leader every tenth of the session
+ *       timeout (a {@code sync} and a read, no write); a lease whose bound passes is invalid at once and
+ *       reported lost on the next check. The tick is taken as half the negotiated session timeout unless
+ *       {@link Builder#serverTickTime} says otherwise.
  *   <li>A session that ended ({@code LOST}, an expired session) loses every lease of it: the
  *       listener is told, and the next contender's token is larger.
  *   <li>{@link #close()} ends the provider's session: ZooKeeper deletes its znodes at once, so its
@@ -166,10 +169,15 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private final ScheduledThreadPoolExecutor timers;
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final SharedWatches<String, WaitQueue> queues;
+    private final @Nullable Duration serverTickTime;
+    private final Object sessionLock = new Object();
+    private SessionBound session; // guarded by sessionLock: the current session's bound
+    private long disconnectedAt; // guarded by sessionLock: when the connection was last suspended or lost
 
-    private ZooKeeperLockProvider(Builder builder, CuratorFramework client) {
+    private ZooKeeperLockProvider(Builder builder, CuratorFramework client, long startedFrom) {
         super(builder, "fencing-zookeeper-async");
         this.client = client;
+        this.serverTickTime = builder.serverTickTime;
         this.znodes = new Znodes(client);
         this.root = builder.root;
         this.target = builder.connectString;
@@ -183,7 +191,94 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         this.timers.setRemoveOnCancelPolicy(true);
         this.queues = new SharedWatches<>(r -> new WaitQueue(znodes, ZooKeeperPaths.parent(root, r),
                 () -> releaseSignals().signal(r)), (r, queue) -> queue.close());
+        this.session = newSessionBound(startedFrom);
+        this.disconnectedAt = startedFrom;
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
+        long every = sessionCheckInterval().toNanos();
+        timers.scheduleWithFixedDelay(this::checkSession, every, every, TimeUnit.NANOSECONDS);
+    }
+
+    /** The bound of the client's current session, asked for after {@code requestedFrom}. */
+    private SessionBound newSessionBound(long requestedFrom) {
+        long id;
+        try {
+            id = znodes.sessionId();
+        } catch (Exception e) {
+            id = 0;
+        }
+        Duration timeout = Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+        return new SessionBound(id, timeout, serverTickTime != null ? serverTickTime : timeout.dividedBy(2),
+                requestedFrom);
+    }
+
+    /** A tenth of the negotiated session timeout: how often the session is confirmed through the leader. */
+    private Duration sessionCheckInterval() {
+        return Duration.ofMillis(Math.max(10, client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs() / 10));
+    }
+
+    /**
+     * Confirms the session through the leader (a {@code sync} and a read, no write), so the leases'
+     * validity can run on: on the timer thread, which only sends and never waits for the answer.
+     */
+    private void checkSession() {
+        long id;
+        try {
+            id = znodes.sessionId();
+        } catch (Exception e) {
+            id = 0;
+        }
+        SessionBound current;
+        synchronized (sessionLock) {
+            if (id != 0 && id != session.sessionId()) {
+                // a new session whose event this provider has not seen (yet): counted from the last disconnection
+                session = newSessionBound(disconnectedAt);
+            }
+            current = session;
+        }
+        long start = clock().nanoTime();
+        for (ZooKeeperLease lease : List.copyOf(held)) {
+            if (start - sessionDeadline(lease.bound) >= 0) {
+                lease.lose("its ZooKeeper session was not confirmed through the leader in time: the ensemble may"
+                        + " have ended it (see the lease validity rule of ZooKeeperLockProvider)");
+            }
+        }
+        try {
+            znodes.statFromLeader("/").whenComplete((stat, failure) -> {
+                if (failure == null) {
+                    confirmed(current, start);
+                }
+            });
+        } catch (Exception e) {
+            // not connected, or closing: nothing is confirmed, and the leases' validity runs out on its bound
+        }
+    }
+
+    /** A request of {@code bound}'s session sent at {@code start} was confirmed through the leader now. */
+    private void confirmed(SessionBound bound, long start) {
+        long answered = clock().nanoTime();
+        synchronized (sessionLock) {
+            if (bound == session) {
+                bound.confirmed(start, answered);
+            }
+        }
+    }
+
+    /** The current session's bound, or for another session one already past (its leases are lost). */
+    private SessionBound boundOf(long sessionId) {
+        synchronized (sessionLock) {
+            if (session.sessionId() == sessionId) {
+                return session;
+            }
+        }
+        Duration timeout = Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+        return new SessionBound(sessionId, timeout, timeout, clock().nanoTime() - timeout.toNanos() * 2);
+    }
+
+    /** The earliest clock reading at which the ensemble may have ended {@code bound}'s session. */
+    private long sessionDeadline(SessionBound bound) {
+        synchronized (sessionLock) {
+            return bound.deadline();
+        }
     }
 
     /** A builder for a provider that connects to {@code connectString} ({@code host:port,host:port}). */
@@ -277,7 +372,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private ZooKeeperLease grant(String resource, String ownerId, Znodes.Created znode, LeaseOptions options,
             long requestedAt) {
         ZooKeeperLease lease = new ZooKeeperLease(FencingToken.of(resource, znode.czxid()), ownerId, requestedAt,
-                options.ttl(), znode);
+                options.ttl(), znode, boundOf(znode.sessionId()));
+        confirmed(lease.bound, requestedAt); // its create or claim was a write, through the leader
         held.add(lease);
         lease.scheduleLapse();
         if (isClosed()) {
@@ -340,6 +436,18 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             sessionId = 0;
         }
         int timeoutMillis = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        synchronized (sessionLock) {
+            switch (state) {
+                case SUSPENDED, LOST -> disconnectedAt = clock().nanoTime();
+                case RECONNECTED, CONNECTED -> {
+                    if (sessionId != session.sessionId()) {
+                        // a new session, asked for after the connection was lost
+                        session = newSessionBound(disconnectedAt);
+                    }
+                }
+                default -> { }
+            }
+        }
         for (ZooKeeperLease lease : List.copyOf(held)) {
             switch (state) {
                 case SUSPENDED -> lease.suspended(Duration.ofMillis(timeoutMillis));
@@ -380,6 +488,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private final class ZooKeeperLease extends AbstractLease {
         private final String path;
         private final long sessionId;
+        private final SessionBound bound;
         private long serverDeadline; // guarded by this
         private long confirmedAt; // guarded by this: the start of the last request ZooKeeper answered
         private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
@@ -388,12 +497,21 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private long suspendedSessionNanos; // guarded by this: the session timeout when the connection was suspended
         private @Nullable CompletableFuture<Optional<Stat>> confirming; // guarded by this: a renewal's request in flight
 
-        ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode) {
+        ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode,
+                SessionBound bound) {
             super(token, ownerId, requestedAt, ttl, clock(), listener());
             this.path = znode.path();
             this.sessionId = znode.sessionId();
+            this.bound = bound;
             this.serverDeadline = requestedAt + ttl.toNanos();
             this.confirmedAt = requestedAt;
+        }
+
+        /** Valid no longer than the ensemble surely keeps the session: see the lease validity rule. */
+        @Override
+        protected long boundedDeadline(long deadlineNanos) {
+            long sessionEnd = sessionDeadline(bound);
+            return sessionEnd - deadlineNanos < 0 ? sessionEnd : deadlineNanos;
         }
 
         synchronized void scheduleLapse() {
@@ -507,6 +625,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                     return false;
                 }
             }
+            if (start - sessionDeadline(bound) >= 0) {
+                lose("its ZooKeeper session was not confirmed through the leader in time: the ensemble may have"
+                        + " ended it (see the lease validity rule of ZooKeeperLockProvider)");
+                return false;
+            }
             CompletableFuture<Optional<Stat>> answer;
             try {
                 answer = znodes.statFromLeader(path);
@@ -562,6 +685,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 }
                 confirmedAt = start;
                 serverDeadline = start + ttl.toNanos();
+                confirmed(bound, start);
                 scheduleLapse();
                 if (suspension != null) { // answered after the suspension began: the session lived until then
                     suspension.cancel(false);
@@ -575,7 +699,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         protected boolean doRelease() {
             boolean expired;
             synchronized (this) {
-                expired = gone || clock().nanoTime() - serverDeadline >= 0;
+                long now = clock().nanoTime();
+                expired = gone || now - serverDeadline >= 0 || now - sessionDeadline(bound) >= 0;
                 gone = true;
                 cancelTimers();
                 held.remove(this);
@@ -604,6 +729,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private String root = "/fencing/locks";
         private Duration sessionTimeout = Duration.ofSeconds(10);
         private Duration connectionTimeout = Duration.ofSeconds(5);
+        private @Nullable Duration serverTickTime;
         private @Nullable ZKClientConfig clientConfig;
         private final List<AuthInfo> authorizations = new ArrayList<>();
         private @Nullable List<ACL> acl;
@@ -646,6 +772,20 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         public Builder connectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,
                     Duration.ofMillis(100), Duration.ofMinutes(5));
+            return this;
+        }
+
+        /**
+         * The servers' {@code tickTime}, from 1 ms to 1 min, if known; default: half the negotiated session
+         * timeout, the longest tick that timeout allows when the servers' {@code minSessionTimeout} is at least
+         * two ticks, as ZooKeeper's default is. A lease stays valid at most until the ensemble may end its
+         * session, and the leader hears of a follower's clients up to half a tick late: a shorter tick lets
+         * leases run on longer between the provider's confirmations. Set it when the servers' tick is shorter,
+         * or when their {@code minSessionTimeout} is below two ticks (then the default is not a bound).
+         */
+        public Builder serverTickTime(Duration serverTickTime) {
+            this.serverTickTime = Checks.requireBetween("serverTickTime", serverTickTime, Duration.ofMillis(1),
+                    Duration.ofMinutes(1));
             return this;
         }
 
@@ -702,6 +842,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
          *     over TLS, the handshake's failure if there was one
          */
         public ZooKeeperLockProvider build() {
+            long startedFrom = clock.nanoTime();
             CuratorFrameworkFactory.Builder curator = CuratorFrameworkFactory.builder().connectString(connectString)
                     .sessionTimeoutMs((int) sessionTimeout.toMillis())
                     .connectionTimeoutMs((int) connectionTimeout.toMillis())
@@ -746,7 +887,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                                 .orElse("no server answered: they did not answer within connectionTimeout "
                                         + connectionTimeout.toMillis() + " ms"), null);
             }
-            return new ZooKeeperLockProvider(this, client);
+            return new ZooKeeperLockProvider(this, client, startedFrom);
         }
     }
 

@@ -303,6 +303,14 @@ public class FencingProperties {
         @DurationUnit(ChronoUnit.SECONDS)
         private Duration connectionTimeout = Duration.ofSeconds(5);
 
+        /**
+         * The servers' tickTime (1ms to 1m), if known; unset, half the negotiated session timeout. Bounds how
+         * long a lease stays valid between the provider's session checks (docs/zookeeper.md). A bare number is in
+         * milliseconds.
+         */
+        @DurationUnit(ChronoUnit.MILLIS)
+        private @Nullable Duration serverTickTime;
+
         /** Digest user: the session authenticates as it, and the lock's znodes get an ACL only it passes. */
         private @Nullable String username;
 
@@ -370,6 +378,14 @@ public class FencingProperties {
 
         public void setConnectionTimeout(Duration connectionTimeout) {
             this.connectionTimeout = connectionTimeout;
+        }
+
+        public @Nullable Duration getServerTickTime() {
+            return serverTickTime;
+        }
+
+        public void setServerTickTime(@Nullable Duration serverTickTime) {
+            this.serverTickTime = serverTickTime;
         }
     }
 

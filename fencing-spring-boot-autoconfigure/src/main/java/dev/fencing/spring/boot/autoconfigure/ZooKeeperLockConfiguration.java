@@ -6,6 +6,7 @@ import dev.fencing.core.LockUnavailableException;
 import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.List;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -36,6 +37,10 @@ class ZooKeeperLockConfiguration {
                 builder::sessionTimeout);
         PropertyChecks.apply("fencing.lock.zookeeper.connection-timeout", zookeeper.getConnectionTimeout(),
                 builder::connectionTimeout);
+        Duration serverTickTime = zookeeper.getServerTickTime();
+        if (serverTickTime != null) {
+            PropertyChecks.apply("fencing.lock.zookeeper.server-tick-time", serverTickTime, builder::serverTickTime);
+        }
         if (!zookeeper.getClientConfig().isEmpty()) {
             ZKClientConfig clientConfig = new ZKClientConfig();
             zookeeper.getClientConfig().forEach(clientConfig::setProperty);

@@ -37,7 +37,8 @@ class FencingPropertiesBindingTest {
     void aBareNumberIsInTheUnitEachDurationStates() {
         runner.withPropertyValues("fencing.health.timeout=2", "fencing.lock.redis.command-timeout=3",
                 "fencing.lock.redlock.node-timeout=150", "fencing.lock.etcd.request-timeout=4",
-                "fencing.lock.zookeeper.session-timeout=10", "fencing.lock.zookeeper.connection-timeout=5").run(context -> {
+                "fencing.lock.zookeeper.session-timeout=10", "fencing.lock.zookeeper.connection-timeout=5",
+                "fencing.lock.zookeeper.server-tick-time=2000").run(context -> {
                     FencingProperties properties = context.getBean(FencingProperties.class);
                     assertThat(properties.getHealth().getTimeout()).isEqualTo(Duration.ofSeconds(2));
                     assertThat(properties.getLock().getRedis().getCommandTimeout()).isEqualTo(Duration.ofSeconds(3));
@@ -45,6 +46,7 @@ class FencingPropertiesBindingTest {
                     assertThat(properties.getLock().getEtcd().getRequestTimeout()).isEqualTo(Duration.ofSeconds(4));
                     assertThat(properties.getLock().getZookeeper().getSessionTimeout()).isEqualTo(Duration.ofSeconds(10));
                     assertThat(properties.getLock().getZookeeper().getConnectionTimeout()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(properties.getLock().getZookeeper().getServerTickTime()).isEqualTo(Duration.ofSeconds(2));
                 });
     }
 

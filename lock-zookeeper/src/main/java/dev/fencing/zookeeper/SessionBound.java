@@ -1,0 +1,80 @@
+package dev.fencing.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The earliest moment the ensemble may end one session, from the requests of that session the
+ * leader confirmed; a lease of the session counts as valid no longer.
+ *
+ * <p>The leader ends a session one session timeout after the last time it heard of the client, and
+ * it hears of a follower's clients only when it pings that follower: every half tick, the follower
+ * answers with the sessions its clients touched since. A request that reached the follower is
+ * therefore known to the leader once the next ping went by — at most half a tick after it was
+ * answered, as long as the follower still reached the leader then. That is proven by a later request
+ * confirmed through the leader (a {@code sync}), sent at least half a tick after the earlier one
+ * was answered. The bound is the start of the latest request proven heard that way, plus the session
+ * timeout, minus a margin for the servers' clocks running faster than this one's.
+ *
+ * <p>The session's creation counts as heard at once: the leader creates the session itself. Not
+ * thread-safe on its own: the provider calls it holding its lock.
+ */
+final class SessionBound {
+
+    private final long sessionId;
+    private final long timeoutNanos;
+    private final long lagNanos;
+    private final long driftNanos;
+    private long heardStart;
+    /** Confirmed requests not yet proven heard: {start, answered}. */
+    private final List<long[]> unproven = new ArrayList<>();
+
+    /**
+     * @param sessionId the session
+     * @param sessionTimeout the negotiated session timeout
+     * @param tickTime the server's tick (at most), whose half is the follower's touch lag
+     * @param createdFrom a clock reading from before the session was asked for
+     */
+    SessionBound(long sessionId, Duration sessionTimeout, Duration tickTime, long createdFrom) {
+        this.sessionId = sessionId;
+        this.timeoutNanos = sessionTimeout.toNanos();
+        this.lagNanos = tickTime.toNanos() / 2;
+        this.driftNanos = driftMargin(sessionTimeout).toNanos();
+        this.heardStart = createdFrom;
+    }
+
+    /** The margin for the servers' clocks: 1% of the session timeout, at least 10 ms. */
+    static Duration driftMargin(Duration sessionTimeout) {
+        return Duration.ofNanos(Math.max(Duration.ofMillis(10).toNanos(), sessionTimeout.toNanos() / 100));
+    }
+
+    long sessionId() {
+        return sessionId;
+    }
+
+    /**
+     * A request of this session, sent at {@code start}, was confirmed through the leader at
+     * {@code answered} (both clock readings): it proves every earlier confirmed request answered at
+     * least half a tick before {@code start} heard.
+     */
+    void confirmed(long start, long answered) {
+        for (int i = unproven.size() - 1; i >= 0; i--) {
+            long[] earlier = unproven.get(i);
+            if (start - (earlier[1] + lagNanos) >= 0) {
+                if (earlier[0] - heardStart > 0) {
+                    heardStart = earlier[0];
+                }
+                unproven.remove(i);
+            }
+        }
+        if (start - heardStart > 0) {
+            unproven.add(new long[] {start, answered});
+        }
+    }
+
+    /** The earliest clock reading at which the ensemble may have ended the session. */
+    long deadline() {
+        return heardStart + timeoutNanos - driftNanos;
+    }
+}

@@ -1,0 +1,60 @@
+package dev.fencing.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The session bound's arithmetic, in milliseconds of a made-up clock: 4 s sessions, 2 s ticks (1 s touch lag). */
+class SessionBoundTest {
+
+    private static final long MS = 1_000_000;
+    private static final Duration SESSION = Duration.ofSeconds(4);
+    private static final long DRIFT = 40 * MS; // 1% of the session timeout
+
+    private final SessionBound bound = new SessionBound(7, SESSION, Duration.ofSeconds(2), 1_000 * MS);
+
+    @Test
+    void aNewSessionLastsItsTimeoutFromBeforeItWasAskedFor() {
+        assertThat(bound.sessionId()).isEqualTo(7);
+        assertThat(bound.deadline()).isEqualTo(5_000 * MS - DRIFT);
+    }
+
+    @Test
+    void aConfirmationCountsOnlyOnceALaterOneStartsHalfATickAfterItWasAnswered() {
+        bound.confirmed(2_000 * MS, 2_100 * MS);
+        assertThat(bound.deadline()).as("the leader may not have heard of it yet").isEqualTo(5_000 * MS - DRIFT);
+
+        bound.confirmed(3_000 * MS, 3_050 * MS); // 900 ms after the first was answered: less than the lag
+        assertThat(bound.deadline()).isEqualTo(5_000 * MS - DRIFT);
+
+        bound.confirmed(3_100 * MS, 3_150 * MS); // 1 000 ms after: the first was heard
+        assertThat(bound.deadline()).isEqualTo(6_000 * MS - DRIFT);
+
+        bound.confirmed(4_200 * MS, 4_250 * MS); // proves the second and the third
+        assertThat(bound.deadline()).isEqualTo(7_100 * MS - DRIFT);
+    }
+
+    @Test
+    void answersOutOfOrderKeepTheLatestProvenStart() {
+        bound.confirmed(2_500 * MS, 2_600 * MS);
+        bound.confirmed(2_000 * MS, 2_700 * MS); // sent earlier, answered later
+        bound.confirmed(3_800 * MS, 3_900 * MS);
+        assertThat(bound.deadline()).isEqualTo(6_500 * MS - DRIFT);
+    }
+
+    @Test
+    void aConfirmationOlderThanWhatIsProvenChangesNothing() {
+        bound.confirmed(2_000 * MS, 2_100 * MS);
+        bound.confirmed(3_200 * MS, 3_300 * MS);
+        long proven = bound.deadline();
+        bound.confirmed(1_500 * MS, 3_400 * MS); // a slow answer to an old request
+        assertThat(bound.deadline()).isEqualTo(proven);
+    }
+
+    @Test
+    void theDriftMarginIsOnePercentAndAtLeastTenMilliseconds() {
+        assertThat(SessionBound.driftMargin(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(100));
+        assertThat(SessionBound.driftMargin(Duration.ofMillis(500))).isEqualTo(Duration.ofMillis(10));
+    }
+}
