@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -59,5 +60,28 @@ class SilentEndpointsCliIT {
                 .doesNotContain("\tat ");
         assertThat(run.err().strip().lines().count()).as(run.toString()).isOne();
         assertThat(took).as("gave up after %s: %s", took, run).isLessThan(BOUND);
+    }
+
+    /** {@code --timeout} sets the bound both ways: a silent S3 is waited for that long, and no longer. */
+    @Test
+    @Timeout(60)
+    void theTimeoutOptionSetsTheBound() {
+        for (Duration timeout : List.of(Duration.ofSeconds(1), Duration.ofSeconds(7))) {
+            long start = System.nanoTime();
+            CliRun run = CliRun.of("inspect", "--resource", "silent", "--store", "s3", "--s3-endpoint",
+                    "http://" + SILENT.hostPort(), "--timeout", timeout.toSeconds() + "s");
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.UNREACHABLE);
+            assertThat(took).as("gave up after %s with --timeout %s: %s", took, timeout, run)
+                    .isBetween(timeout.minusMillis(100), timeout.plusSeconds(5));
+        }
+    }
+
+    @Test
+    void aTimeoutOutOfRangeIsBadUsageBeforeAnyConnection() {
+        CliRun run = CliRun.of("inspect", "--resource", "silent", "--store", "s3", "--s3-endpoint",
+                "http://" + SILENT.hostPort(), "--timeout", "50ms");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(run.err()).contains("--timeout must be between 100ms and 10m, got 50ms");
     }
 }

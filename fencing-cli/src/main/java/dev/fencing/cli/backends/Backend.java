@@ -91,8 +91,11 @@ public final class Backend implements AutoCloseable {
     static final String S3_BUCKET = "fencing-cli";
     static final String AZURE_CONTAINER = "fencing-cli";
 
-    /** How long connecting to a server the user named may take: a dead address fails in seconds, not minutes. */
-    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * How long connecting to a server the user named, and each call to it, may take by default: a dead
+     * address fails in seconds, not minutes ({@code --timeout} sets another).
+     */
+    public static final Duration CONNECT_TIMEOUT = ConnectionOptions.DEFAULT_TIMEOUT;
 
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final List<Fault> faults = new ArrayList<>();
@@ -112,10 +115,12 @@ public final class Backend implements AutoCloseable {
     private String storeNotSetUp;
     private S3Client s3;
     private final TlsFiles tls;
+    private final Duration timeout;
 
-    private Backend(boolean readOnly, TlsFiles tls) {
+    private Backend(boolean readOnly, TlsFiles tls, Duration timeout) {
         this.readOnly = readOnly;
         this.tls = tls;
+        this.timeout = timeout;
     }
 
     /** An HTTP client for the AWS SDK with the TLS files (closed with this backend). */
@@ -164,7 +169,7 @@ public final class Backend implements AutoCloseable {
             int etcdMembers) {
         requireAvailable(lock, store);
         connections.validate();
-        Backend backend = new Backend(readOnly, connections.tls());
+        Backend backend = new Backend(readOnly, connections.tls(), connections.timeout());
         try {
             if (lock != null) {
                 switch (lock) {
@@ -245,12 +250,12 @@ public final class Backend implements AutoCloseable {
         }
         RedisClient client = redisClient(uri);
         // what the provider sets on a client of its own, plus a bounded connect
-        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
+        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(timeout)
                         .build()).disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .sslOptions(tls.lettuce().orElseGet(SslOptions::create))
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2))).build());
         try {
-            locks = RedisLockProvider.builder(client).connectTimeout(CONNECT_TIMEOUT).build();
+            locks = RedisLockProvider.builder(client).connectTimeout(timeout).build();
         } catch (RuntimeException e) {
             throw unreachable("Redis for the lock at " + Endpoints.redacted(uri), "--redis-uri or FENCING_REDIS_URI", e);
         }
@@ -278,7 +283,7 @@ public final class Backend implements AutoCloseable {
                     + plaintextNote(uris);
         }
         try {
-            RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(CONNECT_TIMEOUT);
+            RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(timeout);
             tls.lettuce().ifPresent(builder::sslOptions);
             locks = builder.build();
         } catch (IllegalArgumentException e) {
@@ -303,7 +308,7 @@ public final class Backend implements AutoCloseable {
             return;
         }
         try {
-            locks = PostgresAdvisoryLockProvider.builder(database.dataSource()).connectTimeout(CONNECT_TIMEOUT).build();
+            locks = PostgresAdvisoryLockProvider.builder(database.dataSource()).connectTimeout(timeout).build();
         } catch (RuntimeException e) {
             throw unreachable("PostgreSQL for the lock (" + database.description() + ")", "--pg-url or FENCING_PG_URL", e);
         }
@@ -339,7 +344,7 @@ public final class Backend implements AutoCloseable {
                     + UrlDataSource.redacted(server.jdbcUrl()), true, true);
         } else {
             String url = tls.jdbcUrl(configured.get());
-            UrlDataSource target = new UrlDataSource(url, CONNECT_TIMEOUT);
+            UrlDataSource target = new UrlDataSource(url, timeout);
             // one connection first, straight from the driver: its own reason, at once, rather than a pool's timeout
             try (Connection probe = target.getConnection()) {
                 probe.isValid(1);
@@ -393,13 +398,13 @@ public final class Backend implements AutoCloseable {
 
     /**
      * A Lettuce client for {@code uri} whose connect and handshake give up after
-     * {@link #CONNECT_TIMEOUT} (the URI's timeout bounds the handshake: 60 s by default).
+     * the CLI's timeout (the URI's timeout bounds the handshake: 60 s by default).
      */
     private RedisClient redisClient(String uri) {
         RedisURI parsed = RedisURI.create(uri);
-        parsed.setTimeout(CONNECT_TIMEOUT);
+        parsed.setTimeout(timeout);
         RedisClient client = RedisClient.create(parsed);
-        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT)
+        client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(timeout)
                 .build()).sslOptions(tls.lettuce().orElseGet(SslOptions::create)).build());
         resources.push(client::shutdown);
         return client;
@@ -506,7 +511,7 @@ public final class Backend implements AutoCloseable {
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
                 // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
                 // attempts, not DynamoDB's nine, so a refused port is reported as refused within it
-                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
+                .overrideConfiguration(c -> c.apiCallTimeout(timeout).retryStrategy(RetryMode.STANDARD))
                 .build();
     }
 
@@ -546,7 +551,7 @@ public final class Backend implements AutoCloseable {
             throw unreachable("DynamoDB for the lock at " + endpoint, "--dynamodb-endpoint or FENCING_DYNAMODB_ENDPOINT", e);
         }
         DynamoDbLockProvider provider = DynamoDbLockProvider.builder(client).table(DYNAMODB_LOCK_TABLE)
-                .requestTimeout(CONNECT_TIMEOUT).build();
+                .requestTimeout(timeout).build();
         resources.push(provider);
         locks = provider;
     }
@@ -587,7 +592,7 @@ public final class Backend implements AutoCloseable {
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("fencing", "fencing"))))
                 // a silent endpoint fails each call within the CLI's bound, not the SDK's minutes; three
                 // attempts, not the SDK's usual four, so a refused port is reported as refused within it
-                .overrideConfiguration(c -> c.apiCallTimeout(CONNECT_TIMEOUT).retryStrategy(RetryMode.STANDARD))
+                .overrideConfiguration(c -> c.apiCallTimeout(timeout).retryStrategy(RetryMode.STANDARD))
                 .build();
         resources.push(client::close);
         try {
@@ -643,17 +648,17 @@ public final class Backend implements AutoCloseable {
                 .credential(azureCredential(endpoint))
                 // three quick tries, so a refused port is reported as refused within the CLI's bound, not
                 // as a timeout after the SDK's 4 s back-off
-                .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, CONNECT_TIMEOUT,
+                .retryOptions(new RequestRetryOptions(RetryPolicyType.EXPONENTIAL, 3, timeout,
                         Duration.ofMillis(100), Duration.ofMillis(500), null))
                 .buildClient().getBlobContainerClient(AZURE_CONTAINER);
         try {
             // the JDK's HTTP client reports a refused port as a bare ConnectException; the OS's own reason is clearer
             URI uri = URI.create(endpoint);
             int port = uri.getPort() > 0 ? uri.getPort() : "https".equalsIgnoreCase(uri.getScheme()) ? 443 : 80;
-            TcpProbe.anyAccepts(List.of(InetSocketAddress.createUnresolved(uri.getHost(), port)), CONNECT_TIMEOUT);
+            TcpProbe.anyAccepts(List.of(InetSocketAddress.createUnresolved(uri.getHost(), port)), timeout);
             if (!readOnly) {
-                container.createIfNotExistsWithResponse(null, CONNECT_TIMEOUT, Context.NONE);
-            } else if (!container.existsWithResponse(CONNECT_TIMEOUT, Context.NONE).getValue()) {
+                container.createIfNotExistsWithResponse(null, timeout, Context.NONE);
+            } else if (!container.existsWithResponse(timeout, Context.NONE).getValue()) {
                 storeNotSetUp = "Azure Blob Storage container " + AZURE_CONTAINER + " is missing";
                 return;
             }

@@ -1,11 +1,16 @@
 package dev.fencing.cli.backends;
 
+import dev.fencing.cli.CliException;
+import dev.fencing.cli.ExitCode;
+import dev.fencing.cli.commands.DurationConverter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * Where the servers are. Every option falls back to the {@code FENCING_*} environment variable the
@@ -14,6 +19,18 @@ import picocli.CommandLine.Option;
  * ({@link Endpoints}): a malformed one is bad usage naming the option or variable it came from.
  */
 public final class ConnectionOptions {
+
+    /** The bound on connecting to a server and on each call to it, unless {@code --timeout} or FENCING_TIMEOUT. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+
+    private static final Duration MIN_TIMEOUT = Duration.ofMillis(100);
+    private static final Duration MAX_TIMEOUT = Duration.ofMinutes(10);
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long connecting to a server, and each call to it, may take before the CLI reports it"
+                    + " unreachable: 100ms to 10m (default 5s; longer on a busy machine, where a client's first call"
+                    + " also loads its classes). Env: FENCING_TIMEOUT.")
+    Duration timeout;
 
     @Option(names = "--redis-uri", paramLabel = "URI",
             description = "Redis for the redis and redlock locks, and for the redis store unless --redis-store-uri"
@@ -129,8 +146,32 @@ public final class ConnectionOptions {
         return tls;
     }
 
+    /**
+     * The bound on connecting to a server and on each call to it: {@code --timeout}, else FENCING_TIMEOUT,
+     * else {@link #DEFAULT_TIMEOUT}.
+     *
+     * @throws CliException (usage) naming the option or variable if the value is not a duration from 100 ms
+     *     to 10 min
+     */
+    public Duration timeout() {
+        if (timeout != null) {
+            return DurationConverter.requireBetween("--timeout", timeout, MIN_TIMEOUT, MAX_TIMEOUT);
+        }
+        Optional<String> fromEnv = env("FENCING_TIMEOUT");
+        if (fromEnv.isEmpty()) {
+            return DEFAULT_TIMEOUT;
+        }
+        try {
+            return DurationConverter.requireBetween("FENCING_TIMEOUT", new DurationConverter().convert(fromEnv.get()),
+                    MIN_TIMEOUT, MAX_TIMEOUT);
+        } catch (TypeConversionException e) {
+            throw new CliException(ExitCode.USAGE, "FENCING_TIMEOUT: " + e.getMessage());
+        }
+    }
+
     /** Checks the form of every address given as an option, whether this run uses it or not. */
     public void validate() {
+        timeout();
         tls();
         etcdCredentials();
         zooKeeperCredentials();

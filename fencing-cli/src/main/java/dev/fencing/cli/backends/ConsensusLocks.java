@@ -75,13 +75,13 @@ final class ConsensusLocks {
                     + (connections.tls().any() && endpoints.stream().anyMatch(e -> !e.startsWith("https://"))
                             ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to https:// endpoints only)" : "");
             faults = List.of();
-            probe(Endpoints.etcdAddresses(endpoints), "etcd for the lock at " + String.join(",", endpoints),
+            probe(Endpoints.etcdAddresses(endpoints), connections.timeout(), "etcd for the lock at " + String.join(",", endpoints),
                     ETCD_OPTIONS);
         }
         EtcdLockProvider locks;
         try {
             EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints.toArray(String[]::new))
-                    .requestTimeout(Backend.CONNECT_TIMEOUT);
+                    .requestTimeout(connections.timeout());
             if (endpoints.stream().anyMatch(endpoint -> endpoint.startsWith("https://"))) {
                 connections.tls().grpc().ifPresent(builder::sslContext);
             }
@@ -130,13 +130,13 @@ final class ConsensusLocks {
                     ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to ZooKeeper with --zookeeper-tls only)"
                     : "");
             faults = List.of();
-            probe(Endpoints.zooKeeperAddresses(connect), "ZooKeeper for the lock at " + connect,
+            probe(Endpoints.zooKeeperAddresses(connect), connections.timeout(), "ZooKeeper for the lock at " + connect,
                     ZOOKEEPER_OPTIONS);
         }
         ZooKeeperLockProvider locks;
         try {
             ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect)
-                    .connectionTimeout(Backend.CONNECT_TIMEOUT);
+                    .connectionTimeout(connections.timeout());
             if (connections.zooKeeperTls()) {
                 builder.zkClientConfig(connections.tls().zooKeeper());
             }
@@ -163,9 +163,9 @@ final class ConsensusLocks {
                 + " (global, with the leader's epoch in the high 32 bits)", faults);
     }
 
-    private static void probe(List<InetSocketAddress> addresses, String what, String howToPoint) {
+    private static void probe(List<InetSocketAddress> addresses, Duration timeout, String what, String howToPoint) {
         try {
-            TcpProbe.anyAccepts(addresses, Backend.CONNECT_TIMEOUT);
+            TcpProbe.anyAccepts(addresses, timeout);
         } catch (IOException e) {
             throw Backend.unreachable(what, howToPoint, e);
         }

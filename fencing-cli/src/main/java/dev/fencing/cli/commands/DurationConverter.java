@@ -16,7 +16,7 @@ import picocli.CommandLine.TypeConversionException;
  * A negative duration is refused as such; each option checks its own range with
  * {@link #requireBetween}.
  */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
 
     private static final Pattern SHORT = Pattern.compile("(-?)(\\d{1,9})(ms|s|m|h|d)");
     private static final String FORMS = "500ms, 2s, 1m, 1h, 1d or PT2S";
@@ -57,7 +57,7 @@ final class DurationConverter implements ITypeConverter<Duration> {
      *
      * @throws CliException with {@link ExitCode#USAGE}, naming the option, the range and the value
      */
-    static Duration requireBetween(String option, Duration value, Duration min, Duration max) {
+    public static Duration requireBetween(String option, Duration value, Duration min, Duration max) {
         if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
             throw new CliException(ExitCode.USAGE, option + " must be between " + text(min) + " and " + text(max)
                     + ", got " + text(value));
