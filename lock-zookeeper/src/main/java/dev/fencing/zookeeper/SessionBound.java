@@ -17,15 +17,16 @@ import java.util.List;
  * was answered. The bound is the start of the latest request proven heard that way, plus the session
  * timeout, minus a margin for the servers' clocks running faster than this one's.
  *
- * <p>The session's creation counts as heard at once: the leader creates the session itself. Not
- * thread-safe on its own: the provider calls it holding its lock.
+ * <p>The session's creation counts as heard at once: the leader creates the session itself. A
+ * reconnect negotiates the timeout again (each server clamps it to its own limits): the bound then
+ * counts with the shortest seen. Not thread-safe on its own: the provider calls it holding its lock.
  */
 final class SessionBound {
 
     private final long sessionId;
-    private final long timeoutNanos;
-    private final long lagNanos;
-    private final long driftNanos;
+    private long timeoutNanos;
+    private long lagNanos;
+    private long driftNanos;
     private long heardStart;
     /** Confirmed requests not yet proven heard: {start, answered}. */
     private final List<long[]> unproven = new ArrayList<>();
@@ -51,6 +52,25 @@ final class SessionBound {
 
     long sessionId() {
         return sessionId;
+    }
+
+    /** The shortest session timeout negotiated in this session so far: the one the bound counts with. */
+    Duration sessionTimeout() {
+        return Duration.ofNanos(timeoutNanos);
+    }
+
+    /**
+     * The session was negotiated again, at a reconnect, to {@code sessionTimeout}: the server reached
+     * clamps the client's request to its own limits, and the leader ends the session on what that
+     * server reports. The bound keeps the shorter of the two timeouts from now on (the leader may
+     * already count the new one from a touch before this call), the new server's tick for later
+     * proofs (requests from before were touched again by the reconnect's revalidation at the leader),
+     * and the larger clock margin.
+     */
+    void renegotiated(Duration sessionTimeout, Duration tickTime) {
+        timeoutNanos = Math.min(timeoutNanos, sessionTimeout.toNanos());
+        lagNanos = tickTime.toNanos() / 2;
+        driftNanos = Math.max(driftNanos, driftMargin(sessionTimeout).toNanos());
     }
 
     /**

@@ -119,7 +119,8 @@ import org.jspecify.annotations.Nullable;
  *       the latest request of the session the leader surely heard of — one confirmed through the leader
  *       (the grant's write, a renewal, or the provider's own check), proven heard by a later one sent at
  *       least half a tick after it was answered — plus the session timeout, less 1% for the servers'
- *       clocks. The provider confirms its session through the leader every tenth of the session
+ *       clocks; a reconnect negotiates the timeout again, and the bound counts with the shortest one the
+ *       session had. The provider confirms its session through the leader every tenth of that
  *       timeout (a {@code sync} and a read, no write); a lease whose bound passes is invalid at once and
  *       reported lost on the next check. The tick is taken as half the negotiated session timeout unless
  *       {@link Builder#serverTickTime} says otherwise.
@@ -194,8 +195,45 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         this.session = newSessionBound(startedFrom);
         this.disconnectedAt = startedFrom;
         client.getConnectionStateListenable().addListener((c, state) -> connectionChanged(state));
-        long every = sessionCheckInterval().toNanos();
-        timers.scheduleWithFixedDelay(this::checkSession, every, every, TimeUnit.NANOSECONDS);
+        scheduleSessionCheck();
+    }
+
+    /**
+     * The next session check, a tenth of the bound's session timeout from now: that timeout can shrink
+     * at a reconnect, and the checks with it.
+     */
+    private void scheduleSessionCheck() {
+        long every;
+        synchronized (sessionLock) {
+            every = Math.max(Duration.ofMillis(10).toNanos(), session.sessionTimeout().toNanos() / 10);
+        }
+        try {
+            timers.schedule(() -> {
+                try {
+                    checkSession();
+                } finally {
+                    if (!isClosed()) {
+                        scheduleSessionCheck();
+                    }
+                }
+            }, every, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // closed: no more checks
+        }
+    }
+
+    /** The tick the bound assumes for a session of {@code sessionTimeout}: the stated one, or half of it. */
+    private Duration tickFor(Duration sessionTimeout) {
+        return serverTickTime != null ? serverTickTime : sessionTimeout.dividedBy(2);
+    }
+
+    /** Tells the current bound the timeout the client last negotiated, if a reconnect changed it. Holds sessionLock. */
+    private void noteNegotiatedTimeout() {
+        int negotiated = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        Duration timeout = Duration.ofMillis(negotiated);
+        if (negotiated > 0 && !timeout.equals(session.sessionTimeout())) {
+            session.renegotiated(timeout, tickFor(timeout));
+        }
     }
 
     /** The bound of the client's current session, asked for after {@code requestedFrom}. */
@@ -207,13 +245,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             id = 0;
         }
         Duration timeout = Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
-        return new SessionBound(id, timeout, serverTickTime != null ? serverTickTime : timeout.dividedBy(2),
-                requestedFrom);
-    }
-
-    /** A tenth of the negotiated session timeout: how often the session is confirmed through the leader. */
-    private Duration sessionCheckInterval() {
-        return Duration.ofMillis(Math.max(10, client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs() / 10));
+        return new SessionBound(id, timeout, tickFor(timeout), requestedFrom);
     }
 
     /**
@@ -232,6 +264,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             if (id != 0 && id != session.sessionId()) {
                 // a new session whose event this provider has not seen (yet): counted from the last disconnection
                 session = newSessionBound(disconnectedAt);
+            } else {
+                noteNegotiatedTimeout(); // a reconnect whose event this provider has not seen (yet)
             }
             current = session;
         }
@@ -443,6 +477,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                     if (sessionId != session.sessionId()) {
                         // a new session, asked for after the connection was lost
                         session = newSessionBound(disconnectedAt);
+                    } else {
+                        noteNegotiatedTimeout(); // the same session, negotiated again by the server reached
                     }
                 }
                 default -> { }

@@ -52,6 +52,29 @@ class SessionBoundTest {
         assertThat(bound.deadline()).isEqualTo(proven);
     }
 
+    /** A reconnect to a server with a lower maxSessionTimeout: the leader ends the session on the new timeout. */
+    @Test
+    void aShorterTimeoutNegotiatedAtAReconnectShortensTheBoundAtOnce() {
+        SessionBound long40 = new SessionBound(7, Duration.ofSeconds(40), Duration.ofSeconds(20), 1_000 * MS);
+        assertThat(long40.deadline()).isEqualTo(41_000 * MS - 400 * MS);
+
+        long40.renegotiated(Duration.ofSeconds(2), Duration.ofSeconds(1));
+        assertThat(long40.sessionTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(long40.deadline()).as("counted with the new timeout, the old margin kept")
+                .isEqualTo(3_000 * MS - 400 * MS);
+
+        long40.confirmed(2_000 * MS, 2_100 * MS);
+        long40.confirmed(2_600 * MS, 2_650 * MS); // the new tick's lag (500 ms) proves the first
+        assertThat(long40.deadline()).isEqualTo(4_000 * MS - 400 * MS);
+    }
+
+    @Test
+    void aLongerTimeoutNegotiatedLaterDoesNotLengthenTheBound() {
+        bound.renegotiated(Duration.ofSeconds(40), Duration.ofSeconds(20));
+        assertThat(bound.sessionTimeout()).isEqualTo(SESSION);
+        assertThat(bound.deadline()).isEqualTo(5_000 * MS - 400 * MS);
+    }
+
     @Test
     void theDriftMarginIsOnePercentAndAtLeastTenMilliseconds() {
         assertThat(SessionBound.driftMargin(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(100));

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
@@ -62,6 +63,16 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
      * @param syncLimit ZooKeeper's {@code syncLimit} in ticks, from 2 to 100
      */
     public static ZooKeeperClusterTestServer launchPartitionable(int tickTimeMillis, int syncLimit) {
+        return launchPartitionable(tickTimeMillis, syncLimit, member -> Map.of());
+    }
+
+    /**
+     * As {@link #launchPartitionable(int, int)}, with settings of each member's own (by its index, 0 to
+     * 2, in {@link #members()}' order), e.g. a {@code maxSessionTimeout} that differs between members, as
+     * a rolling change of the servers' settings leaves them.
+     */
+    public static ZooKeeperClusterTestServer launchPartitionable(int tickTimeMillis, int syncLimit,
+            IntFunction<Map<String, String>> memberSettings) {
         if (tickTimeMillis < 100 || tickTimeMillis > 2000 || syncLimit < 2 || syncLimit > 100) {
             throw new IllegalArgumentException("tickTimeMillis must be 100 to 2000 and syncLimit 2 to 100, got "
                     + tickTimeMillis + " and " + syncLimit);
@@ -70,7 +81,7 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
         // a proxy on a member's election port, "Client and election port must be different!"): try again.
         for (int attempt = 1; ; attempt++) {
             try {
-                return tryLaunchPartitionable(tickTimeMillis, syncLimit);
+                return tryLaunchPartitionable(tickTimeMillis, syncLimit, memberSettings);
             } catch (IllegalStateException e) {
                 if (attempt == 3) {
                     throw e;
@@ -79,7 +90,8 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
         }
     }
 
-    private static ZooKeeperClusterTestServer tryLaunchPartitionable(int tickTimeMillis, int syncLimit) {
+    private static ZooKeeperClusterTestServer tryLaunchPartitionable(int tickTimeMillis, int syncLimit,
+            IntFunction<Map<String, String>> memberSettings) {
         List<InstanceSpec> plain = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             plain.add(InstanceSpec.newInstanceSpec());
@@ -89,6 +101,7 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
         for (InstanceSpec member : plain) {
             Map<String, Object> properties = new HashMap<>();
             properties.put("syncLimit", Integer.toString(syncLimit));
+            properties.putAll(memberSettings.apply(plain.indexOf(member)));
             for (InstanceSpec other : plain) {
                 if (other != member) {
                     PartitionProxy link = PartitionProxy.start("127.0.0.1", other.getQuorumPort());
