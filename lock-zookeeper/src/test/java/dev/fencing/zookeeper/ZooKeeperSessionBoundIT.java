@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.ZooKeeperClusterTestServer;
@@ -94,7 +95,12 @@ class ZooKeeperSessionBoundIT {
             boolean valid = lease.isValid();
             takenAt[0] = System.nanoTime();
             assertThat(taken.token().isNewerThan(lease.token())).isTrue();
-            taken.release();
+            try {
+                taken.release();
+            } catch (LeaseLostException e) {
+                // a test JVM starved on a busy machine may see the new holder's own short session unconfirmed:
+                // not what this test is about
+            }
             return valid;
         });
         boolean stillValid = validAtTakeover.get(60, TimeUnit.SECONDS);
