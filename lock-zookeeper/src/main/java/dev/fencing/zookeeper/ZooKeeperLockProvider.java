@@ -236,14 +236,18 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
     }
 
+    /** The client's session id, or 0 while it has none (connecting, or closed). */
+    private long currentSessionId() {
+        try {
+            return znodes.sessionId();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
     /** The bound of the client's current session, asked for after {@code requestedFrom}. */
     private SessionBound newSessionBound(long requestedFrom) {
-        long id;
-        try {
-            id = znodes.sessionId();
-        } catch (Exception e) {
-            id = 0;
-        }
+        long id = currentSessionId();
         Duration timeout = Duration.ofMillis(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
         return new SessionBound(id, timeout, tickFor(timeout), requestedFrom);
     }
@@ -253,12 +257,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
      * validity can run on: on the timer thread, which only sends and never waits for the answer.
      */
     private void checkSession() {
-        long id;
-        try {
-            id = znodes.sessionId();
-        } catch (Exception e) {
-            id = 0;
-        }
+        long id = currentSessionId();
         SessionBound current;
         synchronized (sessionLock) {
             if (id != 0 && id != session.sessionId()) {
@@ -463,12 +462,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     private void connectionChanged(ConnectionState state) {
-        long sessionId;
-        try {
-            sessionId = znodes.sessionId();
-        } catch (Exception e) {
-            sessionId = 0;
-        }
+        long sessionId = currentSessionId();
         int timeoutMillis = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
         synchronized (sessionLock) {
             switch (state) {

@@ -86,7 +86,7 @@ class ZooKeeperFollowerPartitionIT {
         long[] takenAt = {0};
         boolean[] oldValidAtTakeover = {true};
         CompletableFuture<Lease> takeover = CompletableFuture.supplyAsync(() -> {
-            Lease taken = waitFor(next, resource);
+            Lease taken = Takeover.waitFor(next, resource);
             oldValidAtTakeover[0] = lease.isValid();
             takenAt[0] = System.nanoTime();
             return taken;
@@ -118,27 +118,5 @@ class ZooKeeperFollowerPartitionIT {
                         .connectionTimeout(Duration.ofSeconds(1)).listener(listener).build(), built -> true);
         providers.add(provider);
         return provider;
-    }
-
-    /**
-     * The lock, waiting in line for up to 30 s. An attempt that fails because the waiter's own
-     * session expired (a loaded machine, seen once on CI: the contender znode's create answered
-     * SessionExpired) is tried again on the new session until the 30 s are up.
-     */
-    private static Lease waitFor(ZooKeeperLockProvider provider, String resource) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            try {
-                return provider.acquire(resource, LeaseOptions.ofDefaults().withWaitTimeout(left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + resource, e);
-            } catch (dev.fencing.core.LockUnavailableException e) {
-                if (System.nanoTime() >= deadline) {
-                    throw e;
-                }
-            }
-        }
     }
 }

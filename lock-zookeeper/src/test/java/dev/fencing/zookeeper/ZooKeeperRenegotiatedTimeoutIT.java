@@ -7,7 +7,6 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.PartitionProxy;
 import dev.fencing.testkit.servers.ZooKeeperClusterTestServer;
 import java.time.Duration;
@@ -102,7 +101,7 @@ class ZooKeeperRenegotiatedTimeoutIT {
         ensemble.cut(shortFollower, leader); // the leader ends the session about 2 s after it last heard of it
 
         CompletableFuture<Boolean> validAtTakeover = CompletableFuture.supplyAsync(() -> {
-            Lease taken = waitFor(next, resource);
+            Lease taken = Takeover.waitFor(next, resource);
             boolean valid = lease.isValid();
             assertThat(taken.token().isNewerThan(lease.token())).isTrue();
             try {
@@ -127,23 +126,5 @@ class ZooKeeperRenegotiatedTimeoutIT {
                 .connectionTimeout(Duration.ofSeconds(2)).listener(FencingListener.NONE).build();
         closeLast.add(provider);
         return provider;
-    }
-
-    /** The lock, waiting in line for up to 30 s, again on a new session if the waiter's own expired. */
-    private static Lease waitFor(ZooKeeperLockProvider provider, String resource) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            try {
-                return provider.acquire(resource, LeaseOptions.ofDefaults().withWaitTimeout(left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + resource, e);
-            } catch (LockUnavailableException e) {
-                if (System.nanoTime() >= deadline) {
-                    throw e;
-                }
-            }
-        }
     }
 }

@@ -7,7 +7,6 @@ import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.ZooKeeperClusterTestServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,7 +90,7 @@ class ZooKeeperSessionBoundIT {
 
         long[] takenAt = new long[1];
         CompletableFuture<Boolean> validAtTakeover = CompletableFuture.supplyAsync(() -> {
-            Lease taken = waitFor(next, resource);
+            Lease taken = Takeover.waitFor(next, resource);
             boolean valid = lease.isValid();
             takenAt[0] = System.nanoTime();
             assertThat(taken.token().isNewerThan(lease.token())).isTrue();
@@ -118,23 +117,5 @@ class ZooKeeperSessionBoundIT {
                 .connectionTimeout(Duration.ofSeconds(2)).listener(listener).build();
         providers.add(provider);
         return provider;
-    }
-
-    /** The lock, waiting in line for up to 30 s, again on a new session if the waiter's own expired. */
-    private static Lease waitFor(ZooKeeperLockProvider provider, String resource) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (true) {
-            Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            try {
-                return provider.acquire(resource, LeaseOptions.ofDefaults().withWaitTimeout(left));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + resource, e);
-            } catch (LockUnavailableException e) {
-                if (System.nanoTime() >= deadline) {
-                    throw e;
-                }
-            }
-        }
     }
 }
