@@ -1,6 +1,7 @@
 package dev.fencing.zookeeper;
 
 import dev.fencing.testkit.LeaderChild;
+import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.time.Duration;
 
 /**
@@ -13,6 +14,7 @@ public final class LeaderChildMain {
     private LeaderChildMain() {}
 
     public static void main(String[] args) throws Exception {
-        LeaderChild.run(ZooKeeperLockProvider.builder(args[0]).build(), args[1], Duration.ofMillis(Long.parseLong(args[2])));
+        LeaderChild.run(ZooKeeperLockProvider.builder(args[0])
+                .serverTickTime(ZooKeeperTestServer.TICK_TIME).build(), args[1], Duration.ofMillis(Long.parseLong(args[2])));
     }
 }

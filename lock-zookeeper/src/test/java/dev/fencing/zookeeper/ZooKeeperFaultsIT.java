@@ -57,7 +57,8 @@ class ZooKeeperFaultsIT {
     }
 
     private ZooKeeperLockProvider provider(RecordingListener listener) {
-        return track(ZooKeeperLockProvider.builder(zooKeeper.connectString()).listener(listener).build());
+        return track(ZooKeeperLockProvider.builder(zooKeeper.connectString())
+                .serverTickTime(ZooKeeperTestServer.TICK_TIME).listener(listener).build());
     }
 
     @Test

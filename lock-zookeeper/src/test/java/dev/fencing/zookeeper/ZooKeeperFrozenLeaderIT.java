@@ -14,7 +14,8 @@ class ZooKeeperFrozenLeaderIT extends FrozenLeaderContract {
 
     @Override
     protected LockProvider createProvider() {
-        return ZooKeeperLockProvider.builder(zooKeeper.connectString()).build();
+        return ZooKeeperLockProvider.builder(zooKeeper.connectString())
+                .serverTickTime(ZooKeeperTestServer.TICK_TIME).build();
     }
 
     @Override

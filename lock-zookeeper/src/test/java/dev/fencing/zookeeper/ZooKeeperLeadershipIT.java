@@ -14,7 +14,8 @@ class ZooKeeperLeadershipIT extends LeadershipContract {
 
     @Override
     protected LockProvider createProvider() {
-        return ZooKeeperLockProvider.builder(zooKeeper.connectString()).build();
+        return ZooKeeperLockProvider.builder(zooKeeper.connectString())
+                .serverTickTime(ZooKeeperTestServer.TICK_TIME).build();
     }
 
     /** The client of {@link ZooKeeperLockProviderIT}'s unclear-replies test: ZooKeeper behind proxies that hold its replies, a 3 s session. */

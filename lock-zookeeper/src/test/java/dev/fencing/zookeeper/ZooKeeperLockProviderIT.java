@@ -36,7 +36,8 @@ class ZooKeeperLockProviderIT extends LockProviderContract {
 
     @Override
     protected LockProvider createProvider(FencingListener listener) {
-        return ZooKeeperLockProvider.builder(zooKeeper.connectString()).listener(listener).build();
+        return ZooKeeperLockProvider.builder(zooKeeper.connectString())
+                .serverTickTime(ZooKeeperTestServer.TICK_TIME).listener(listener).build();
     }
 
     /** A provider on a ZooKeeper of its own, stopped once the provider is connected. */

@@ -23,6 +23,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class ZooKeeperTestServer implements TestServer {
 
+    /**
+     * The {@code tickTime} of the servers this class starts (curator-test's {@code TestingServer}
+     * takes 1 s, and {@link #launchTls} writes it): what a provider's {@code serverTickTime} states
+     * for them. An external server's is whatever its operator set.
+     */
+    public static final Duration TICK_TIME = Duration.ofSeconds(1);
+
     private final String connectString;
     private final @Nullable TestingServer server;
     private final @Nullable ChildProcess process;
