@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.testkit.servers.ZooKeeperClusterTestServer;
 import java.time.Duration;
@@ -90,16 +89,8 @@ class ZooKeeperSessionBoundIT {
 
         long[] takenAt = new long[1];
         CompletableFuture<Boolean> validAtTakeover = CompletableFuture.supplyAsync(() -> {
-            Lease taken = Takeover.waitFor(next, resource);
-            boolean valid = lease.isValid();
+            boolean valid = Takeover.oldLeaseValidAtTakeover(next, resource, lease);
             takenAt[0] = System.nanoTime();
-            assertThat(taken.token().isNewerThan(lease.token())).isTrue();
-            try {
-                taken.release();
-            } catch (LeaseLostException e) {
-                // a test JVM starved on a busy machine may see the new holder's own short session unconfirmed:
-                // not what this test is about
-            }
             return valid;
         });
         boolean stillValid = validAtTakeover.get(60, TimeUnit.SECONDS);
