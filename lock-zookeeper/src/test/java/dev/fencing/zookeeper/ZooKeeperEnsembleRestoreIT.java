@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.testkit.servers.ZooKeeperClusterTestServer;
@@ -113,19 +114,38 @@ class ZooKeeperEnsembleRestoreIT {
 
     private ZooKeeperLockProvider provider() {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(ensemble.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(2)).build();
+                // the longest session the test ensemble allows (20 ticks): a lease held across a
+                // restart stays valid while the ensemble is down and elects (the lease validity rule)
+                .sessionTimeout(Duration.ofSeconds(20)).connectionTimeout(Duration.ofSeconds(2)).build();
         providers.add(provider);
         return provider;
     }
 
     /**
      * One grant, retried while the ensemble elects and the client reconnects (failures other than
-     * "went back" are ignored meanwhile).
+     * "went back" are ignored meanwhile). A lease counts only once the leader confirmed the
+     * session again after the restart: until then its validity is capped by the session's last
+     * confirmation from before (the lease validity rule), so a grant made right after the
+     * reconnect may be valid for a moment only; such a lease is released and the grant tried again.
      */
     private static Lease grant(ZooKeeperLockProvider provider, String resource, Duration ttl) {
         return await().atMost(Duration.ofSeconds(60)).ignoreExceptionsMatching(e -> e instanceof LockUnavailableException
                         && !String.valueOf(e.getMessage()).contains("went back"))
-                .until(() -> provider.tryAcquire(resource, LeaseOptions.ofTtl(ttl)), Optional::isPresent)
+                .until(() -> confirmedGrant(provider, resource, ttl), Optional::isPresent)
                 .orElseThrow();
+    }
+
+    /** A lease with at least 4 s of its session's bound ahead of it, or none (an earlier one released). */
+    private static Optional<Lease> confirmedGrant(ZooKeeperLockProvider provider, String resource, Duration ttl) {
+        Optional<Lease> lease = provider.tryAcquire(resource, LeaseOptions.ofTtl(ttl));
+        if (lease.isPresent() && lease.get().remaining().compareTo(Duration.ofSeconds(4)) < 0) {
+            try {
+                lease.get().close();
+            } catch (LeaseLostException e) {
+                // its session's bound from before the restart ran out: grant again
+            }
+            return Optional.empty();
+        }
+        return lease;
     }
 }
