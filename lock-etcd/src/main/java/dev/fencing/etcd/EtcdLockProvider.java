@@ -151,6 +151,10 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     private final Set<CompletableFuture<?>> inFlight = ConcurrentHashMap.newKeySet();
     private volatile boolean clientClosed;
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger("dev.fencing.etcd");
+
+    private final CompletableFuture<Optional<String>> versionWarning;
+
     private EtcdLockProvider(Builder builder, Client client, boolean ownsClient) {
         super(builder, "fencing-etcd-async");
         this.client = client;
@@ -173,6 +177,36 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         this.queues = new SharedWatches<>(r -> new EtcdWaitQueue(kv, leases, watches, timers, requestTimeout, keys, r,
                 () -> releaseSignals().signal(r), leaseId -> giveBack(leaseId, EtcdWaitQueue.TICKET_TTL_SECONDS),
                 this::seen), (r, queue) -> queue.close());
+        this.versionWarning = versionWarning(client, builder.endpoints, requestTimeout);
+        this.versionWarning.thenAccept(warning -> warning.ifPresent(LOG::warn));
+    }
+
+    /**
+     * Asks the first endpoint's member for its version, without holding up the build; a member that
+     * does not say comes back empty (the provider works the same either way).
+     */
+    private static CompletableFuture<Optional<String>> versionWarning(Client client,
+            List<URI> endpoints, Duration timeout) {
+        if (endpoints.isEmpty()) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        String endpoint = endpoints.get(0).toString();
+        try {
+            return client.getMaintenanceClient().statusMember(endpoint)
+                    .orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .thenApply(status -> EtcdServerVersion.warning(status.getVersion(), endpoint))
+                    .exceptionally(failure -> Optional.empty());
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+    }
+
+    /**
+     * The warning this provider logged (logger {@code dev.fencing.etcd}, WARN) about the server's
+     * version, once the member answered: empty for a release without known problems for tenants.
+     */
+    CompletableFuture<Optional<String>> serverVersionWarning() {
+        return versionWarning;
     }
 
     /**

@@ -66,6 +66,40 @@ class EtcdLeastPrivilegeIT {
         }
     }
 
+    /**
+     * What docs/security.md says another tenant can still do: etcd checks no permission on lease
+     * keep-alives (a crashed holder's lease, and lock, can be kept alive past its TTL by anyone who
+     * knows the lease id), and before 3.4.26 / 3.5.9 a lease's time-to-live names the keys attached
+     * to it (CVE-2023-32082), which the provider warns of when it is built.
+     */
+    @Test
+    void anotherTenantCanKeepAHoldersLeaseAliveAndOnOldServersReadItsKeyNames() throws Exception {
+        String resource = "lp-keepalive-" + UUID.randomUUID();
+        try (EtcdLockProvider provider = SecuredEtcd.lockProvider().build();
+                Lease lease = provider.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow();
+                Client locks = SecuredEtcd.client(SecuredEtcd.LOCK_USER, SecuredEtcd.LOCK_PASSWORD);
+                Client other = SecuredEtcd.client(SecuredEtcd.OTHER_USER, SecuredEtcd.OTHER_PASSWORD)) {
+            KeyValue held = locks.getKVClient().get(SecuredEtcd.bytes(provider.lockKey(resource)))
+                    .get(10, TimeUnit.SECONDS).getKvs().get(0);
+            assertThat(other.getLeaseClient().keepAliveOnce(held.getLease()).get(10, TimeUnit.SECONDS).getTTL())
+                    .as("another tenant's keep-alive of the holder's lease").isPositive();
+
+            String endpoint = etcd.endpoint().toString();
+            String version = locks.getMaintenanceClient().statusMember(endpoint).get(10, TimeUnit.SECONDS).getVersion();
+            assertThat(provider.serverVersionWarning().get(10, TimeUnit.SECONDS)).as("the provider's warning")
+                    .isEqualTo(EtcdServerVersion.warning(version, endpoint));
+            CompletableFuture<io.etcd.jetcd.lease.LeaseTimeToLiveResponse> timeToLive = other.getLeaseClient()
+                    .timeToLive(held.getLease(), io.etcd.jetcd.options.LeaseOption.builder().withAttachedKeys().build());
+            if (EtcdServerVersion.warning(version, endpoint).isPresent()) {
+                assertThat(timeToLive.get(10, TimeUnit.SECONDS).getKeys()).as("keys named to another tenant on " + version)
+                        .contains(held.getKey());
+            } else {
+                assertDenied(timeToLive);
+            }
+            lease.renew(Duration.ofSeconds(30)); // the holder keeps its lock
+        }
+    }
+
     @Test
     void theClientCertificateAloneIsNoAccount() {
         // with --client-cert-auth and no password, etcd takes the user from the certificate's CN (fencing-client),
