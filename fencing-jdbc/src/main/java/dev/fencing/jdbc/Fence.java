@@ -8,6 +8,7 @@ import dev.fencing.core.spi.Refusals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -48,24 +49,53 @@ final class Fence {
         advance(connection, token, Policy.MONOTONIC);
     }
 
-    private void advance(Connection connection, FencingToken token, Policy policy) throws SQLException {
-        SqlDialect dialect = checked;
-        String name = resolved;
-        if (dialect == null) {
-            dialect = SqlDialect.of(connection);
-            Catalog.Table found = Catalog.requireExactKey(connection, dialect, table, "resource");
-            name = dialect.quote(found.schema()) + "." + dialect.quote(found.name());
-            FenceRows.requireNamespaces(found, dialect);
-            resolved = name;
-            checked = dialect;
+    /**
+     * A door's check inside the connection's transaction: refuses {@code token} if a newer token
+     * passed the fence; otherwise raises the mark to it under {@link Policy#MONOTONIC}, and leaves
+     * the mark as it is under {@link Policy#STRICT}, so that the token's one strict pass is left
+     * for the write behind the door.
+     */
+    void admit(Connection connection, FencingToken token) throws SQLException {
+        if (policy != Policy.STRICT) {
+            advance(connection, token, Policy.MONOTONIC);
+            return;
         }
+        SqlDialect dialect = resolve(connection);
+        String name = Objects.requireNonNull(resolved, "resolved is set before checked");
+        OptionalLong mark;
+        try {
+            mark = FenceRows.mark(connection, name, FenceRows.Kind.LOCK, token.resource());
+        } catch (SQLException e) {
+            throw SchemaProblems.check(dialect, e, name, null);
+        }
+        if (mark.isPresent() && mark.getAsLong() > token.value()) {
+            throw Refusals.reported(listener, StaleTokenException.of(token.resource(), token, mark.getAsLong(),
+                    Policy.MONOTONIC));
+        }
+    }
+
+    private void advance(Connection connection, FencingToken token, Policy policy) throws SQLException {
+        SqlDialect dialect = resolve(connection);
         // resolved is written before checked, so a set checked means a set resolved
         try {
-            FenceRows.advance(connection, dialect, Objects.requireNonNull(name, "resolved is set before checked"),
+            FenceRows.advance(connection, dialect, Objects.requireNonNull(resolved, "resolved is set before checked"),
                     FenceRows.Kind.LOCK, token.resource(), token, policy);
         } catch (StaleTokenException refused) {
             throw Refusals.reported(listener, refused);
         }
+    }
+
+    /** The dialect, having resolved and checked the table on first use. */
+    private SqlDialect resolve(Connection connection) throws SQLException {
+        SqlDialect dialect = checked;
+        if (dialect == null) {
+            dialect = SqlDialect.of(connection);
+            Catalog.Table found = Catalog.requireExactKey(connection, dialect, table, "resource");
+            FenceRows.requireNamespaces(found, dialect);
+            resolved = dialect.quote(found.schema()) + "." + dialect.quote(found.name());
+            checked = dialect;
+        }
+        return dialect;
     }
 
     Policy policy() {

@@ -106,6 +106,48 @@ public final class JdbcFence {
     }
 
     /**
+     * Admits {@code token} at a service's door, in a transaction of its own: refuses it if a newer
+     * token passed the fence, and otherwise lets it through whatever the policy — a token equal to
+     * the mark included, as a holder's every request carries the same token. Under
+     * {@link Policy#MONOTONIC} it raises the mark to the token; under {@link Policy#STRICT} it leaves
+     * the mark as it is, so the token's one strict pass stays for the handler's own
+     * {@link #inTransaction} behind the door. {@code JdbcTokenGate} calls it.
+     *
+     * @throws StaleTokenException if a newer token passed the fence (told to the listener)
+     * @throws SQLException from the database
+     */
+    public void admit(FencingToken token) throws SQLException {
+        if (token == null) {
+            throw new IllegalArgumentException("token must not be null");
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            if (autoCommit) {
+                connection.setAutoCommit(false);
+            }
+            try {
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        fence.admit(connection, token);
+                        break;
+                    } catch (SQLException e) {
+                        connection.rollback();
+                        Transactions.retryOrThrow(e, attempt);
+                    }
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException | Error e) {
+                Transactions.rollbackQuietly(connection, e);
+                throw e;
+            } finally {
+                if (autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+    }
+
+    /**
      * The fence is the transaction's first statement, so a serialization failure there (REPEATABLE
      * READ on PostgreSQL, when a newer holder committed while this one waited for the row) is
      * retried in a new transaction, whose snapshot shows the newer token: the caller gets

@@ -9,6 +9,13 @@ import java.sql.SQLException;
  * service's own database. The same rows fence the service's JDBC transactions when its handlers run
  * them through the same {@code JdbcFence} with the caller's token — then the gate and the writes
  * share one mark per lock. Needs {@code fencing-jdbc} and the {@code migrations} module's table.
+ *
+ * <p>The gate admits a token equal to or above the mark whatever the fence's policy
+ * ({@link JdbcFence#admit}): a holder's every request carries the same token. Under
+ * {@link dev.fencing.core.Policy#MONOTONIC} it raises the mark to the token; under
+ * {@link dev.fencing.core.Policy#STRICT} it only checks, leaving the token's one strict pass for
+ * the handler's own fenced transaction — so a STRICT service refuses a repeated write, not a
+ * repeated request.
  */
 public final class JdbcTokenGate {
 
@@ -27,7 +34,7 @@ public final class JdbcTokenGate {
         }
         return token -> {
             try {
-                fence.inTransaction(token, connection -> Boolean.TRUE);
+                fence.admit(token);
             } catch (SQLException e) {
                 throw new IllegalStateException("the token gate's fence transaction for lock '" + token.resource()
                         + "' failed: " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);

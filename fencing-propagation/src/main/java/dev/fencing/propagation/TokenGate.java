@@ -3,6 +3,7 @@ package dev.fencing.propagation;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
+import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -42,11 +43,21 @@ public interface TokenGate {
      * never the name itself, so that a gate given the store that holds the service's data cannot
      * overwrite an item whose key is spelled like a lock. Keep the store's own keys out of the
      * {@value #KEY_PREFIX} prefix. A refusal names the lock as its key, and reaches the store's
-     * listener.
+     * listener. The store must be {@link Policy#MONOTONIC}: a gate writes a holder's token once per
+     * request, and a holder sends the same token with each of its requests.
+     *
+     * @throws IllegalArgumentException if {@code store} is {@link Policy#STRICT}, which would refuse a
+     *     holder's second request (a STRICT service keeps its own writes STRICT: the gate's marks are
+     *     keys of their own)
      */
     static TokenGate over(FencedStore store) {
         if (store == null) {
             throw new IllegalArgumentException("store must not be null");
+        }
+        if (store.policy() == Policy.STRICT) {
+            throw new IllegalArgumentException("a gate over a STRICT store would refuse a holder's second request (it"
+                    + " carries the same token, and the gate writes it once per request); give the gate a MONOTONIC store:"
+                    + " its marks are keys of their own, so the service's STRICT writes stay STRICT");
         }
         return token -> {
             try {

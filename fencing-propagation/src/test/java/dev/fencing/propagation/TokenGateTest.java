@@ -28,13 +28,14 @@ class TokenGateTest {
 
     @Test
     void marksAreKeptPerLockByItsExactName() {
-        FencedStore marks = InMemoryFencedStore.create(Policy.STRICT);
+        FencedStore marks = InMemoryFencedStore.create(Policy.MONOTONIC);
         TokenGate gate = TokenGate.over(marks);
         gate.admit(FencingToken.of("A", 5));
         gate.admit(FencingToken.of("%41", 1));
         gate.admit(FencingToken.of("a", 1));
         gate.admit(FencingToken.of("A ", 1));
-        assertThatThrownBy(() -> gate.admit(FencingToken.of("A", 5))).isInstanceOf(StaleTokenException.class);
+        gate.admit(FencingToken.of("A", 5)); // the same holder's next request
+        assertThatThrownBy(() -> gate.admit(FencingToken.of("A", 4))).isInstanceOf(StaleTokenException.class);
         assertThat(TokenGate.keyOf("😀".repeat(128))).hasSize(56).startsWith(TokenGate.KEY_PREFIX);
         assertThat(TokenGate.keyOf("A")).isNotEqualTo(TokenGate.keyOf("%41")).isNotEqualTo(TokenGate.keyOf("a"));
     }
@@ -48,5 +49,13 @@ class TokenGateTest {
         assertThat(listener.staleRejected()).isEqualTo(1);
         assertThat(listener.accepted()).isEqualTo(1);
         assertThatThrownBy(() -> TokenGate.over(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A STRICT store would refuse a holder's second request, which carries the same token. */
+    @Test
+    void aGateRefusesAStrictStoreWhenBuilt() {
+        FencedStore strict = InMemoryFencedStore.create(Policy.STRICT);
+        assertThatThrownBy(() -> TokenGate.over(strict)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("STRICT").hasMessageContaining("MONOTONIC");
     }
 }
