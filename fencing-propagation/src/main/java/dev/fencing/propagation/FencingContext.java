@@ -24,6 +24,11 @@ import org.jspecify.annotations.Nullable;
  * written there — as the toolkit's own stores do. Scopes nest; closing one restores the one around
  * it. The binding is per thread: work handed to another thread (an executor, a reactive pipeline)
  * binds again there, or passes the token explicitly.
+ *
+ * <p>A scope closed on another thread than the one that opened it (from a
+ * {@code CompletableFuture.whenComplete} callback, say) ends the binding all the same: from then on
+ * the opening thread's calls no longer carry the token, and the next request served by that pooled
+ * thread sends none. Scopes opened inside it on the opening thread stay open until they are closed.
  */
 public final class FencingContext {
 
@@ -49,24 +54,44 @@ public final class FencingContext {
 
     /** The token of the innermost open scope on this thread; empty outside any scope. */
     public static Optional<FencingToken> currentToken() {
-        Scope scope = CURRENT.get();
+        Scope scope = current();
         return scope == null ? Optional.empty() : Optional.of(scope.token.get());
     }
 
     private static Scope open(Supplier<FencingToken> token, String what) {
-        Scope scope = new Scope(token, CURRENT.get(), Thread.currentThread(), what);
+        Scope scope = new Scope(token, current(), Thread.currentThread(), what);
         CURRENT.set(scope);
         return scope;
     }
 
-    /** An open binding; closing it restores the one around it. Close it on the thread that opened it. */
+    /** This thread's innermost scope not yet closed, forgetting the ones another thread closed. */
+    private static @Nullable Scope current() {
+        Scope bound = CURRENT.get();
+        Scope scope = bound;
+        while (scope != null && scope.closed) {
+            scope = scope.outer;
+        }
+        if (scope != bound) {
+            if (scope == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(scope);
+            }
+        }
+        return scope;
+    }
+
+    /**
+     * An open binding; closing it restores the one around it. Close it on the thread that opened it
+     * (try-with-resources); closed on another thread, it ends the binding too.
+     */
     public static final class Scope implements AutoCloseable {
 
         private final Supplier<FencingToken> token;
         private final @Nullable Scope outer;
         private final Thread owner;
         private final String what;
-        private boolean closed;
+        private volatile boolean closed;
 
         private Scope(Supplier<FencingToken> token, @Nullable Scope outer, Thread owner, String what) {
             this.token = token;
@@ -76,11 +101,14 @@ public final class FencingContext {
         }
 
         /**
-         * Ends the binding, and restores the one around it. Closing twice does nothing.
+         * Ends the binding, and restores the one around it. Closing twice does nothing. Called on
+         * another thread than the one that opened it, it ends the binding on the opening thread:
+         * its calls stop carrying the token at once (scopes opened inside this one there stay
+         * open until closed).
          *
-         * @throws IllegalStateException if called on another thread (nothing changes), or while a
-         *     scope opened inside this one is still open: the inner scopes are ended too, so that no
-         *     token outlives the block that bound it on a pooled thread, and the misuse is reported
+         * @throws IllegalStateException if called on the opening thread while a scope opened
+         *     inside this one is still open: the inner scopes are ended too, so that no token
+         *     outlives the block that bound it on a pooled thread, and the misuse is reported
          */
         @Override
         public void close() {
@@ -88,10 +116,10 @@ public final class FencingContext {
                 return;
             }
             if (Thread.currentThread() != owner) {
-                throw new IllegalStateException("the FencingContext scope of the " + what + " was opened on thread '"
-                        + owner.getName() + "' and must be closed there, not on '" + Thread.currentThread().getName() + "'");
+                closed = true;
+                return;
             }
-            Scope current = CURRENT.get();
+            Scope current = current();
             boolean innerLeftOpen = current != this;
             for (Scope inner = current; inner != null && inner != this; inner = inner.outer) {
                 inner.closed = true;

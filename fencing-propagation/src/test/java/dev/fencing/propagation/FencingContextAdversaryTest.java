@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.core.FencingToken;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +37,40 @@ class FencingContextAdversaryTest {
         } finally {
             pool.shutdownNow();
             pool.awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A request thread binds the caller's token and hands the work to a future; the scope is
+     * closed in the future's whenComplete callback, on the completing thread. The next, unrelated
+     * task on the pooled request thread must not send that token.
+     */
+    @Test
+    void aScopeClosedByACompletionCallbackDoesNotStayBoundOnThePooledThread() throws Exception {
+        ExecutorService requests = Executors.newSingleThreadExecutor();
+        ExecutorService workers = Executors.newSingleThreadExecutor();
+        try {
+            CountDownLatch registered = new CountDownLatch(1);
+            CompletableFuture<Void> done = requests.submit(() -> {
+                FencingContext.Scope scope = FencingContext.bind(FencingToken.of("request-1", 7));
+                CompletableFuture<Void> work = CompletableFuture.runAsync(() -> {
+                    try {
+                        registered.await(); // completes after the callback is registered: it runs here
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, workers).whenComplete((v, e) -> scope.close());
+                registered.countDown();
+                return work;
+            }).get();
+            done.get(30, TimeUnit.SECONDS);
+            Optional<FencingToken> seenByTheNextRequest = requests.submit(FencingContext::currentToken).get();
+            assertThat(seenByTheNextRequest).as("the token the next request on the pooled thread would send").isEmpty();
+        } finally {
+            requests.shutdownNow();
+            workers.shutdownNow();
+            requests.awaitTermination(5, TimeUnit.SECONDS);
+            workers.awaitTermination(5, TimeUnit.SECONDS);
         }
     }
 }
