@@ -81,6 +81,33 @@ public abstract class PropagationContract extends FencedStoreContract {
          * any scope), and returns the token the service's handler was given.
          */
         Optional<FencingToken> echoWithin(@Nullable Lease lease);
+
+        /**
+         * Writes through the service's handler that makes its store call on another thread and
+         * joins it, so a refusal leaves the handler wrapped (a {@code CompletionException});
+         * {@code null} if the test service has no such handler (the case is then skipped, saying so).
+         */
+        default @Nullable Writer wrappingWriter() {
+            return null;
+        }
+
+        /**
+         * Writes through the service's handler behind a lock declaration that allows
+         * {@link #DECLARED_LOCK} only; {@code null} if the test service declares none.
+         */
+        default @Nullable Writer declaredWriter() {
+            return null;
+        }
+    }
+
+    /** The one lock a {@link Downstream#declaredWriter()} service declares. */
+    public static final String DECLARED_LOCK = "billing-scheduler";
+
+    /** A write sent to one handler of the service, with its token explicitly; a refusal comes back as the store's exception. */
+    @FunctionalInterface
+    public interface Writer {
+        /** Writes {@code value} under {@code key} with {@code token}. */
+        void write(FencingToken token, String key, String value);
     }
 
     /** The service applying {@code policy}; tests call it often, so start each once and reuse it. */
@@ -236,5 +263,52 @@ public abstract class PropagationContract extends FencedStoreContract {
                 });
         assertThatThrownBy(() -> client.write(FencingToken.of(lock, 4), key, "older"))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.presented().resource()).isEqualTo(lock));
+    }
+
+    /**
+     * A handler whose store call reaches the transport wrapped (work joined from another thread):
+     * the caller still gets the store's own exception, not a plain server error it would treat as
+     * "may have landed" and retry.
+     */
+    @Test
+    void aRefusalWrappedByTheHandlersPlumbingReachesTheCallerAsItself() {
+        Writer wrapping = downstream(Policy.MONOTONIC).wrappingWriter();
+        if (wrapping == null) {
+            Skip.because(getClass().getSimpleName() + "'s service has no handler that joins its store call from another thread");
+            return;
+        }
+        String key = key("wrapped");
+        String lock = key("wrapped-lock");
+        wrapping.write(FencingToken.of(lock, 5), key, "newer");
+        assertThatThrownBy(() -> wrapping.write(FencingToken.of(lock, 4), key, "stale"))
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                    assertThat(e.presented()).isEqualTo(FencingToken.of(lock, 4));
+                    assertThat(e.highWaterMark()).isEqualTo(5);
+                });
+        assertThat(store.read(key)).contains(new StoredValue(key, "newer", 5));
+    }
+
+    /**
+     * The typo'd worker: a second caller configured with a misspelled lock leads it alone. A
+     * service that declared its lock refuses that caller's token as foreign before the handler
+     * runs, and keeps the leader's value.
+     */
+    @Test
+    void aTokenOfALockTheServiceDidNotDeclareIsRefusedAsForeign() {
+        Writer declared = downstream(Policy.MONOTONIC).declaredWriter();
+        if (declared == null) {
+            Skip.because(getClass().getSimpleName() + "'s service declares no locks");
+            return;
+        }
+        String key = key("declared");
+        FencingToken leader = FencingToken.of(DECLARED_LOCK, 7);
+        FencingToken typo = FencingToken.of(DECLARED_LOCK.replace("er", "ar"), 8);
+        declared.write(leader, key, "from the leader");
+        assertThatThrownBy(() -> declared.write(typo, key, "from the typo"))
+                .isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                    assertThat(e.presented()).isEqualTo(typo);
+                    assertThat(e.boundResource()).isEqualTo(DECLARED_LOCK);
+                });
+        assertThat(store.read(key)).contains(new StoredValue(key, "from the leader", 7));
     }
 }

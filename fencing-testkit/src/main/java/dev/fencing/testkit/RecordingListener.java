@@ -1,5 +1,6 @@
 package dev.fencing.testkit;
 
+import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
@@ -24,6 +25,7 @@ public final class RecordingListener implements FencingListener {
     private final AtomicInteger accepted = new AtomicInteger();
     private final Map<Lease, List<String>> endings = new ConcurrentHashMap<>();
     private final Map<Lease, Duration> heldFor = new ConcurrentHashMap<>();
+    private final List<FencingException> writeFailures = new CopyOnWriteArrayList<>();
 
     @Override
     public void onGranted(Lease lease) {
@@ -101,5 +103,15 @@ public final class RecordingListener implements FencingListener {
     /** Stale writes refused so far. */
     public int staleRejected() {
         return staleRejected.get();
+    }
+
+    @Override
+    public void onWriteFailed(String key, FencingException failure) {
+        writeFailures.add(failure);
+    }
+
+    /** The failures {@code onWriteFailed} was told of so far (foreign tokens, lost races, unclear replies), in order. */
+    public List<FencingException> writeFailures() {
+        return List.copyOf(writeFailures);
     }
 }

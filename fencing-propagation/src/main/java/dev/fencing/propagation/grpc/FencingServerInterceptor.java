@@ -1,6 +1,8 @@
 package dev.fencing.propagation.grpc;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.propagation.AllowedLocks;
 import dev.fencing.propagation.MalformedTokenException;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenGate;
@@ -29,6 +31,10 @@ import org.jspecify.annotations.Nullable;
  *   <li>a malformed value, or more than one: {@code INVALID_ARGUMENT}, before the handler runs;
  *   <li>no value, when {@link Builder#requireToken()} is set: {@code FAILED_PRECONDITION}, before
  *       the handler runs;
+ *   <li>a token of a lock the {@link Builder#allowedLocks declaration} does not name for the
+ *       method (its full name, {@code package.Service/Method}): {@code FAILED_PRECONDITION} with
+ *       the {@value TokenRefusal#GRPC_KEY} trailer ({@code foreign}), before the gate and the
+ *       handler run;
  *   <li>a token the {@link Builder#gate gate} refuses: {@code FAILED_PRECONDITION} with the
  *       {@value TokenRefusal#GRPC_KEY} trailer, before the handler runs;
  *   <li>a {@link dev.fencing.core.StaleTokenException} or {@link dev.fencing.core.ForeignTokenException}
@@ -41,16 +47,22 @@ import org.jspecify.annotations.Nullable;
  * {@link FencingGrpc#refusal}). Install it on the fenced services
  * ({@code ServerInterceptors.intercept(service, interceptor)}); the handler should write through a
  * fenced store with the token it is given: the gate alone orders admissions, not effects (see
- * {@link TokenGate}). Thread-safe; one instance serves every call.
+ * {@link TokenGate}). Without {@link Builder#allowedLocks}, a token of any lock passes: every
+ * caller's configuration is then part of the service's safety. Thread-safe; one instance serves
+ * every call.
  */
 public final class FencingServerInterceptor implements ServerInterceptor {
 
     private final @Nullable TokenGate gate;
     private final boolean requireToken;
+    private final @Nullable AllowedLocks allowedLocks;
+    private final FencingListener listener;
 
     private FencingServerInterceptor(Builder builder) {
         this.gate = builder.gate;
         this.requireToken = builder.requireToken;
+        this.allowedLocks = builder.allowedLocks;
+        this.listener = builder.listener;
     }
 
     /** An interceptor that reads tokens and answers refusals, with no gate, not requiring a token. */
@@ -94,6 +106,10 @@ public final class FencingServerInterceptor implements ServerInterceptor {
             token = readMetadata(headers);
             if (token.isEmpty() && requireToken) {
                 throw new MissingTokenException(call.getMethodDescriptor().getFullMethodName());
+            }
+            if (token.isPresent() && allowedLocks != null) {
+                String method = call.getMethodDescriptor().getFullMethodName();
+                allowedLocks.check(token.get(), method, method, listener);
             }
             if (token.isPresent() && gate != null) {
                 gate.admit(token.get());
@@ -242,8 +258,35 @@ public final class FencingServerInterceptor implements ServerInterceptor {
 
         private @Nullable TokenGate gate;
         private boolean requireToken;
+        private @Nullable AllowedLocks allowedLocks;
+        private FencingListener listener = FencingListener.NONE;
 
         private Builder() {}
+
+        /**
+         * Refuses a token of a lock {@code locks} does not declare for the call's method (its full
+         * name, {@code package.Service/Method}, matched as a path): {@code FAILED_PRECONDITION}
+         * {@code foreign}, before the gate and the handler run. Default: a token of any lock passes.
+         */
+        public Builder allowedLocks(AllowedLocks locks) {
+            if (locks == null) {
+                throw new IllegalArgumentException("allowedLocks must not be null");
+            }
+            this.allowedLocks = locks;
+            return this;
+        }
+
+        /**
+         * Tells {@code listener}'s {@code onWriteFailed} of each token refused for its lock (so
+         * metrics see it; it is logged at WARN in any case). Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("listener must not be null");
+            }
+            this.listener = listener;
+            return this;
+        }
 
         /** Admits every call's token through {@code gate} before the handler runs. */
         public Builder gate(TokenGate gate) {

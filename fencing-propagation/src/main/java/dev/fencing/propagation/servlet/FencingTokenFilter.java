@@ -1,6 +1,8 @@
 package dev.fencing.propagation.servlet;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.propagation.AllowedLocks;
 import dev.fencing.propagation.MalformedTokenException;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenGate;
@@ -18,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +30,9 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>a malformed header, or more than one: 400, before the handler runs;
  *   <li>no header, when {@link Builder#requireToken()} is set: 428, before the handler runs;
+ *   <li>a token of a lock the {@link Builder#allowedLocks declaration} does not name for the
+ *       path: 409 with {@link TokenRefusal#HTTP_HEADER} ({@code foreign}), before the gate and the
+ *       handler run;
  *   <li>a token the {@link Builder#gate gate} refuses: 409 with {@link TokenRefusal#HTTP_HEADER},
  *       before the handler runs;
  *   <li>a {@link dev.fencing.core.StaleTokenException} or {@link dev.fencing.core.ForeignTokenException}
@@ -36,21 +42,37 @@ import org.jspecify.annotations.Nullable;
  *       plain 500, so the caller never mistakes it for a refusal of its own token.
  * </ul>
  *
- * <p>Map it to the fenced endpoints. The handler should write through a fenced store with the
- * token it is given: the gate alone orders admissions, not effects (see {@link TokenGate}).
- * Thread-safe; one instance serves every request.
+ * <p>Map it to the fenced endpoints, for the {@code REQUEST} dispatch (the default of
+ * {@code FilterRegistrationBean} and of {@code web.xml}). It admits a request once: mapped for
+ * {@code ASYNC} or {@code ERROR} too, the later dispatches of a request it admitted pass through
+ * without a second admission, so an async handler's result or an error page is never answered as
+ * a refusal of the token the request already spent. The handler should write through a fenced
+ * store with the token it is given: the gate alone orders admissions, not effects (see
+ * {@link TokenGate}). Without {@link Builder#allowedLocks}, a token of any lock passes: every
+ * caller's configuration is then part of the service's safety. Thread-safe; one instance serves
+ * every request.
  */
 public final class FencingTokenFilter implements Filter {
 
     /** The request attribute holding the caller's {@link FencingToken}, when one was sent. */
     public static final String TOKEN_ATTRIBUTE = FencingToken.class.getName();
 
+    private static final AtomicLong INSTANCES = new AtomicLong();
+
+    /** The request attribute marking a request this instance already admitted. */
+    private final String admittedAttribute =
+            FencingTokenFilter.class.getName() + ".admitted." + INSTANCES.incrementAndGet();
+
     private final @Nullable TokenGate gate;
     private final boolean requireToken;
+    private final @Nullable AllowedLocks allowedLocks;
+    private final FencingListener listener;
 
     private FencingTokenFilter(Builder builder) {
         this.gate = builder.gate;
         this.requireToken = builder.requireToken;
+        this.allowedLocks = builder.allowedLocks;
+        this.listener = builder.listener;
     }
 
     /** A filter that reads tokens and answers refusals, with no gate, not requiring a token. */
@@ -92,23 +114,23 @@ public final class FencingTokenFilter implements Filter {
             return;
         }
         Optional<FencingToken> token;
-        try {
-            token = readHeader(request);
-            if (token.isEmpty() && requireToken) {
-                throw new MissingTokenException(request.getMethod() + " " + request.getRequestURI());
+        if (request.getAttribute(admittedAttribute) != null) {
+            // an ASYNC or ERROR dispatch of a request admitted on an earlier dispatch: not again
+            token = tokenOf(request);
+        } else {
+            try {
+                token = admit(request);
+            } catch (RuntimeException e) {
+                RuntimeException refusal = TokenRefusal.find(e);
+                if (refusal == null) {
+                    throw e;
+                }
+                writeProblem(response, refusal);
+                return;
             }
-            if (token.isPresent() && gate != null) {
-                gate.admit(token.get());
-            }
-        } catch (RuntimeException e) {
-            RuntimeException refusal = TokenRefusal.find(e);
-            if (refusal == null) {
-                throw e;
-            }
-            writeProblem(response, refusal);
-            return;
         }
         token.ifPresent(t -> request.setAttribute(TOKEN_ATTRIBUTE, t));
+        request.setAttribute(admittedAttribute, Boolean.TRUE);
         try {
             chain.doFilter(request, response);
         } catch (IOException | ServletException | RuntimeException e) {
@@ -123,6 +145,28 @@ public final class FencingTokenFilter implements Filter {
                 writeNotTheCallers(response, refusal);
             }
         }
+    }
+
+    private Optional<FencingToken> admit(HttpServletRequest request) {
+        Optional<FencingToken> token = readHeader(request);
+        if (token.isEmpty() && requireToken) {
+            throw new MissingTokenException(request.getMethod() + " " + request.getRequestURI());
+        }
+        if (token.isPresent() && allowedLocks != null) {
+            String path = pathOf(request);
+            allowedLocks.check(token.get(), path, request.getMethod() + " " + path, listener);
+        }
+        if (token.isPresent() && gate != null) {
+            gate.admit(token.get());
+        }
+        return token;
+    }
+
+    /** {@code request}'s path within the application: its URI without the context path. */
+    public static String pathOf(HttpServletRequest request) {
+        String uri = request.getRequestURI();
+        String context = request.getContextPath();
+        return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
     }
 
     /**
@@ -156,8 +200,35 @@ public final class FencingTokenFilter implements Filter {
 
         private @Nullable TokenGate gate;
         private boolean requireToken;
+        private @Nullable AllowedLocks allowedLocks;
+        private FencingListener listener = FencingListener.NONE;
 
         private Builder() {}
+
+        /**
+         * Refuses a token of a lock {@code locks} does not declare for the request's path
+         * ({@link #pathOf}): 409 {@code foreign}, before the gate and the handler run. Default: a
+         * token of any lock passes.
+         */
+        public Builder allowedLocks(AllowedLocks locks) {
+            if (locks == null) {
+                throw new IllegalArgumentException("allowedLocks must not be null");
+            }
+            this.allowedLocks = locks;
+            return this;
+        }
+
+        /**
+         * Tells {@code listener}'s {@code onWriteFailed} of each token refused for its lock (so
+         * metrics see it; it is logged at WARN in any case). Default: none.
+         */
+        public Builder listener(FencingListener listener) {
+            if (listener == null) {
+                throw new IllegalArgumentException("listener must not be null");
+            }
+            this.listener = listener;
+            return this;
+        }
 
         /** Admits every request's token through {@code gate} before the handler runs. */
         public Builder gate(TokenGate gate) {

@@ -11,6 +11,7 @@ import dev.fencing.propagation.TokenRefusal;
 import dev.fencing.propagation.servlet.FencingTokenFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.Ordered;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -24,9 +25,24 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code ConcurrentUpdateException} (409) and {@code WriteOutcomeUnknownException} (500) so that the
  * caller can tell "retry later" and "may have landed" from a plain error. Import it
  * ({@code @Import(FencingProblemAdvice.class)}) or declare it as a bean.
+ *
+ * <p>A refusal reaches the caller as itself however it reaches Spring MVC: thrown as it is, or
+ * wrapped by the handler's own plumbing ({@code CompletionException} of a
+ * {@code CompletableFuture.join()}, {@code ExecutionException}, a framework's wrapper — the
+ * refusal is found among the causes, as the servlet filter and the gRPC interceptor do). The advice
+ * is ordered first ({@link Ordered#HIGHEST_PRECEDENCE}), so an application's catch-all
+ * {@code @ExceptionHandler(Exception.class)} does not answer a refused write 500; it only sees
+ * what this advice does not handle. An application advice that must come before it declares its
+ * own order as {@code HIGHEST_PRECEDENCE} too, and then answers refusals itself.
  */
 @RestControllerAdvice
-public class FencingProblemAdvice {
+public class FencingProblemAdvice implements Ordered {
+
+    /** {@link Ordered#HIGHEST_PRECEDENCE}: before the application's own advice. */
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
+    }
 
     private static @Nullable FencingToken requestToken(HttpServletRequest request) {
         try {
@@ -37,12 +53,19 @@ public class FencingProblemAdvice {
     }
 
     /**
-     * The problem answer for {@code refusal}; a stale or foreign token that is not the one the
-     * request carried (the handler's own call elsewhere was refused) is a plain 500 instead.
+     * The problem answer for the refusal in {@code thrown} (itself or one of its causes); a stale
+     * or foreign token that is not the one the request carried (the handler's own call elsewhere
+     * was refused) is a plain 500 instead.
+     *
+     * @throws Exception {@code thrown} itself, if none of its causes is a refusal
      */
     @ExceptionHandler({StaleTokenException.class, ForeignTokenException.class, MalformedTokenException.class,
         MissingTokenException.class, ConcurrentUpdateException.class, WriteOutcomeUnknownException.class})
-    public ResponseEntity<String> refused(RuntimeException refusal, HttpServletRequest request) {
+    public ResponseEntity<String> refused(Exception thrown, HttpServletRequest request) throws Exception {
+        RuntimeException refusal = TokenRefusal.find(thrown);
+        if (refusal == null) {
+            throw thrown;
+        }
         HttpHeaders headers = new HttpHeaders();
         headers.setContentType(MediaType.parseMediaType(TokenRefusal.PROBLEM_MEDIA_TYPE));
         if (!TokenRefusal.concerns(refusal, requestToken(request))) {

@@ -1,6 +1,8 @@
 package dev.fencing.propagation.spring;
 
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
+import dev.fencing.propagation.AllowedLocks;
 import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.servlet.FencingTokenFilter;
 import jakarta.servlet.http.HttpServletRequest;
@@ -25,8 +27,34 @@ import org.springframework.web.method.support.ModelAndViewContainer;
  *     orders.write(token, id, order);   // a fenced store: a zombie's write is refused, answered 409
  * }
  * }</pre>
+ *
+ * <p>Given an {@link AllowedLocks} declaration, it refuses a token of a lock not declared for the
+ * request's path with {@link dev.fencing.core.ForeignTokenException} (answered 409 by the advice)
+ * before the handler runs: without one, a token of any lock passes, and every caller's
+ * configuration is part of the service's safety.
  */
 public final class FencingTokenArgumentResolver implements HandlerMethodArgumentResolver {
+
+    private final @Nullable AllowedLocks allowedLocks;
+    private final FencingListener listener;
+
+    /** A resolver that passes a token of any lock. */
+    public FencingTokenArgumentResolver() {
+        this.allowedLocks = null;
+        this.listener = FencingListener.NONE;
+    }
+
+    /**
+     * A resolver that refuses a token of a lock {@code allowedLocks} does not declare for the
+     * request's path, logging it at WARN and telling {@code listener}'s {@code onWriteFailed}.
+     */
+    public FencingTokenArgumentResolver(AllowedLocks allowedLocks, FencingListener listener) {
+        if (allowedLocks == null || listener == null) {
+            throw new IllegalArgumentException("allowedLocks and listener must not be null (FencingListener.NONE for none)");
+        }
+        this.allowedLocks = allowedLocks;
+        this.listener = listener;
+    }
 
     @Override
     public boolean supportsParameter(MethodParameter parameter) {
@@ -42,6 +70,10 @@ public final class FencingTokenArgumentResolver implements HandlerMethodArgument
                     + webRequest.getNativeRequest().getClass().getName());
         }
         Optional<FencingToken> token = FencingTokenFilter.tokenOf(request).or(() -> FencingTokenFilter.readHeader(request));
+        if (token.isPresent() && allowedLocks != null) {
+            String path = FencingTokenFilter.pathOf(request);
+            allowedLocks.check(token.get(), path, request.getMethod() + " " + path, listener);
+        }
         if (parameter.getParameterType() == Optional.class) {
             return token;
         }

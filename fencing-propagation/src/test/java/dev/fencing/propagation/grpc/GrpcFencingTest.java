@@ -314,4 +314,34 @@ class GrpcFencingTest {
                 ""))).isInstanceOf(StaleTokenException.class);
         assertThat(listener.staleRejected()).isEqualTo(1);
     }
+
+    /**
+     * Two workers call the same service: one configured with the declared lock, one with a typo.
+     * The typo'd worker leads its own lock alone, so without the declaration its writes alternate
+     * with the real leader's; with it, every one is refused before the gate creates a mark.
+     */
+    @Test
+    void aTokenOfAnUndeclaredLockIsRefusedAsForeignBeforeTheGate() {
+        String key = unique("declared-item");
+        FencingToken leader = FencingToken.of("billing-scheduler", 7);
+        FencingToken typo = FencingToken.of("billing-schedular", 1);
+        Channel first = ClientInterceptors.intercept(RAW, FencingClientInterceptor.of(leader));
+        Channel second = ClientInterceptors.intercept(RAW, FencingClientInterceptor.of(typo));
+        int told = ItemsServer.DECLARED_LISTENER.writeFailures().size();
+
+        FencingGrpc.call(() -> call(first, ItemsServer.DECLARED_WRITE, null, message(key, "from the leader")));
+        assertThatThrownBy(() -> FencingGrpc.call(() -> call(second, ItemsServer.DECLARED_WRITE, null,
+                message(key, "from the typo")))).isInstanceOfSatisfying(ForeignTokenException.class, e -> {
+                    assertThat(e.presented()).isEqualTo(typo);
+                    assertThat(e.boundResource()).isEqualTo("billing-scheduler");
+                    assertThat(e.key()).isEqualTo(ItemsServer.DECLARED_WRITE.getFullMethodName());
+                });
+
+        assertThat(ItemsServer.stored(key)).as("what the store holds").contains(
+                new StoredValue(key, "from the leader", 7));
+        assertThat(ItemsServer.GATE_MARKS.highWaterMark(dev.fencing.propagation.TokenGate.keyOf("billing-schedular")))
+                .as("the gate's mark of the typo'd lock").isEmpty();
+        assertThat(ItemsServer.DECLARED_LISTENER.writeFailures()).as("refusals told to the listener")
+                .hasSize(told + 1).last().isInstanceOf(ForeignTokenException.class);
+    }
 }

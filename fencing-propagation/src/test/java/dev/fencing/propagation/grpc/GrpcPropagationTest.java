@@ -73,6 +73,16 @@ class GrpcPropagationTest extends PropagationContract {
             }
 
             @Override
+            public Writer wrappingWriter() {
+                return (token, key, value) -> send(ItemsServer.WRAPPED_WRITE, token, message(key, value));
+            }
+
+            @Override
+            public Writer declaredWriter() {
+                return (token, key, value) -> send(ItemsServer.DECLARED_WRITE, token, message(key, value));
+            }
+
+            @Override
             @SuppressWarnings("try") // the scope is used by the interceptor, not the block
             public Optional<FencingToken> echoWithin(@Nullable Lease lease) {
                 var implicit = ClientInterceptors.intercept(RAW, FencingClientInterceptor.fromContext());
@@ -102,4 +112,10 @@ class GrpcPropagationTest extends PropagationContract {
                 proxy::loseNextWriteReply, proxy::lost, false, proxy::close);
     }
 
+
+    private static void send(io.grpc.MethodDescriptor<String, String> method, FencingToken token, String request) {
+        FencingGrpc.call(() -> ClientCalls.blockingUnaryCall(ClientInterceptors.intercept(RAW,
+                FencingClientInterceptor.of(token)), method, CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS),
+                request));
+    }
 }

@@ -79,6 +79,13 @@ final class ItemsServer {
     static final MethodDescriptor<String, String> MARK = unary(OPEN, "Mark");
     static final MethodDescriptor<String, String> ECHO = unary(OPEN, "Echo");
     static final MethodDescriptor<String, String> GATED_ECHO = unary(GATED, "Echo");
+    static final String DECLARED = "fencing.test.Declared";
+    /** Write(key, value) with the caller's token, behind a declaration allowing {@code billing-scheduler}. */
+    static final MethodDescriptor<String, String> DECLARED_WRITE = unary(DECLARED, "Write");
+    /** Write(key, value) with the caller's token, the store call made on another thread and joined. */
+    static final MethodDescriptor<String, String> WRAPPED_WRITE = unary(FENCED, "WrappedWrite");
+    /** What the declared service's interceptor told its listener. */
+    static final dev.fencing.testkit.RecordingListener DECLARED_LISTENER = new dev.fencing.testkit.RecordingListener();
     /** A method of a service that relays, by hand, a refusal of some other token than the caller's. */
     static final MethodDescriptor<String, String> RELAY_BY_HAND = unary("fencing.test.Bare", "RelayByHand");
     /** A method whose store kept losing races. */
@@ -113,7 +120,14 @@ final class ItemsServer {
                 .addMethod(DELETE, handler(ItemsServer::delete))
                 .addMethod(CAS, ServerCalls.asyncUnaryCall(ItemsServer::cas))
                 .addMethod(PEEK, handler(ItemsServer::peek))
-                .addMethod(RELAY_BUSY, ServerCalls.asyncUnaryCall(ItemsServer::relayBusy)).build();
+                .addMethod(RELAY_BUSY, ServerCalls.asyncUnaryCall(ItemsServer::relayBusy))
+                .addMethod(WRAPPED_WRITE, handler(request -> {
+                    List<String> in = fields(request);
+                    FencingToken token = requiredToken();
+                    java.util.concurrent.CompletableFuture.runAsync(
+                            () -> STORES.get(Policy.MONOTONIC).write(token, in.get(0), in.get(1))).join();
+                    return "";
+                })).build();
         ServerServiceDefinition open = ServerServiceDefinition.builder(OPEN)
                 .addMethod(READ, handler(ItemsServer::read))
                 .addMethod(MARK, handler(ItemsServer::mark))
@@ -133,6 +147,12 @@ final class ItemsServer {
                     GATED_CALLS.incrementAndGet();
                     return TokenHeader.format(requiredToken());
                 })).build();
+        ServerServiceDefinition declared = ServerServiceDefinition.builder(DECLARED)
+                .addMethod(DECLARED_WRITE, handler(request -> {
+                    List<String> in = fields(request);
+                    STORES.get(Policy.MONOTONIC).write(requiredToken(), in.get(0), in.get(1));
+                    return "";
+                })).build();
         try {
             // the last interceptor runs first: the lost-reply fault sees the call before the fencing one
             SERVER = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
@@ -143,6 +163,9 @@ final class ItemsServer {
                     .addService(bare)
                     .addService(ServerInterceptors.intercept(gated,
                             FencingServerInterceptor.builder().requireToken().gate(TokenGate.over(GATE_MARKS)).build()))
+                    .addService(ServerInterceptors.intercept(declared, FencingServerInterceptor.builder().requireToken()
+                            .allowedLocks(dev.fencing.propagation.AllowedLocks.of("billing-scheduler"))
+                            .listener(DECLARED_LISTENER).gate(TokenGate.over(GATE_MARKS)).build()))
                     .build().start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -150,6 +173,11 @@ final class ItemsServer {
     }
 
     private ItemsServer() {}
+
+    /** What the service's store holds under {@code key}. */
+    static Optional<dev.fencing.core.StoredValue> stored(String key) {
+        return STORES.get(Policy.MONOTONIC).read(key);
+    }
 
     /** The port the server listens on, on 127.0.0.1. */
     static int port() {

@@ -60,6 +60,16 @@ class HttpPropagationTest extends PropagationContract {
             }
 
             @Override
+            public Writer wrappingWriter() {
+                return (token, key, value) -> put(token, "/MONOTONIC/wrapped/items", key, value);
+            }
+
+            @Override
+            public Writer declaredWriter() {
+                return (token, key, value) -> put(token, "/declared/items", key, value);
+            }
+
+            @Override
             @SuppressWarnings("try") // the scope is used by the interceptor, not the block
             public Optional<FencingToken> echoWithin(@Nullable Lease lease) {
                 var rest = org.springframework.web.client.RestClient.builder().baseUrl(BASE)
@@ -93,5 +103,12 @@ class HttpPropagationTest extends PropagationContract {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    private static void put(FencingToken token, String path, String key, String value) {
+        org.springframework.web.client.RestClient.builder().baseUrl(BASE)
+                .requestInterceptor(FencingTokenInterceptor.of(token)).build().put()
+                .uri(b -> b.path(path).queryParam("key", "{key}").build(key))
+                .contentType(org.springframework.http.MediaType.TEXT_PLAIN).body(value).retrieve().toBodilessEntity();
     }
 }

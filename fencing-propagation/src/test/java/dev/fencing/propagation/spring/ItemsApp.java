@@ -6,11 +6,13 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.WriteOutcomeUnknownException;
+import dev.fencing.propagation.AllowedLocks;
 import dev.fencing.propagation.CasBody;
 import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
 import dev.fencing.propagation.servlet.FencingTokenFilter;
 import dev.fencing.testkit.InMemoryFencedStore;
+import dev.fencing.testkit.RecordingListener;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -34,6 +37,7 @@ import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.method.support.HandlerMethodArgumentResolver;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
@@ -46,8 +50,18 @@ import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
-@Import(FencingProblemAdvice.class)
+@Import({FencingProblemAdvice.class, ItemsApp.CatchAll.class})
 public class ItemsApp implements WebMvcConfigurer {
+
+    /** The locks the {@code /declared/} endpoints may be fenced by. */
+    static final AllowedLocks DECLARED = AllowedLocks.builder().lock("billing-scheduler")
+            .forPath("/declared/orders/**", "order-*").build();
+
+    /** What the declared endpoints' filter and resolver told their listener. */
+    static final RecordingListener DECLARED_LISTENER = new RecordingListener();
+
+    /** The tokens the once-only gate admitted, one entry per admission. */
+    static final List<FencingToken> ONCE_ADMITTED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Every policy's store over one in-memory server, as one database under two services' settings. */
     static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
@@ -81,6 +95,49 @@ public class ItemsApp implements WebMvcConfigurer {
     @Override
     public void addArgumentResolvers(List<HandlerMethodArgumentResolver> resolvers) {
         resolvers.add(new FencingTokenArgumentResolver());
+    }
+
+    /** Most services have one: an advice answering every exception, declared without an order. */
+    @RestControllerAdvice
+    static class CatchAll {
+
+        @ExceptionHandler(Exception.class)
+        ResponseEntity<String> anything(Exception e) {
+            return ResponseEntity.status(500).body("caught by the application's catch-all: " + e);
+        }
+    }
+
+    /**
+     * A gate that admits each token once, as a STRICT gate would: a second admission of a request
+     * it already admitted (an ASYNC or ERROR dispatch) is refused.
+     */
+    @Bean
+    FilterRegistrationBean<FencingTokenFilter> onceGated() {
+        java.util.Set<FencingToken> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        TokenGate once = token -> {
+            ONCE_ADMITTED.add(token);
+            if (!seen.add(token)) {
+                throw dev.fencing.core.StaleTokenException.of(TokenGate.keyOf(token.resource()), token, token.value(),
+                        Policy.STRICT);
+            }
+        };
+        FilterRegistrationBean<FencingTokenFilter> registration =
+                new FilterRegistrationBean<>(FencingTokenFilter.builder().requireToken().gate(once).build());
+        registration.addUrlPatterns("/once/*", "/error");
+        registration.setDispatcherTypes(jakarta.servlet.DispatcherType.REQUEST, jakarta.servlet.DispatcherType.ASYNC,
+                jakarta.servlet.DispatcherType.ERROR);
+        registration.setName("onceGated");
+        return registration;
+    }
+
+    /** The endpoints behind a lock declaration. */
+    @Bean
+    FilterRegistrationBean<FencingTokenFilter> declared() {
+        FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(FencingTokenFilter
+                .builder().requireToken().allowedLocks(DECLARED).listener(DECLARED_LISTENER).build());
+        registration.addUrlPatterns("/declared/*");
+        registration.setName("declared");
+        return registration;
     }
 
     @Bean
@@ -214,6 +271,49 @@ public class ItemsApp implements WebMvcConfigurer {
         ResponseEntity<Void> relayingByHand() {
             return ResponseEntity.status(409).header(dev.fencing.propagation.TokenRefusal.HTTP_HEADER,
                     "stale; token=1; lock=someone-else; key=k; mark=2; policy=MONOTONIC").build();
+        }
+
+        /** A handler whose store call reaches Spring MVC wrapped: work joined from another thread. */
+        @PutMapping("/{policy}/wrapped/items")
+        ResponseEntity<Void> writeWrapped(@PathVariable("policy") Policy policy, @RequestParam("key") String key,
+                @RequestBody String value, FencingToken token) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> app.stores.get(policy).write(token, key, value)).join();
+            return ResponseEntity.noContent().build();
+        }
+
+        /** A handler whose store kept losing races, its exception wrapped the same way. */
+        @PostMapping("/wrapped/busy")
+        ResponseEntity<Void> busyWrapped(FencingToken token) {
+            java.util.concurrent.CompletableFuture.runAsync(() -> {
+                throw ConcurrentUpdateException.gaveUp("busy-wrapped", 8);
+            }).join();
+            return ResponseEntity.noContent().build();
+        }
+
+        /** An async handler: the write runs on Spring MVC's executor, the answer on an ASYNC dispatch. */
+        @PutMapping("/once/async-items")
+        java.util.concurrent.Callable<ResponseEntity<Void>> writeAsync(@RequestParam("key") String key,
+                @RequestBody String value, FencingToken token) {
+            return () -> {
+                app.stores.get(Policy.STRICT).write(token, key, value);
+                return ResponseEntity.noContent().build();
+            };
+        }
+
+        /** A handler that writes, then fails: the container's error page answers on an ERROR dispatch. */
+        @PutMapping("/once/failing-items")
+        void writeThenFail(@RequestParam("key") String key, @RequestBody String value, FencingToken token,
+                jakarta.servlet.http.HttpServletResponse response) throws java.io.IOException {
+            app.stores.get(Policy.STRICT).write(token, key, value);
+            response.sendError(503, "the handler failed after its write");
+        }
+
+        /** The declared endpoints: a write that any token of an allowed lock may fence. */
+        @PutMapping({"/declared/items", "/declared/orders/items"})
+        ResponseEntity<Void> writeDeclared(@RequestParam("key") String key, @RequestBody String value,
+                FencingToken token) {
+            app.stores.get(Policy.MONOTONIC).write(token, key, value);
+            return ResponseEntity.noContent().build();
         }
 
         @PostMapping("/gated/echo")

@@ -3,7 +3,9 @@ package dev.fencing.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -22,6 +24,7 @@ public class FencingProperties {
     private final Flyway flyway = new Flyway();
     private final Jdbc jdbc = new Jdbc();
     private final Health health = new Health();
+    private final Propagation propagation = new Propagation();
 
     /** The lock provider settings. */
     public Lock getLock() {
@@ -41,6 +44,11 @@ public class FencingProperties {
     /** The settings of the {@code fencing} health indicator. */
     public Health getHealth() {
         return health;
+    }
+
+    /** The settings of the receiving side of token propagation. */
+    public Propagation getPropagation() {
+        return propagation;
     }
 
     /** {@code fencing.lock.*}: which lock provider to create, and its settings. */
@@ -463,6 +471,45 @@ public class FencingProperties {
 
         public void setTimeout(Duration timeout) {
             this.timeout = timeout;
+        }
+    }
+
+    /**
+     * {@code fencing.propagation.*}: which locks' tokens may fence this service. Without either
+     * setting, a handler's {@code FencingToken} parameter takes a token of any lock, and every
+     * caller's configuration is part of the service's safety.
+     */
+    public static class Propagation {
+
+        /**
+         * The locks whose tokens may fence every path of this service: lock names, in which
+         * {@code *} stands for any run of characters. A token of any other lock is refused 409
+         * (foreign) before the handler runs, logged at WARN and counted as
+         * {@code fencing.store.writes{outcome=foreign}}.
+         */
+        private List<String> allowedLocks = new ArrayList<>();
+
+        /**
+         * Locks allowed on some paths only: a request path pattern ({@code *} within a segment,
+         * {@code **} across segments) to the lock names allowed there, as in
+         * {@code fencing.propagation.allowed-locks-by-path.[/orders/**]=order-*}.
+         */
+        private Map<String, List<String>> allowedLocksByPath = new LinkedHashMap<>();
+
+        public List<String> getAllowedLocks() {
+            return allowedLocks;
+        }
+
+        public void setAllowedLocks(List<String> allowedLocks) {
+            this.allowedLocks = allowedLocks.stream().map(String::strip).collect(Collectors.toCollection(ArrayList::new));
+        }
+
+        public Map<String, List<String>> getAllowedLocksByPath() {
+            return allowedLocksByPath;
+        }
+
+        public void setAllowedLocksByPath(Map<String, List<String>> allowedLocksByPath) {
+            this.allowedLocksByPath = new LinkedHashMap<>(allowedLocksByPath);
         }
     }
 }
