@@ -51,15 +51,11 @@ final class Fence {
 
     /**
      * A door's check inside the connection's transaction: refuses {@code token} if a newer token
-     * passed the fence; otherwise raises the mark to it under {@link Policy#MONOTONIC}, and leaves
-     * the mark as it is under {@link Policy#STRICT}, so that the token's one strict pass is left
-     * for the write behind the door.
+     * passed the fence, and writes nothing — under any policy, so that a gate over the same rows as
+     * the service's writes never spends a token's strict pass, whatever the policies of the fences
+     * the writes go through. The refusal's policy is {@link Policy#MONOTONIC}, the door's rule.
      */
     void admit(Connection connection, FencingToken token) throws SQLException {
-        if (policy != Policy.STRICT) {
-            advance(connection, token, Policy.MONOTONIC);
-            return;
-        }
         SqlDialect dialect = resolve(connection);
         String name = Objects.requireNonNull(resolved, "resolved is set before checked");
         OptionalLong mark;

@@ -107,13 +107,15 @@ public final class JdbcFence {
 
     /**
      * Admits {@code token} at a service's door, in a transaction of its own: refuses it if a newer
-     * token passed the fence, and otherwise lets it through whatever the policy — a token equal to
-     * the mark included, as a holder's every request carries the same token. Under
-     * {@link Policy#MONOTONIC} it raises the mark to the token; under {@link Policy#STRICT} it leaves
-     * the mark as it is, so the token's one strict pass stays for the handler's own
-     * {@link #inTransaction} behind the door. {@code JdbcTokenGate} calls it.
+     * token passed the fence, and writes nothing, whatever the policy — a token equal to the mark
+     * passes (a holder's every request carries the same token), and the mark is left to the
+     * service's own fenced writes, so a door never spends a token's {@link Policy#STRICT} pass,
+     * even when the service's writes go through another {@code JdbcFence} of another policy over
+     * the same table. It turns a holder away once a newer holder's write passed the fence.
+     * {@code JdbcTokenGate} calls it.
      *
-     * @throws StaleTokenException if a newer token passed the fence (told to the listener)
+     * @throws StaleTokenException if a newer token passed the fence (told to the listener; its
+     *     policy is {@link Policy#MONOTONIC}, the door's rule)
      * @throws SQLException from the database
      */
     public void admit(FencingToken token) throws SQLException {

@@ -4,18 +4,19 @@ import dev.fencing.jdbc.JdbcFence;
 import java.sql.SQLException;
 
 /**
- * A {@link TokenGate} whose marks are the fence rows of a {@link JdbcFence} ({@code fencing_fence},
- * one row per lock, kind {@code 'lock'}): each admission is one fence transaction, durable in the
- * service's own database. The same rows fence the service's JDBC transactions when its handlers run
- * them through the same {@code JdbcFence} with the caller's token — then the gate and the writes
- * share one mark per lock. Needs {@code fencing-jdbc} and the {@code migrations} module's table.
+ * A {@link TokenGate} that checks a request's token against the fence rows of a {@link JdbcFence}
+ * ({@code fencing_fence}, one row per lock, kind {@code 'lock'}) — the rows the service's JDBC
+ * transactions are fenced by when its handlers run them through a {@code JdbcFence} with the
+ * caller's token. One read per admission. Needs {@code fencing-jdbc} and the {@code migrations}
+ * module's table.
  *
- * <p>The gate admits a token equal to or above the mark whatever the fence's policy
- * ({@link JdbcFence#admit}): a holder's every request carries the same token. Under
- * {@link dev.fencing.core.Policy#MONOTONIC} it raises the mark to the token; under
- * {@link dev.fencing.core.Policy#STRICT} it only checks, leaving the token's one strict pass for
- * the handler's own fenced transaction — so a STRICT service refuses a repeated write, not a
- * repeated request.
+ * <p>The gate reads the mark and writes nothing ({@link JdbcFence#admit}): it admits a token equal
+ * to or above the mark whatever the fence's policy (a holder's every request carries the same
+ * token), and the mark moves only with the service's own fenced writes. So a gate never spends a
+ * token's {@link dev.fencing.core.Policy#STRICT} pass — whichever {@code JdbcFence}, of whichever
+ * policy, the handlers write through — and creates no row for a lock nobody wrote under; it turns a
+ * zombie away once a newer holder has written through the service (not merely been admitted). For
+ * marks of the admissions themselves, use {@link TokenGate#over} with a MONOTONIC store.
  */
 public final class JdbcTokenGate {
 

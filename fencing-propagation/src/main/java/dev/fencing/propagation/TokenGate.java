@@ -11,11 +11,13 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
 
 /**
- * Admits a request's token at a service's door: raises the durable mark of the token's lock to the
- * token, or refuses it with {@link StaleTokenException} when the service already admitted a newer
- * one (or an equal one under {@link dev.fencing.core.Policy#STRICT}). The servlet filter and the
- * gRPC interceptor call it before the handler runs, so a zombie's request is answered 409 /
- * {@code FAILED_PRECONDITION} and never reaches the handler.
+ * Admits a request's token at a service's door, or refuses it with {@link StaleTokenException}
+ * when the service's mark for the token's lock is newer: {@link #over} keeps a mark of the
+ * admissions themselves (raised to each admitted token), {@link JdbcTokenGate} checks the mark the
+ * service's own fenced writes left. A token equal to the mark is admitted: a holder's every request
+ * carries the same token. The servlet filter and the gRPC interceptor call it before the handler
+ * runs, so a zombie's request is answered 409 / {@code FAILED_PRECONDITION} and never reaches the
+ * handler.
  *
  * <p><b>What a gate does not do.</b> It orders admissions, not effects: a request admitted just
  * before a newer holder's, then paused, can still apply its effect after the newer one's. Where
@@ -27,9 +29,9 @@ import java.util.Base64;
 public interface TokenGate {
 
     /**
-     * Admits {@code token}, raising its lock's mark to it.
+     * Admits {@code token}.
      *
-     * @throws StaleTokenException if a newer token of the lock was admitted
+     * @throws StaleTokenException if the lock's mark is newer than {@code token}
      * @throws ForeignTokenException if the store binds the lock's key to another lock
      */
     void admit(FencingToken token);

@@ -24,11 +24,13 @@ class JdbcTokenGateIT {
     }
 
     @Test
-    void twoServiceInstancesShareTheMarkInTheDatabase() {
-        TokenGate one = JdbcTokenGate.over(JdbcFence.create(DATABASE));
+    void twoServiceInstancesShareTheMarkTheirWritesLeftInTheDatabase() throws Exception {
+        JdbcFence fenceOne = JdbcFence.create(DATABASE);
+        TokenGate one = JdbcTokenGate.over(fenceOne);
         TokenGate other = JdbcTokenGate.over(JdbcFence.create(DATABASE));
         one.admit(FencingToken.of("orders/7", 5));
-        other.admit(FencingToken.of("orders/7", 5)); // equal: the same holder's next call (MONOTONIC)
+        fenceOne.inTransaction(FencingToken.of("orders/7", 5), connection -> null); // the handler's write
+        other.admit(FencingToken.of("orders/7", 5)); // equal: the same holder's next call
 
         assertThatThrownBy(() -> other.admit(FencingToken.of("orders/7", 4)))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.highWaterMark()).isEqualTo(5));
@@ -36,14 +38,41 @@ class JdbcTokenGateIT {
         one.admit(FencingToken.of("orders/7 ", 1));
     }
 
+    /** A gate writes nothing: no row for a lock nobody wrote under (a typo'd caller's included). */
     @Test
-    void theGatesMarkIsTheMarkTheServicesOwnTransactionsAreFencedBy() throws Exception {
+    void aGateCreatesNoFenceRow() throws Exception {
+        TokenGate gate = JdbcTokenGate.over(JdbcFence.create(DATABASE));
+        gate.admit(FencingToken.of("never-written", 3));
+        try (java.sql.Connection connection = DATABASE.getConnection();
+                java.sql.PreparedStatement select = connection.prepareStatement(
+                        "SELECT count(*) FROM fencing_fence WHERE resource = 'never-written'");
+                java.sql.ResultSet rows = select.executeQuery()) {
+            rows.next();
+            assertThat(rows.getInt(1)).isZero();
+        }
+    }
+
+    @Test
+    void theGateChecksTheMarkTheServicesOwnTransactionsAreFencedBy() throws Exception {
         JdbcFence fence = JdbcFence.create(DATABASE);
         TokenGate gate = JdbcTokenGate.over(fence);
+        fence.inTransaction(FencingToken.of("invoice-9", 12), connection -> null);
+        assertThatThrownBy(() -> gate.admit(FencingToken.of("invoice-9", 11))).isInstanceOf(StaleTokenException.class);
         gate.admit(FencingToken.of("invoice-9", 12));
-        assertThatThrownBy(() -> fence.inTransaction(FencingToken.of("invoice-9", 11), connection -> null))
-                .isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> JdbcTokenGate.over(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * The adversary's mix: the gate over a MONOTONIC fence (the default), the handlers' writes
+     * through a STRICT fence over the same table. The gate must not spend the token's strict pass.
+     */
+    @Test
+    void aMonotonicGateInFrontOfStrictWritesLeavesThePassToTheWrite() throws Exception {
+        TokenGate gate = JdbcTokenGate.over(JdbcFence.create(DATABASE));
+        JdbcFence strictWrites = JdbcFence.builder(DATABASE).policy(Policy.STRICT).build();
+        gate.admit(FencingToken.of("mixed-ledger", 5));
+        String written = strictWrites.inTransaction(FencingToken.of("mixed-ledger", 5), connection -> "written");
+        assertThat(written).isEqualTo("written");
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.fencing.propagation.grpc;
 
+import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.propagation.AllowedLocks;
@@ -167,9 +168,12 @@ public final class FencingServerInterceptor implements ServerInterceptor {
                         "the handler's own call elsewhere, not this call's token, was refused: " + refusal.getMessage()))
                         .withCause(refusal);
             } else {
+                // a failed call elsewhere passed on as it is: its refusal trailer is the caller's only
+                // if it is a stale or foreign refusal of the caller's token, or an unknown outcome; a
+                // lost race there ("nothing written" of that service's store) is not the caller's
                 String relayed = trailers.get(FencingGrpc.REFUSAL_KEY);
                 if (relayed != null && TokenRefusal.readFor(relayed, token == null ? null : TokenHeader.format(token))
-                        .isEmpty()) {
+                        .filter(refused -> !(refused instanceof ConcurrentUpdateException)).isEmpty()) {
                     trailers.discardAll(FencingGrpc.REFUSAL_KEY);
                 }
             }

@@ -8,8 +8,10 @@ import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
 import dev.fencing.propagation.TokenRefusal;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
@@ -44,9 +46,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Map it to the fenced endpoints, for the {@code REQUEST} dispatch (the default of
  * {@code FilterRegistrationBean} and of {@code web.xml}). It admits a request once: mapped for
- * {@code ASYNC} or {@code ERROR} too, the later dispatches of a request it admitted pass through
- * without a second admission, so an async handler's result or an error page is never answered as
- * a refusal of the token the request already spent. The handler should write through a fenced
+ * {@code ASYNC}, {@code ERROR}, {@code FORWARD} or {@code INCLUDE} too, the later dispatches of a
+ * request it admitted never pass the gate again, so an async handler's result or an error page is
+ * never answered as a refusal of the token the request already spent; a dispatch to another path
+ * is still held to that path's {@link Builder#allowedLocks declaration}. The handler should write through a fenced
  * store with the token it is given: the gate alone orders admissions, not effects (see
  * {@link TokenGate}). Without {@link Builder#allowedLocks}, a token of any lock passes: every
  * caller's configuration is then part of the service's safety. Thread-safe; one instance serves
@@ -114,20 +117,15 @@ public final class FencingTokenFilter implements Filter {
             return;
         }
         Optional<FencingToken> token;
-        if (request.getAttribute(admittedAttribute) != null) {
-            // an ASYNC or ERROR dispatch of a request admitted on an earlier dispatch: not again
-            token = tokenOf(request);
-        } else {
-            try {
-                token = admit(request);
-            } catch (RuntimeException e) {
-                RuntimeException refusal = TokenRefusal.find(e);
-                if (refusal == null) {
-                    throw e;
-                }
-                writeProblem(response, refusal);
-                return;
+        try {
+            token = request.getAttribute(admittedAttribute) != null ? redispatched(request) : admit(request);
+        } catch (RuntimeException e) {
+            RuntimeException refusal = TokenRefusal.find(e);
+            if (refusal == null) {
+                throw e;
             }
+            writeProblem(response, refusal);
+            return;
         }
         token.ifPresent(t -> request.setAttribute(TOKEN_ATTRIBUTE, t));
         request.setAttribute(admittedAttribute, Boolean.TRUE);
@@ -162,11 +160,37 @@ public final class FencingTokenFilter implements Filter {
         return token;
     }
 
-    /** {@code request}'s path within the application: its URI without the context path. */
+    /**
+     * A later dispatch of a request this filter admitted: never through the gate again (the request
+     * spent its admission), but held to the declaration of the path it is dispatched to (a
+     * {@code FORWARD}, an {@code INCLUDE}, an {@code ASYNC} dispatch to another path); an
+     * {@code ERROR} dispatch serves the error page and is not checked.
+     */
+    private Optional<FencingToken> redispatched(HttpServletRequest request) {
+        Optional<FencingToken> token = tokenOf(request);
+        if (token.isPresent() && allowedLocks != null && request.getDispatcherType() != DispatcherType.ERROR) {
+            String path = pathOf(request);
+            allowedLocks.check(token.get(), path, request.getMethod() + " " + path, listener);
+        }
+        return token;
+    }
+
+    /**
+     * The path the container serves {@code request} under, within the application: its servlet
+     * path and path info, which the container decoded and normalized (path parameters such as
+     * {@code ;jsessionid=} removed, {@code %6F} decoded, {@code ..} resolved) before it chose the
+     * servlet — so a declaration is matched against the path the handler is chosen by, not a
+     * spelling of it. For an {@code INCLUDE} dispatch, the included path.
+     */
     public static String pathOf(HttpServletRequest request) {
-        String uri = request.getRequestURI();
-        String context = request.getContextPath();
-        return context != null && !context.isEmpty() && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+        if (request.getDispatcherType() == DispatcherType.INCLUDE
+                && request.getAttribute(RequestDispatcher.INCLUDE_SERVLET_PATH) instanceof String included) {
+            return included + (request.getAttribute(RequestDispatcher.INCLUDE_PATH_INFO) instanceof String info ? info : "");
+        }
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = (servletPath == null ? "" : servletPath) + (pathInfo == null ? "" : pathInfo);
+        return path.isEmpty() ? "/" : path;
     }
 
     /**
