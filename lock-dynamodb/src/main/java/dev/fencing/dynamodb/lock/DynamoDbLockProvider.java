@@ -22,12 +22,18 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.SdkPlugin;
+import software.amazon.awssdk.core.SdkServiceClientConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
@@ -35,6 +41,7 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
@@ -66,8 +73,17 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  * that gives the lock back and throws {@link LockUnavailableException} without waiting for it (so a
  * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
  * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
- * give-backs still going out. Releases and renewals
- * are owner-checked; a re-sent release that finds its own release done reports success.
+ * give-backs still going out. Releases and renewals are owner-checked and refused past the
+ * lease's own expiry (its clock): a lease whose TTL ran out is lost even if nobody took the lock. A
+ * release records its token as the item's last released one, so a re-sent release whose first send
+ * landed reports success, even if a waiter took the freed lock before the SDK re-sent it. A grant
+ * answered "throttled" is no grant: a waiting acquire goes on waiting (whatever an earlier send may
+ * have granted is given back).
+ *
+ * <h2>Items</h2>
+ * An item per resource stays in the table for good (a release removes only its owner): its token is
+ * the floor of the next grant. A table used for many short-lived resource names grows by one small
+ * item (under 200 bytes) per name.
  *
  * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
  * attempt within it. There are no release notices: a waiting acquire polls with its backoff.
@@ -82,6 +98,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     static final String OWNER = "owner";
     static final String EXPIRES = "expires_ms";
     static final String TOKEN = "token";
+    /** The token of the last release: a re-sent release that finds it knows its first send landed. */
+    static final String RELEASED = "released_token";
 
     private static final int MAX_TOKEN_RACES = 8;
     private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
@@ -123,7 +141,9 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
     /**
      * Creates {@code table} (string partition key {@value #KEY}, on-demand billing) unless it
-     * exists, and waits until it is active. Needs {@code dynamodb:CreateTable} and
+     * exists, and waits until it is active.
+     *
+     * @throws IllegalStateException if the table exists with another key schema (nothing is changed) Needs {@code dynamodb:CreateTable} and
      * {@code dynamodb:DescribeTable}; the provider itself needs {@code dynamodb:UpdateItem} and
      * {@code dynamodb:GetItem} on the table only.
      */
@@ -139,9 +159,32 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         } catch (ResourceInUseException exists) {
             // already there, or being created by another client: wait for it all the same
         }
+        TableDescription found;
         try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
                 .overrideConfiguration(config -> config.waitTimeout(TABLE_WAIT)).build()) {
-            waiter.waitUntilTableExists(request -> request.tableName(table));
+            found = waiter.waitUntilTableExists(request -> request.tableName(table)).matched().response()
+                    .map(DescribeTableResponse::table)
+                    .orElseGet(() -> client.describeTable(request -> request.tableName(table)).table());
+        }
+        requireLockKeySchema(table, found);
+    }
+
+    /**
+     * Refuses a table this provider cannot grant on: its only key must be the string partition key
+     * {@value #KEY} (amazon-dynamodb-lock-client's tables are keyed {@code key}, for example).
+     */
+    static void requireLockKeySchema(String table, TableDescription found) {
+        boolean keyed = found.keySchema().size() == 1 && KEY.equals(found.keySchema().get(0).attributeName())
+                && found.keySchema().get(0).keyType() == KeyType.HASH
+                && found.attributeDefinitions().stream().anyMatch(definition -> KEY.equals(definition.attributeName())
+                        && definition.attributeType() == ScalarAttributeType.S);
+        if (!keyed) {
+            throw new IllegalStateException("table '" + table + "' exists with the key schema " + found.keySchema().stream()
+                    .map(key -> key.attributeName() + " (" + key.keyTypeAsString() + ")").toList() + " and attributes "
+                    + found.attributeDefinitions().stream().map(definition -> definition.attributeName() + ":"
+                            + definition.attributeTypeAsString()).toList() + "; the lock table needs exactly one key, the"
+                    + " string partition key '" + KEY + "', or every grant fails. Give the provider a table of its own"
+                    + " (Builder.table and createTable with another name)");
         }
     }
 
@@ -150,6 +193,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         String owner = OwnerIds.random();
         long now = wallClock.millis();
         long candidate = Math.max(1, TimeUnit.MILLISECONDS.toMicros(now));
+        AnswerWatch answers = new AnswerWatch();
         for (int race = 0; race < MAX_TOKEN_RACES; race++) {
             Map<String, AttributeValue> values = new HashMap<>();
             values.put(":owner", AttributeValue.fromS(owner));
@@ -163,7 +207,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
                     .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)).build();
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout).addPlugin(answers)).build();
             try {
                 client.updateItem(grant);
                 return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
@@ -173,6 +217,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 try {
                     current = itemAfter(refused, resource);
                 } catch (SdkException e) {
+                    if (e instanceof DynamoDbException busy && busy.isThrottlingException()) {
+                        sendGiveBack(resource, owner);
+                        return Optional.empty(); // the re-read was throttled: try again after the backoff
+                    }
                     LockUnavailableException failed = giveBack(resource, owner, e);
                     if (Thread.currentThread().isInterrupted()) {
                         return Optional.empty(); // as for an interrupt in the grant: the caller sees it
@@ -199,7 +247,13 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 // that only steps past what it read lags the clock round after round
                 candidate = Math.max(Math.max(candidate, token) + 1, TimeUnit.MILLISECONDS.toMicros(wallClock.millis()));
             } catch (DynamoDbException e) {
-                if (e.statusCode() >= 400 && e.statusCode() < 500 && !e.isThrottlingException()) {
+                if (e.isThrottlingException()) {
+                    // the server answered "too busy": not granted now (an earlier send the SDK
+                    // retried may have landed: given back all the same); a waiting acquire goes on
+                    sendGiveBack(resource, owner);
+                    return Optional.empty();
+                }
+                if (e.statusCode() >= 400 && e.statusCode() < 500) {
                     throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '" + table
                             + "': " + e.awsErrorDetails().errorMessage(), e);
                 }
@@ -208,6 +262,11 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 LockUnavailableException failed = giveBack(resource, owner, e);
                 if (Thread.currentThread().isInterrupted()) {
                     return Optional.empty(); // given back; the caller sees its interrupt
+                }
+                if (answers.answered()) {
+                    // the server answered this grant's sends (throttled, an error) and the SDK's retries
+                    // ran out of time: a busy server, not a silent one; given back, a waiting acquire goes on
+                    return Optional.empty();
                 }
                 throw failed;
             }
@@ -223,6 +282,14 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * this attempt's random owner id, so whenever it lands it can only free this attempt's grant.
      */
     private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
+        sendGiveBack(resource, owner);
+        return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
+                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is being given"
+                + " back", cause);
+    }
+
+    /** Sends the owner-checked give-back of {@code owner}'s possible grant, without waiting for it. */
+    private void sendGiveBack(String resource, String owner) {
         Runnable giveBack = () -> {
             try {
                 client.updateItem(r -> r.tableName(table).key(key(resource))
@@ -246,9 +313,6 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 }
             }
         }
-        return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is being given"
-                + " back", cause);
     }
 
     @Override
@@ -342,6 +406,29 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return value == null ? null : value.s();
     }
 
+    /**
+     * Whether the server answered any send of one grant attempt (a throttle, an error): a plugin
+     * that adds an interceptor to the grant's requests only, so the SDK's own retries are seen.
+     */
+    private static final class AnswerWatch implements SdkPlugin, ExecutionInterceptor {
+
+        private volatile boolean answered;
+
+        @Override
+        public void configureClient(SdkServiceClientConfiguration.Builder config) {
+            config.overrideConfiguration(override -> override.addExecutionInterceptor(this));
+        }
+
+        @Override
+        public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+            answered = true;
+        }
+
+        boolean answered() {
+            return answered;
+        }
+    }
+
     /** A grant: renewed and released by owner and token, so a later grant of the same owner id cannot be touched. */
     private final class DynamoDbLease extends AbstractLease {
 
@@ -351,13 +438,15 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
         @Override
         protected boolean doRenew(Duration ttl) {
+            long now = wallClock.millis();
             try {
+                // not past its own expiry: a lease whose TTL ran out is lost even if nobody took the lock
                 client.updateItem(r -> r.tableName(table).key(key(resource())).updateExpression("SET #expires = :expires")
-                        .conditionExpression("#owner = :owner AND #token = :token")
+                        .conditionExpression("#owner = :owner AND #token = :token AND #expires >= :now")
                         .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
                         .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                                ":token", number(token().value()),
-                                ":expires", number(wallClock.millis() + ttl.toMillis())))
+                                ":token", number(token().value()), ":now", number(now),
+                                ":expires", number(now + ttl.toMillis())))
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
             } catch (ConditionalCheckFailedException taken) {
@@ -365,21 +454,36 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             }
         }
 
+        /**
+         * Removes the owner if the lease is still this one and not past its expiry, and records
+         * its token as the last released. A re-sent release (the first send's reply lost) that
+         * finds that record knows the first send landed, even if a waiter took the lock in between;
+         * a lease past its expiry is reported lost (and its owner still removed, so nobody waits
+         * for it).
+         */
         @Override
         protected boolean doRelease() {
+            long now = wallClock.millis();
             try {
-                client.updateItem(r -> r.tableName(table).key(key(resource())).updateExpression("REMOVE #owner, #expires")
-                        .conditionExpression("#owner = :owner AND #token = :token")
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
+                client.updateItem(r -> r.tableName(table).key(key(resource()))
+                        .updateExpression("SET #released = :token REMOVE #owner, #expires")
+                        .conditionExpression("#owner = :owner AND #token = :token AND #expires >= :now")
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
+                                "#released", RELEASED))
                         .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                                ":token", number(token().value())))
+                                ":token", number(token().value()), ":now", number(now)))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
             } catch (ConditionalCheckFailedException refused) {
                 Map<String, AttributeValue> current = itemAfter(refused, resource());
-                // a re-sent release after its first send landed: no owner, and no grant since (same token)
-                return !current.containsKey(OWNER) && longOf(resource(), current, TOKEN) == token().value();
+                if (longOf(resource(), current, RELEASED) == token().value()) {
+                    return true; // a re-send: the first send released this lease (no other release writes its token)
+                }
+                if (ownerId().equals(stringOf(current, OWNER)) && longOf(resource(), current, TOKEN) == token().value()) {
+                    sendGiveBack(resource(), ownerId()); // expired, not taken: free it now, and report the loss
+                }
+                return false;
             }
         }
     }

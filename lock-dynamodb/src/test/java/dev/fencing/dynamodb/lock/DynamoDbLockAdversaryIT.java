@@ -374,4 +374,88 @@ class DynamoDbLockAdversaryIT {
         assertThatThrownBy(expired::release).isInstanceOf(dev.fencing.core.LeaseLostException.class);
         renewedLate.release();
     }
+
+    /**
+     * The holder's release lands, its reply is lost, and before the SDK re-sends it a waiter
+     * takes the freed lock: the re-sent release finds another owner and a larger token. The
+     * release was clean, and must be reported so, not as a lost lease.
+     */
+    @Test
+    void aReleaseWhoseReplyIsLostWhileAWaiterTakesTheLockIsClean() throws Exception {
+        String resource = resource("lost-release");
+        dev.fencing.testkit.RecordingListener heard = new dev.fencing.testkit.RecordingListener();
+        java.util.concurrent.atomic.AtomicReference<Lease> waiter = new java.util.concurrent.atomic.AtomicReference<>();
+        try (dev.fencing.testkit.ReplyDroppingProxy proxy = dev.fencing.testkit.ReplyDroppingProxy.inFrontOf(endpoint());
+                DynamoDbClient throughProxy = DynamoDbLockProviderIT.client(proxy.httpEndpoint());
+                DynamoDbLockProvider holder = DynamoDbLockProvider.builder(throughProxy).table(TABLE).listener(heard)
+                        .build()) {
+            Lease lease = holder.tryAcquire(resource, ttl10s()).orElseThrow();
+            proxy.dropReplyTo("SET #released", () -> waiter.set(second.tryAcquire(resource, ttl10s()).orElseThrow()));
+
+            lease.release();
+
+            assertThat(proxy.dropped()).as("the release's reply was lost").isEqualTo(1);
+            assertThat(waiter.get().token().value()).isGreaterThan(lease.token().value());
+            assertThat(heard.released()).as("releases heard").isEqualTo(1);
+            assertThat(heard.lost()).as("losses heard").isZero();
+            waiter.get().release();
+        }
+    }
+
+    /**
+     * A lease whose TTL ran out while nobody took the lock is over: the Lease contract, the
+     * in-memory reference and this provider's own inspect say so. Its renewal must not bring it
+     * back, and its release must report the loss (and still free the lock).
+     */
+    @Test
+    void aLeaseWhoseTtlRanOutIsLostAtRenewalAndAtRelease() {
+        String renewed = resource("ttl-renew");
+        String released = resource("ttl-release");
+        Lease renewing = first.tryAcquire(renewed, LeaseOptions.ofTtl(Duration.ofMillis(300))).orElseThrow();
+        Lease releasing = first.tryAcquire(released, LeaseOptions.ofTtl(Duration.ofMillis(300))).orElseThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.inspect(renewed).orElseThrow().holder().isEmpty()
+                && first.inspect(released).orElseThrow().holder().isEmpty());
+
+        assertThatThrownBy(() -> renewing.renew(Duration.ofSeconds(10))).isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        assertThat(first.inspect(renewed).orElseThrow().holder()).as("after the refused renewal").isEmpty();
+        assertThatThrownBy(releasing::release).isInstanceOf(dev.fencing.core.LeaseLostException.class);
+        assertThat(second.tryAcquire(released, ttl10s())).as("the lock after the expired lease's release").isPresent();
+    }
+
+    /** amazon-dynamodb-lock-client's table is keyed {@code key}: every grant on it would fail. */
+    @Test
+    void createTableRefusesAnExistingTableWithAnotherKey() {
+        String other = "lock_client_" + UUID.randomUUID().toString().substring(0, 8);
+        raw.createTable(r -> r.tableName(other)
+                .keySchema(software.amazon.awssdk.services.dynamodb.model.KeySchemaElement.builder().attributeName("key")
+                        .keyType(software.amazon.awssdk.services.dynamodb.model.KeyType.HASH).build())
+                .attributeDefinitions(software.amazon.awssdk.services.dynamodb.model.AttributeDefinition.builder()
+                        .attributeName("key").attributeType(software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType.S)
+                        .build())
+                .billingMode(software.amazon.awssdk.services.dynamodb.model.BillingMode.PAY_PER_REQUEST));
+        assertThatThrownBy(() -> DynamoDbLockProvider.createTable(raw, other)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("'" + other + "'").hasMessageContaining("key (HASH)").hasMessageContaining("'resource'");
+        DynamoDbLockProvider.createTable(raw, TABLE); // the lock table itself passes
+    }
+
+    /**
+     * A 6 s burst of ProvisionedThroughputExceededException while a waiting acquire has 30 s: the
+     * server answered every request ("too busy"), so the acquire waits on and gets the lock once the
+     * burst is over, as amazon-dynamodb-lock-client does, instead of failing as unreachable.
+     */
+    @Test
+    void aBurstOfThrottlingDoesNotEndAWaitingAcquire() throws Exception {
+        String resource = resource("throttled");
+        try (ThrottlingProxy proxy = ThrottlingProxy.inFrontOf(endpoint());
+                DynamoDbClient throughProxy = DynamoDbLockProviderIT.client(proxy.endpoint());
+                DynamoDbLockProvider waiter = DynamoDbLockProvider.builder(throughProxy).table(TABLE).build()) {
+            Lease held = first.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
+            proxy.throttleFor(Duration.ofSeconds(6));
+            Lease granted = waiter.acquire(resource, LeaseOptions.builder().ttl(Duration.ofSeconds(10))
+                    .waitTimeout(Duration.ofSeconds(30)).build());
+            assertThat(proxy.throttled()).as("requests answered throttled").isPositive();
+            assertThat(granted.token().value()).isGreaterThan(held.token().value());
+            granted.release();
+        }
+    }
 }
