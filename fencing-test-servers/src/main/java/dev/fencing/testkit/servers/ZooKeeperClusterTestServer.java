@@ -45,13 +45,45 @@ public final class ZooKeeperClusterTestServer implements AutoCloseable {
         this.links = links;
     }
 
+    static {
+        // a member that cannot bind its port must fail its start, not end the test JVM (ZooKeeper's
+        // embedded server calls System.exit(2) by default: seen when two picked ports coincided)
+        // (by reflection: the class's SpotBugs annotation is not on this class path, and javac warns of it)
+        try {
+            Class<?> utils = Class.forName("org.apache.zookeeper.util.ServiceUtils");
+            utils.getMethod("setSystemExitProcedure", java.util.function.Consumer.class)
+                    .invoke(null, utils.getField("LOG_ONLY").get(null));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** Starts an ensemble of {@code servers} (3 or 5) and returns once it has a quorum to start with. */
     public static ZooKeeperClusterTestServer launch(int servers) {
         if (servers != 3 && servers != 5) {
             throw new IllegalArgumentException("servers must be 3 or 5 (an odd ensemble that survives a loss), got "
                     + servers);
         }
-        return start(new TestingCluster(servers), Map.of());
+        // curator-test picks each port free and lets it go before its server binds it, so two may
+        // coincide (seen: a member's client port on another's election port): pick again
+        for (int attempt = 1; ; attempt++) {
+            List<InstanceSpec> specs = new ArrayList<>();
+            for (int i = 0; i < servers; i++) {
+                specs.add(InstanceSpec.newInstanceSpec());
+            }
+            Set<Integer> ports = new HashSet<>();
+            boolean distinct = true;
+            for (InstanceSpec member : specs) {
+                distinct &= ports.add(member.getPort()) & ports.add(member.getElectionPort())
+                        & ports.add(member.getQuorumPort());
+            }
+            if (distinct) {
+                return start(new TestingCluster(specs), Map.of());
+            }
+            if (attempt == 5) {
+                throw new IllegalStateException("five picks of the ensemble's ports coincided, the last: " + ports);
+            }
+        }
     }
 
     /**
