@@ -1,6 +1,7 @@
 package dev.fencing.propagation;
 
 import dev.fencing.core.FencedStore;
+import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
@@ -35,6 +36,24 @@ public interface TokenGate {
      * @throws ForeignTokenException if the store binds the lock's key to another lock
      */
     void admit(FencingToken token);
+
+    /**
+     * This gate behind a declaration, for a door without request paths (a message consumer, a
+     * transport of your own): a token of a lock that {@code locks} does not declare for every path
+     * ({@link AllowedLocks.Builder#lock}; rules for some paths only allow nothing here) is refused
+     * as {@link ForeignTokenException} before this gate sees it, so it gets no mark, logged at WARN
+     * and told to {@code listener}'s {@code onWriteFailed}. The servlet filter and the gRPC
+     * interceptor take a declaration of their own, matched per path.
+     */
+    default TokenGate onlyFor(AllowedLocks locks, FencingListener listener) {
+        if (locks == null || listener == null) {
+            throw new IllegalArgumentException("locks and listener must not be null (FencingListener.NONE for none)");
+        }
+        return token -> {
+            locks.check(token, "", token.resource(), listener);
+            admit(token);
+        };
+    }
 
     /** The start of every key a gate over a store writes its marks under. */
     String KEY_PREFIX = "fencing-gate/";

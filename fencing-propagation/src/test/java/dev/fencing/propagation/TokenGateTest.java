@@ -58,4 +58,22 @@ class TokenGateTest {
         assertThatThrownBy(() -> TokenGate.over(strict)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("STRICT").hasMessageContaining("MONOTONIC");
     }
+
+    /** A door without paths declares its locks on the gate: a typo'd lock is refused and gets no mark. */
+    @Test
+    void aGateBehindADeclarationRefusesAnUndeclaredLockBeforeItsMark() {
+        FencedStore marks = InMemoryFencedStore.create(Policy.MONOTONIC);
+        RecordingListener listener = new RecordingListener();
+        TokenGate gate = TokenGate.over(marks).onlyFor(AllowedLocks.builder().lock("billing-scheduler")
+                .forPath("/orders/**", "order-*").build(), listener);
+        gate.admit(FencingToken.of("billing-scheduler", 3));
+        assertThatThrownBy(() -> gate.admit(FencingToken.of("billing-schedular", 4)))
+                .isInstanceOfSatisfying(dev.fencing.core.ForeignTokenException.class,
+                        e -> assertThat(e.boundResource()).isEqualTo("billing-scheduler"));
+        assertThatThrownBy(() -> gate.admit(FencingToken.of("order-7", 1))).as("a lock declared for some paths only")
+                .isInstanceOf(dev.fencing.core.ForeignTokenException.class);
+        assertThat(marks.highWaterMark(TokenGate.keyOf("billing-schedular"))).isEmpty();
+        assertThat(marks.highWaterMark(TokenGate.keyOf("billing-scheduler"))).hasValue(3);
+        assertThat(listener.writeFailures()).hasSize(2);
+    }
 }
