@@ -83,26 +83,9 @@ public final class JdbcFence {
         if (token == null || work == null) {
             throw new IllegalArgumentException("token and work must not be null");
         }
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            if (autoCommit) {
-                connection.setAutoCommit(false);
-            }
-            try {
-                advanceFirst(connection, token);
-                T result = work.apply(connection);
-                connection.commit();
-                fence.listener().onWriteAccepted(token, token.resource());
-                return result;
-            } catch (SQLException | RuntimeException | Error e) {
-                Transactions.rollbackQuietly(connection, e);
-                throw e;
-            } finally {
-                if (autoCommit) {
-                    connection.setAutoCommit(true);
-                }
-            }
-        }
+        T result = transaction(token, fence::advance, work);
+        fence.listener().onWriteAccepted(token, token.resource());
+        return result;
     }
 
     /**
@@ -122,22 +105,27 @@ public final class JdbcFence {
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
+        transaction(token, fence::admit, connection -> Boolean.TRUE);
+    }
+
+    /** A fence step run first in a transaction: {@link Fence#advance} or {@link Fence#admit}. */
+    @FunctionalInterface
+    private interface FenceStep {
+        void run(Connection connection, FencingToken token) throws SQLException;
+    }
+
+    /** Opens a connection and runs {@code first}, then {@code work}, in one transaction committed when {@code work} returns. */
+    private <T> T transaction(FencingToken token, FenceStep first, SqlFunction<T> work) throws SQLException {
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
             if (autoCommit) {
                 connection.setAutoCommit(false);
             }
             try {
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        fence.admit(connection, token);
-                        break;
-                    } catch (SQLException e) {
-                        connection.rollback();
-                        Transactions.retryOrThrow(e, attempt);
-                    }
-                }
+                fenceFirst(connection, token, first);
+                T result = work.apply(connection);
                 connection.commit();
+                return result;
             } catch (SQLException | RuntimeException | Error e) {
                 Transactions.rollbackQuietly(connection, e);
                 throw e;
@@ -155,10 +143,10 @@ public final class JdbcFence {
      * retried in a new transaction, whose snapshot shows the newer token: the caller gets
      * {@link StaleTokenException} with the real mark. Once {@code work} has run, nothing is retried.
      */
-    private void advanceFirst(Connection connection, FencingToken token) throws SQLException {
+    private static void fenceFirst(Connection connection, FencingToken token, FenceStep step) throws SQLException {
         for (int attempt = 1; ; attempt++) {
             try {
-                fence.advance(connection, token);
+                step.run(connection, token);
                 return;
             } catch (SQLException e) {
                 connection.rollback();
