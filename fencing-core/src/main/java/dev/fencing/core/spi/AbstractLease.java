@@ -246,6 +246,15 @@ public abstract class AbstractLease implements Lease {
         }
     }
 
+    /**
+     * Whether the lease's local deadline has passed, whatever its state (during {@link #doRelease}
+     * the state is already released): for a provider whose server cannot tell that the lease ran
+     * out, so that a renewal or release past it reports the loss instead of bringing the lock back.
+     */
+    protected final boolean pastDeadline() {
+        return deadline() - clock.nanoTime() <= 0;
+    }
+
     /** Whether the lease was found lost (not merely expired by the local clock). */
     protected final boolean isLost() {
         return state.get() == State.LOST;

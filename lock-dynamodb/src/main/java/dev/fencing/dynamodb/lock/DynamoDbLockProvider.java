@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
@@ -58,14 +59,16 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  * tokens ahead of the last grant after a point-in-time restore of the table to an older state, as
  * long as the acquirers' clocks were not set back by more than the restore went back.
  *
- * <h2>Expiry, and what a skewed clock can do</h2>
- * DynamoDB has no server clock usable in a condition, so a lease's end is judged by clocks of the
- * clients: the holder writes {@code expires = its clock + TTL}, and another client may take the
- * lock once {@code expires} is before <em>its</em> clock. A client whose clock runs ahead by
- * {@code d} can therefore take a lock up to {@code d} before its holder's lease ends: two holders
- * for up to {@code d}. It cannot repeat a token: its grant carries a larger token, so every fenced
- * store refuses the earlier holder from its first write on. Keep the clients' clocks synchronized
- * (NTP, Amazon Time Sync) to keep mutual exclusion; the data's safety rests on the token alone.
+ * <h2>Expiry without synchronized clocks</h2>
+ * DynamoDB has no server clock usable in a condition. By default ({@link Expiry#OWN_CLOCK}, as
+ * amazon-dynamodb-lock-client) every grant and renewal writes a new {@code version} and the lease's
+ * length, and a waiter takes a held lock only after seeing the same version for a whole lease on its
+ * own monotonic clock; the holder counts its lease on its own monotonic clock from before its last
+ * write, so its lease is over first, whatever the wall clocks say. {@link Expiry#SYNCHRONIZED_CLOCKS}
+ * instead compares the holder's written {@code expires} with the waiter's wall clock: a takeover as
+ * soon as the lease ends, but a waiter whose clock runs ahead by {@code d} takes the lock up to
+ * {@code d} early. Neither repeats a token: a takeover carries a larger token, so every fenced store
+ * refuses the earlier holder from its first write on.
  *
  * <h2>Unclear replies</h2>
  * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
@@ -74,7 +77,8 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
  * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
  * give-backs still going out. Releases and renewals are owner-checked and refused past the
- * lease's own expiry (its clock): a lease whose TTL ran out is lost even if nobody took the lock. A
+ * lease's own expiry (its monotonic clock; its wall clock with {@link Expiry#SYNCHRONIZED_CLOCKS}):
+ * a lease whose TTL ran out is lost even if nobody took the lock. A
  * release records its token as the item's last released one, so a re-sent release whose first send
  * landed reports success, even if a waiter took the freed lock before the SDK re-sent it. A grant
  * answered "throttled" is no grant: a waiting acquire goes on waiting (whatever an earlier send may
@@ -100,6 +104,12 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     static final String TOKEN = "token";
     /** The token of the last release: a re-sent release that finds it knows its first send landed. */
     static final String RELEASED = "released_token";
+    /** Changed by every grant and renewal: a waiter counts a lease from the moment it saw the version. */
+    static final String VERSION = "version";
+    /** The TTL of the last grant or renewal, in milliseconds: how long a waiter watches a version unchanged. */
+    static final String LEASE = "lease_ms";
+    /** How many sightings of held locks a provider remembers (the least recently seen are forgotten). */
+    private static final int MAX_SIGHTINGS = 10_000;
 
     private static final int MAX_TOKEN_RACES = 8;
     private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
@@ -110,6 +120,15 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     private final String table;
     private final Clock wallClock;
     private final Duration requestTimeout;
+    private final Expiry expiry;
+    /** Per resource, the held item a waiter of this provider saw and since when (its own monotonic clock). */
+    private final Map<String, Sighting> sightings = java.util.Collections.synchronizedMap(
+            new java.util.LinkedHashMap<>(16, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Sighting> eldest) {
+                    return size() > MAX_SIGHTINGS;
+                }
+            });
     /** Sends the give-backs of unclear grants, so that a silent server fails a call within one request timeout. */
     private final ThreadPoolExecutor giveBacks;
 
@@ -119,6 +138,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         this.table = builder.table;
         this.wallClock = builder.wallClock;
         this.requestTimeout = builder.requestTimeout;
+        this.expiry = builder.expiry;
         this.giveBacks = new ThreadPoolExecutor(GIVE_BACK_THREADS, GIVE_BACK_THREADS, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), runnable -> {
                     Thread thread = Executors.defaultThreadFactory().newThread(runnable);
@@ -194,22 +214,35 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         long now = wallClock.millis();
         long candidate = Math.max(1, TimeUnit.MILLISECONDS.toMicros(now));
         AnswerWatch answers = new AnswerWatch();
+        @Nullable Sighting takeover = expiry == Expiry.OWN_CLOCK ? elapsedSighting(resource) : null;
         for (int race = 0; race < MAX_TOKEN_RACES; race++) {
+            Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
+                    "#version", VERSION, "#lease", LEASE));
             Map<String, AttributeValue> values = new HashMap<>();
             values.put(":owner", AttributeValue.fromS(owner));
-            values.put(":now", number(now));
             values.put(":expires", number(now + options.ttl().toMillis()));
             values.put(":token", number(candidate));
+            values.put(":version", AttributeValue.fromS(versionOf(owner, 0)));
+            values.put(":lease", number(options.ttl().toMillis()));
+            String taken;
+            if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
+                values.put(":now", number(now));
+                taken = " OR #expires < :now";
+            } else {
+                taken = takeover == null ? "" : " OR " + takeover.condition(values);
+            }
             UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table).key(key(resource))
-                    .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token")
-                    .conditionExpression("(attribute_not_exists(#owner) OR attribute_not_exists(#expires) OR #expires < :now)"
+                    .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token, #version = :version,"
+                            + " #lease = :lease")
+                    .conditionExpression("(attribute_not_exists(#owner) OR attribute_not_exists(#expires)" + taken + ")"
                             + " AND (attribute_not_exists(#token) OR #token < :token)")
-                    .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
+                    .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout).addPlugin(answers)).build();
             try {
                 client.updateItem(grant);
+                sightings.remove(resource);
                 return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
                         options.ttl()));
             } catch (ConditionalCheckFailedException refused) {
@@ -230,12 +263,22 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 long token = longOf(resource, current, TOKEN);
                 if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
                     // the SDK re-sent a grant whose reply was lost: the lock is this attempt's
+                    sightings.remove(resource);
                     return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
                             options.ttl()));
                 }
-                if (current.containsKey(OWNER) && current.containsKey(EXPIRES)
-                        && longOf(resource, current, EXPIRES) >= now) {
-                    return Optional.empty();
+                if (current.containsKey(OWNER) && current.containsKey(EXPIRES)) {
+                    if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
+                        if (longOf(resource, current, EXPIRES) >= now) {
+                            return Optional.empty();
+                        }
+                    } else {
+                        Sighting seen = sight(resource, current, options.ttl());
+                        if (!seen.elapsed(clock().nanoTime())) {
+                            return Optional.empty(); // held, or not yet seen unchanged for a whole lease
+                        }
+                        takeover = seen;
+                    }
                 }
                 if (token == Long.MAX_VALUE) {
                     throw LockUnavailableException.unreachable(resource, "its tokens are exhausted: table '" + table
@@ -273,6 +316,37 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         }
         // others take the lock as fast as it frees: contended, not unreachable — the caller waits and tries again
         return Optional.empty();
+    }
+
+    /** The remembered sighting of {@code resource}'s holder if it has stayed unchanged for its whole lease. */
+    private @Nullable Sighting elapsedSighting(String resource) {
+        Sighting seen = sightings.get(resource);
+        long now = clock().nanoTime();
+        return seen != null && seen.recent(now) && seen.elapsed(now) ? seen : null;
+    }
+
+    /**
+     * Remembers the held item {@code current} of {@code resource}: an item seen with the same
+     * version at the last look, not longer ago than {@link Sighting#recent}, keeps the moment it was
+     * first seen; another version, or one not looked at for longer (a restore may have brought it
+     * back), starts counting now (after the reply that showed it, so after the holder's write).
+     */
+    private Sighting sight(String resource, Map<String, AttributeValue> current, Duration ttl) {
+        @Nullable String version = stringOf(current, VERSION);
+        String owner = Objects.requireNonNullElse(stringOf(current, OWNER), "");
+        long expires = longOf(resource, current, EXPIRES);
+        long leaseMillis = current.containsKey(LEASE) ? longOf(resource, current, LEASE) : ttl.toMillis();
+        long leaseNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(Math.max(leaseMillis, 0), LeaseOptions.MAX_TTL.toMillis()));
+        long seenAt = clock().nanoTime();
+        Sighting now = new Sighting(version, owner, expires, seenAt, seenAt, leaseNanos);
+        return sightings.merge(resource, now, (before, after) -> before.sameItem(after) && before.recent(seenAt)
+                ? new Sighting(before.version, before.owner, before.expires, before.seenAtNanos, seenAt, before.leaseNanos)
+                : after);
+    }
+
+    /** A lease's version: the grant's random owner id and how many renewals it had, so every write differs. */
+    private static String versionOf(String owner, long renewals) {
+        return owner + ":" + renewals;
     }
 
     /**
@@ -432,21 +506,38 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     /** A grant: renewed and released by owner and token, so a later grant of the same owner id cannot be touched. */
     private final class DynamoDbLease extends AbstractLease {
 
+        /** Renewals sent so far (one at a time: the base class serialises them). */
+        private long renewals;
+
         DynamoDbLease(FencingToken token, String owner, long requestedAtNanos, Duration ttl) {
             super(token, owner, requestedAtNanos, ttl, clock(), listener());
         }
 
         @Override
         protected boolean doRenew(Duration ttl) {
+            if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
+                // a waiter may be counting its last version out: not brought back, and freed now
+                sendGiveBack(resource(), ownerId());
+                return false;
+            }
             long now = wallClock.millis();
-            try {
+            Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
+                    ":token", number(token().value()), ":expires", number(now + ttl.toMillis()),
+                    ":version", AttributeValue.fromS(versionOf(ownerId(), ++renewals)), ":lease", number(ttl.toMillis())));
+            String condition = "#owner = :owner AND #token = :token";
+            if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
                 // not past its own expiry: a lease whose TTL ran out is lost even if nobody took the lock
-                client.updateItem(r -> r.tableName(table).key(key(resource())).updateExpression("SET #expires = :expires")
-                        .conditionExpression("#owner = :owner AND #token = :token AND #expires >= :now")
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN))
-                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                                ":token", number(token().value()), ":now", number(now),
-                                ":expires", number(now + ttl.toMillis())))
+                condition += " AND #expires >= :now";
+                values.put(":now", number(now));
+            }
+            String checked = condition;
+            try {
+                client.updateItem(r -> r.tableName(table).key(key(resource()))
+                        .updateExpression("SET #expires = :expires, #version = :version, #lease = :lease")
+                        .conditionExpression(checked)
+                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
+                                "#version", VERSION, "#lease", LEASE))
+                        .expressionAttributeValues(values)
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
             } catch (ConditionalCheckFailedException taken) {
@@ -463,15 +554,26 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
          */
         @Override
         protected boolean doRelease() {
+            if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
+                sendGiveBack(resource(), ownerId()); // ran out on this holder's clock: lost, and freed now
+                return false;
+            }
             long now = wallClock.millis();
+            Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
+                    ":token", number(token().value())));
+            String condition = "#owner = :owner AND #token = :token";
+            if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
+                condition += " AND #expires >= :now";
+                values.put(":now", number(now));
+            }
+            String checked = condition;
             try {
                 client.updateItem(r -> r.tableName(table).key(key(resource()))
                         .updateExpression("SET #released = :token REMOVE #owner, #expires")
-                        .conditionExpression("#owner = :owner AND #token = :token AND #expires >= :now")
+                        .conditionExpression(checked)
                         .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
                                 "#released", RELEASED))
-                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                                ":token", number(token().value()), ":now", number(now)))
+                        .expressionAttributeValues(values)
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
@@ -488,6 +590,65 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         }
     }
 
+    /**
+     * How a waiter decides that a held lock's lease ran out. DynamoDB has no server clock usable in
+     * a condition, so one of the clients' clocks decides.
+     */
+    public enum Expiry {
+        /**
+         * The default, as amazon-dynamodb-lock-client does: a waiter takes a held lock only after it
+         * has seen the same version of the item (changed by every grant and renewal) for the whole
+         * lease, counted on its own monotonic clock from the reply that showed it. The holder's
+         * lease ends on its own monotonic clock, counted from before its last write, so the holder's
+         * lease is over before the waiter takes the lock whatever the clients' wall clocks say
+         * (only their rates must agree). The cost: a lock whose holder died is taken a whole lease
+         * after a waiter first looks, up to two TTLs after the holder's last renewal.
+         */
+        OWN_CLOCK,
+        /**
+         * A waiter takes a held lock once the holder's written expiry ({@code its clock + TTL}) is
+         * before the waiter's wall clock: taken as soon as the lease ends, but a waiter whose clock
+         * runs ahead by {@code d} takes it up to {@code d} early (two holders for up to {@code d};
+         * fenced stores refuse the earlier one). For clients on synchronized clocks only.
+         */
+        SYNCHRONIZED_CLOCKS
+    }
+
+    /**
+     * A held item as a waiter saw it: its version (or, for an item written without one, its owner
+     * and expiry), when it was first and last seen, and the lease it announced.
+     */
+    private record Sighting(@Nullable String version, String owner, long expires, long seenAtNanos, long lastSeenAtNanos,
+            long leaseNanos) {
+
+        /** The longest gap between two looks that keeps the count: a lease, and at least a second. */
+        private static final long MIN_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+        boolean recent(long nowNanos) {
+            return nowNanos - lastSeenAtNanos - Math.max(leaseNanos, MIN_GAP_NANOS) <= 0;
+        }
+
+        boolean sameItem(Sighting other) {
+            return version != null ? version.equals(other.version)
+                    : other.version == null && owner.equals(other.owner) && expires == other.expires;
+        }
+
+        boolean elapsed(long nowNanos) {
+            return nowNanos - seenAtNanos - leaseNanos >= 0;
+        }
+
+        /** The grant's condition that the item is still this one, adding its values to {@code values}. */
+        String condition(Map<String, AttributeValue> values) {
+            if (version != null) {
+                values.put(":seenVersion", AttributeValue.fromS(version));
+                return "#version = :seenVersion";
+            }
+            values.put(":seenOwner", AttributeValue.fromS(owner));
+            values.put(":seenExpires", number(expires));
+            return "(attribute_not_exists(#version) AND #owner = :seenOwner AND #expires = :seenExpires)";
+        }
+    }
+
     /** Settings of a {@link DynamoDbLockProvider}; the listener, clocks and watchdog as for every provider. */
     public static final class Builder extends ProviderBuilder<Builder> {
 
@@ -495,6 +656,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         private String table = DEFAULT_TABLE;
         private Clock wallClock = Clock.systemUTC();
         private Duration requestTimeout = Duration.ofSeconds(5);
+        private Expiry expiry = Expiry.OWN_CLOCK;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
@@ -512,8 +674,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         }
 
         /**
-         * The clock whose milliseconds judge expiry and floor the tokens (default the system's UTC
-         * clock). Every client of a table should run on synchronized clocks: see the class comment.
+         * The wall clock whose microseconds floor the tokens and that writes the items' {@code expires}
+         * (default the system's UTC clock); it judges expiry only with {@link Expiry#SYNCHRONIZED_CLOCKS}.
          */
         public Builder wallClock(Clock wallClock) {
             this.wallClock = Checks.requireNonNull("wallClock", wallClock);
@@ -524,6 +686,16 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         public Builder requestTimeout(Duration requestTimeout) {
             this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),
                     Duration.ofMinutes(1));
+            return this;
+        }
+
+        /**
+         * How waiters judge that a held lock's lease ran out: {@link Expiry#OWN_CLOCK} (the default,
+         * no clock synchronisation needed) or {@link Expiry#SYNCHRONIZED_CLOCKS} (faster takeover
+         * after a crash, overlap up to the clocks' skew). Every client of a table should use the same.
+         */
+        public Builder expiry(Expiry expiry) {
+            this.expiry = Checks.requireNonNull("expiry", expiry);
             return this;
         }
 

@@ -458,4 +458,34 @@ class DynamoDbLockAdversaryIT {
             granted.release();
         }
     }
+
+    /**
+     * Old state comes back, seen by a waiter that lives through it: a waiter saw the holder's
+     * version, the holder renewed, and a restore brought the item back with the version the waiter
+     * saw. A waiter that had not looked since must start counting again, not take the lock from a
+     * holder whose renewed lease is still running (both on one injected monotonic clock).
+     */
+    @Test
+    void aVersionBroughtBackByARestoreDoesNotLetAWaiterTakeARenewedLease() {
+        String resource = resource("restore-version");
+        java.util.concurrent.atomic.AtomicLong nanos = new java.util.concurrent.atomic.AtomicLong();
+        try (DynamoDbLockProvider holding = DynamoDbLockProvider.builder(newClient()).table(TABLE).clock(nanos::get)
+                        .build();
+                DynamoDbLockProvider waiting = DynamoDbLockProvider.builder(newClient()).table(TABLE).clock(nanos::get)
+                        .build()) {
+            Lease holder = holding.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(2))).orElseThrow();
+            Map<String, AttributeValue> before = raw.getItem(r -> r.tableName(TABLE).consistentRead(true)
+                    .key(Map.of(DynamoDbLockProvider.KEY, AttributeValue.fromS(resource)))).item();
+            assertThat(waiting.tryAcquire(resource, ttl10s())).isEmpty(); // sees the first version at 0
+
+            nanos.addAndGet(Duration.ofMillis(1500).toNanos());
+            holder.renew(Duration.ofSeconds(2)); // a new version; the lease now runs to 3.5 s
+            raw.putItem(r -> r.tableName(TABLE).item(before)); // the restore: the first version is back
+
+            nanos.addAndGet(Duration.ofMillis(1600).toNanos()); // 3.1 s: the first version "seen" 3.1 s ago
+            assertThat(holder.isValid()).isTrue();
+            assertThat(waiting.tryAcquire(resource, ttl10s())).as("a takeover of the renewed lease").isEmpty();
+            holder.release();
+        }
+    }
 }

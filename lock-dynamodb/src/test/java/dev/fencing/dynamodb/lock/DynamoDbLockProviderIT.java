@@ -2,10 +2,12 @@ package dev.fencing.dynamodb.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Lease;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockState;
@@ -124,17 +126,78 @@ class DynamoDbLockProviderIT extends LockProviderContract {
     }
 
     /**
-     * A client whose clock is behind still gets a larger token than the last grant (the counter
-     * wins over its clock); one whose clock is ahead can take a lock before its holder's lease ends
-     * — the documented limit — and its larger token makes a fenced store refuse the earlier holder.
+     * The default expiry needs no synchronized clocks: a waiter whose wall clock is twenty minutes
+     * ahead of the holder's takes the lock only after the holder's own lease is over (by the
+     * holder's clock), and the holder then finds it lost at renewal and release.
+     */
+    @Test
+    void withClocksMinutesApartAWaiterTakesTheLockOnlyAfterTheHoldersLeaseEnded() {
+        String resource = resource("two-clocks");
+        Duration ttl = Duration.ofSeconds(2);
+        try (DynamoDbLockProvider late = builder().wallClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10)))
+                        .build();
+                DynamoDbLockProvider early = builder().wallClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)))
+                        .build()) {
+            Lease holder = late.tryAcquire(resource, LeaseOptions.ofTtl(ttl)).orElseThrow();
+            assertThat(early.tryAcquire(resource, LeaseOptions.ofTtl(ttl))).as("a takeover while the lease runs").isEmpty();
+
+            Lease next = await().atMost(ttl.multipliedBy(15)).pollInterval(Duration.ofMillis(25))
+                    .until(() -> early.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(10))), Optional::isPresent)
+                    .orElseThrow();
+            assertThat(holder.isValid()).as("the holder's lease when the waiter took the lock").isFalse();
+            assertThat(next.token().value()).isGreaterThan(holder.token().value());
+            assertThatThrownBy(() -> holder.renew(ttl)).isInstanceOf(LeaseLostException.class);
+            next.release();
+        }
+    }
+
+    /**
+     * Renewals change the item's version, so a waiter restarts its count: while the holder's
+     * watchdog renews, a waiter on a clock ten minutes ahead never holds the lock at the same time
+     * as the holder (if a stalled renewal loses the lease on a busy machine, the holder's lease is
+     * over before the waiter's grant).
+     */
+    @Test
+    void aRenewingHolderIsNeverOverlappedByAWaiterWhoseClockIsAhead() throws Exception {
+        String resource = resource("renewing");
+        Duration ttl = Duration.ofSeconds(2);
+        try (DynamoDbLockProvider early = builder().wallClock(Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10)))
+                .build()) {
+            Lease holder = provider.acquire(resource, LeaseOptions.ofTtl(ttl).withAutoRenew(true));
+            try {
+                Optional<Lease> taken = Optional.empty();
+                long polls = 0;
+                long until = System.nanoTime() + ttl.multipliedBy(3).toNanos();
+                while (taken.isEmpty() && System.nanoTime() - until < 0) {
+                    taken = early.tryAcquire(resource, LeaseOptions.ofTtl(ttl));
+                    polls++;
+                    Thread.sleep(50);
+                }
+                // the point: never two valid leases; on a quiet machine the waiter never gets it
+                assertThat(polls).isPositive();
+                if (taken.isPresent()) {
+                    assertThat(holder.isValid()).as("the holder's lease when the waiter took the lock").isFalse();
+                    taken.get().release();
+                }
+            } finally {
+                holder.close();
+            }
+        }
+    }
+
+    /**
+     * With {@link DynamoDbLockProvider.Expiry#SYNCHRONIZED_CLOCKS}, a client whose clock is behind
+     * still gets a larger token than the last grant (the counter wins over its clock); one whose
+     * clock is ahead can take a lock before its holder's lease ends — that mode's documented limit —
+     * and its larger token makes a fenced store refuse the earlier holder.
      */
     @Test
     void skewedClocksNeverRepeatATokenAndAnEarlyTakeoverIsFencedOff() throws Exception {
         String resource = resource("skew");
         Clock behind = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-10));
         Clock ahead = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(10));
-        LockProvider late = builder().wallClock(behind).build();
-        LockProvider early = builder().wallClock(ahead).build();
+        LockProvider late = builder().expiry(DynamoDbLockProvider.Expiry.SYNCHRONIZED_CLOCKS).wallClock(behind).build();
+        LockProvider early = builder().expiry(DynamoDbLockProvider.Expiry.SYNCHRONIZED_CLOCKS).wallClock(ahead).build();
         try {
             long first;
             try (Lease lease = provider.acquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(10)))) {
