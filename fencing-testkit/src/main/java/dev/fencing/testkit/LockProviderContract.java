@@ -390,6 +390,26 @@ public abstract class LockProviderContract extends LockProviderTransportContract
         next.release();
     }
 
+    /**
+     * A release on an interrupted thread (a worker told to stop, closing its lease on the way out)
+     * still releases the lock, reports a clean release and leaves the interrupt for the caller.
+     */
+    @Test
+    void aReleaseOnAnInterruptedThreadReleasesTheLockAndKeepsTheInterrupt() {
+        String resource = resource("interrupted-release");
+        Lease lease = provider.tryAcquire(resource, longLease()).orElseThrow();
+        Thread.currentThread().interrupt();
+        try {
+            lease.release();
+            assertThat(Thread.currentThread().isInterrupted()).as("the caller's interrupt after the release").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        Lease next = anotherProvider().tryAcquire(resource, longLease()).orElseThrow();
+        assertThat(next.token().isNewerThan(lease.token())).isTrue();
+        next.release();
+    }
+
     @Test
     void aReleaseRacingARenewalNeverLeavesTheLockHeld() throws Exception {
         String resource = resource("r");

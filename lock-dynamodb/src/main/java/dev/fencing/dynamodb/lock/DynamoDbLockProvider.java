@@ -1,6 +1,7 @@
 package dev.fencing.dynamodb.lock;
 
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -11,40 +12,38 @@ import dev.fencing.core.spi.OwnerIds;
 import dev.fencing.core.spi.ProviderBuilder;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.SdkServiceClientConfiguration;
+import software.amazon.awssdk.core.exception.AbortedException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.DescribeTableResponse;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
-import software.amazon.awssdk.services.dynamodb.model.KeyType;
-import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
-import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
-import software.amazon.awssdk.services.dynamodb.model.TableDescription;
+import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
-import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /**
  * A lock on one DynamoDB table: one item per resource, taken by one conditional write that also
@@ -95,10 +94,12 @@ import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
  */
 public final class DynamoDbLockProvider extends AbstractLockProvider {
 
-    /** The default table, created by {@link #createTable}. */
+    /** The default table, created by {@link #createTable(DynamoDbClient, String)}. */
     public static final String DEFAULT_TABLE = "fencing_locks";
+    /** The default partition key attribute, which holds the resource name. */
+    public static final String DEFAULT_PARTITION_KEY = "resource";
 
-    static final String KEY = "resource";
+    static final String KEY = DEFAULT_PARTITION_KEY;
     static final String OWNER = "owner";
     static final String EXPIRES = "expires_ms";
     static final String TOKEN = "token";
@@ -108,37 +109,42 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     static final String VERSION = "version";
     /** The TTL of the last grant or renewal, in milliseconds: how long a waiter watches a version unchanged. */
     static final String LEASE = "lease_ms";
-    /** How many sightings of held locks a provider remembers (the least recently seen are forgotten). */
-    private static final int MAX_SIGHTINGS = 10_000;
+    /** The holder's readable name ({@link Builder#ownerName}). */
+    static final String OWNER_NAME = "owner_name";
+    /** The data stored with the lock ({@link DynamoDbLease#data()}). */
+    static final String DATA = "data";
 
     private static final int MAX_TOKEN_RACES = 8;
-    private static final Duration TABLE_WAIT = Duration.ofMinutes(2);
     private static final int GIVE_BACK_THREADS = 4;
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
+    private static final Duration MIN_IDLE = Duration.ofMinutes(1);
+    private static final Duration MAX_IDLE = Duration.ofDays(3650);
 
     private final DynamoDbClient client;
-    private final String table;
+    private final LockTable table;
     private final Clock wallClock;
     private final Duration requestTimeout;
     private final Expiry expiry;
-    /** Per resource, the held item a waiter of this provider saw and since when (its own monotonic clock). */
-    private final Map<String, Sighting> sightings = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Sighting> eldest) {
-                    return size() > MAX_SIGHTINGS;
-                }
-            });
+    private final String ownerName;
+    private final boolean releaseOnClose;
+    private final boolean onlyExistingLocks;
+    private final Sightings sightings = new Sightings();
+    /** The leases not yet released, for {@link Builder#releaseOnClose}. */
+    private final Set<DynamoDbLeaseImpl> unreleased = ConcurrentHashMap.newKeySet();
+    /** The data a grant on this thread stores with the lock: set around the overloads that take data. */
+    private final ThreadLocal<byte @Nullable []> grantData = new ThreadLocal<>();
     /** Sends the give-backs of unclear grants, so that a silent server fails a call within one request timeout. */
     private final ThreadPoolExecutor giveBacks;
 
     private DynamoDbLockProvider(Builder builder) {
         super(builder, "fencing-dynamodb-lock-async");
         this.client = builder.client;
-        this.table = builder.table;
+        this.table = new LockTable(builder.table, builder.partitionKey, builder.sortKey, builder.sortValue);
         this.wallClock = builder.wallClock;
         this.requestTimeout = builder.requestTimeout;
         this.expiry = builder.expiry;
+        this.ownerName = builder.ownerName;
+        this.releaseOnClose = builder.releaseOnClose;
+        this.onlyExistingLocks = builder.onlyExistingLocks;
         this.giveBacks = new ThreadPoolExecutor(GIVE_BACK_THREADS, GIVE_BACK_THREADS, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), runnable -> {
                     Thread thread = Executors.defaultThreadFactory().newThread(runnable);
@@ -160,70 +166,74 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * Creates {@code table} (string partition key {@value #KEY}, on-demand billing) unless it
-     * exists, and waits until it is active.
+     * Creates {@code table} (string partition key {@value #DEFAULT_PARTITION_KEY}, on-demand billing)
+     * unless it exists, and waits until it is active. Needs {@code dynamodb:CreateTable} and
+     * {@code dynamodb:DescribeTable}. For other keys, {@link #createTable()} on a provider built
+     * with them.
      *
-     * @throws IllegalStateException if the table exists with another key schema (nothing is changed) Needs {@code dynamodb:CreateTable} and
-     * {@code dynamodb:DescribeTable}; the provider itself needs {@code dynamodb:UpdateItem} and
-     * {@code dynamodb:GetItem} on the table only.
+     * @throws IllegalStateException if the table exists with another key schema (nothing is changed)
      */
     public static void createTable(DynamoDbClient client, String table) {
         Checks.requireNonNull("client", client);
-        requireTableName(table);
-        try {
-            client.createTable(request -> request.tableName(table)
-                    .keySchema(KeySchemaElement.builder().attributeName(KEY).keyType(KeyType.HASH).build())
-                    .attributeDefinitions(AttributeDefinition.builder().attributeName(KEY)
-                            .attributeType(ScalarAttributeType.S).build())
-                    .billingMode(BillingMode.PAY_PER_REQUEST));
-        } catch (ResourceInUseException exists) {
-            // already there, or being created by another client: wait for it all the same
-        }
-        TableDescription found;
-        try (DynamoDbWaiter waiter = DynamoDbWaiter.builder().client(client)
-                .overrideConfiguration(config -> config.waitTimeout(TABLE_WAIT)).build()) {
-            found = waiter.waitUntilTableExists(request -> request.tableName(table)).matched().response()
-                    .map(DescribeTableResponse::table)
-                    .orElseGet(() -> client.describeTable(request -> request.tableName(table)).table());
-        }
-        requireLockKeySchema(table, found);
+        new LockTable(LockTable.requireTableName(table), DEFAULT_PARTITION_KEY, null, null).create(client);
     }
 
     /**
-     * Refuses a table this provider cannot grant on: its only key must be the string partition key
-     * {@value #KEY} (amazon-dynamodb-lock-client's tables are keyed {@code key}, for example).
+     * Creates this provider's table with its keys ({@link Builder#partitionKey},
+     * {@link Builder#sortKey}) unless it exists, and waits until it is active.
+     *
+     * @throws IllegalStateException if the table exists with other keys (nothing is changed)
      */
-    static void requireLockKeySchema(String table, TableDescription found) {
-        boolean keyed = found.keySchema().size() == 1 && KEY.equals(found.keySchema().get(0).attributeName())
-                && found.keySchema().get(0).keyType() == KeyType.HASH
-                && found.attributeDefinitions().stream().anyMatch(definition -> KEY.equals(definition.attributeName())
-                        && definition.attributeType() == ScalarAttributeType.S);
-        if (!keyed) {
-            throw new IllegalStateException("table '" + table + "' exists with the key schema " + found.keySchema().stream()
-                    .map(key -> key.attributeName() + " (" + key.keyTypeAsString() + ")").toList() + " and attributes "
-                    + found.attributeDefinitions().stream().map(definition -> definition.attributeName() + ":"
-                            + definition.attributeTypeAsString()).toList() + "; the lock table needs exactly one key, the"
-                    + " string partition key '" + KEY + "', or every grant fails. Give the provider a table of its own"
-                    + " (Builder.table and createTable with another name)");
+    public void createTable() {
+        table.create(client);
+    }
+
+    /** {@link #tryAcquire(String, LeaseOptions)}, storing {@code data} with the lock in the grant's write. */
+    public Optional<DynamoDbLease> tryAcquire(String resource, LeaseOptions options, byte[] data) {
+        grantData.set(requireData(data));
+        try {
+            return tryAcquire(resource, options).map(DynamoDbLease.class::cast);
+        } finally {
+            grantData.remove();
+        }
+    }
+
+    /** {@link #acquire(String, LeaseOptions)}, storing {@code data} with the lock in the grant's write. */
+    public DynamoDbLease acquire(String resource, LeaseOptions options, byte[] data) throws InterruptedException {
+        grantData.set(requireData(data));
+        try {
+            return (DynamoDbLease) acquire(resource, options);
+        } finally {
+            grantData.remove();
         }
     }
 
     @Override
     protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
         String owner = OwnerIds.random();
+        byte @Nullable [] data = grantData.get();
         long now = wallClock.millis();
         long candidate = Math.max(1, TimeUnit.MILLISECONDS.toMicros(now));
         AnswerWatch answers = new AnswerWatch();
-        @Nullable Sighting takeover = expiry == Expiry.OWN_CLOCK ? elapsedSighting(resource) : null;
+        Sightings.@Nullable Sighting takeover = expiry == Expiry.OWN_CLOCK
+                ? sightings.elapsed(resource, clock().nanoTime()) : null;
         for (int race = 0; race < MAX_TOKEN_RACES; race++) {
             Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
-                    "#version", VERSION, "#lease", LEASE));
+                    "#version", VERSION, "#lease", LEASE, "#ownerName", OWNER_NAME));
             Map<String, AttributeValue> values = new HashMap<>();
             values.put(":owner", AttributeValue.fromS(owner));
             values.put(":expires", number(now + options.ttl().toMillis()));
             values.put(":token", number(candidate));
             values.put(":version", AttributeValue.fromS(versionOf(owner, 0)));
             values.put(":lease", number(options.ttl().toMillis()));
+            values.put(":ownerName", AttributeValue.fromS(ownerName));
+            String update = "SET #owner = :owner, #expires = :expires, #token = :token, #version = :version,"
+                    + " #lease = :lease, #ownerName = :ownerName";
+            if (data != null) {
+                names.put("#data", DATA);
+                values.put(":data", AttributeValue.fromB(SdkBytes.fromByteArray(data)));
+                update += ", #data = :data";
+            }
             String taken;
             if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
                 values.put(":now", number(now));
@@ -231,20 +241,19 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             } else {
                 taken = takeover == null ? "" : " OR " + takeover.condition(values);
             }
-            UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table).key(key(resource))
-                    .updateExpression("SET #owner = :owner, #expires = :expires, #token = :token, #version = :version,"
-                            + " #lease = :lease")
-                    .conditionExpression("(attribute_not_exists(#owner) OR attribute_not_exists(#expires)" + taken + ")"
-                            + " AND (attribute_not_exists(#token) OR #token < :token)")
+            String condition = "(attribute_not_exists(#owner) OR attribute_not_exists(#expires)" + taken + ")"
+                    + (onlyExistingLocks ? " AND attribute_exists(#token) AND #token < :token"
+                            : " AND (attribute_not_exists(#token) OR #token < :token)");
+            UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table.name).key(table.key(resource))
+                    .updateExpression(update)
+                    .conditionExpression(condition)
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout).addPlugin(answers)).build();
             try {
                 client.updateItem(grant);
-                sightings.remove(resource);
-                return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
-                        options.ttl()));
+                return Optional.of(granted(resource, candidate, owner, requestedAtNanos, options));
             } catch (ConditionalCheckFailedException refused) {
                 Map<String, AttributeValue> current;
                 try {
@@ -263,9 +272,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 long token = longOf(resource, current, TOKEN);
                 if (owner.equals(stringOf(current, OWNER)) && token == candidate) {
                     // the SDK re-sent a grant whose reply was lost: the lock is this attempt's
-                    sightings.remove(resource);
-                    return Optional.of(new DynamoDbLease(FencingToken.of(resource, candidate), owner, requestedAtNanos,
-                            options.ttl()));
+                    return Optional.of(granted(resource, candidate, owner, requestedAtNanos, options));
+                }
+                if (onlyExistingLocks && !current.containsKey(TOKEN)) {
+                    return Optional.empty(); // no lock item: not granted (Builder.onlyExistingLocks)
                 }
                 if (current.containsKey(OWNER) && current.containsKey(EXPIRES)) {
                     if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
@@ -273,7 +283,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                             return Optional.empty();
                         }
                     } else {
-                        Sighting seen = sight(resource, current, options.ttl());
+                        Sightings.Sighting seen = sight(resource, current, options.ttl());
                         if (!seen.elapsed(clock().nanoTime())) {
                             return Optional.empty(); // held, or not yet seen unchanged for a whole lease
                         }
@@ -281,7 +291,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     }
                 }
                 if (token == Long.MAX_VALUE) {
-                    throw LockUnavailableException.unreachable(resource, "its tokens are exhausted: table '" + table
+                    throw LockUnavailableException.unreachable(resource, "its tokens are exhausted: table '" + table.name
                             + "' holds the last token a long can hold (" + token + "); no larger one can be granted",
                             null);
                 }
@@ -297,8 +307,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     return Optional.empty();
                 }
                 if (e.statusCode() >= 400 && e.statusCode() < 500) {
-                    throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '" + table
-                            + "': " + e.awsErrorDetails().errorMessage(), e);
+                    throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '"
+                            + table.name + "' (" + table.describeKeys() + "): " + e.awsErrorDetails().errorMessage(), e);
                 }
                 throw giveBack(resource, owner, e);
             } catch (SdkException e) {
@@ -318,30 +328,23 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return Optional.empty();
     }
 
-    /** The remembered sighting of {@code resource}'s holder if it has stayed unchanged for its whole lease. */
-    private @Nullable Sighting elapsedSighting(String resource) {
-        Sighting seen = sightings.get(resource);
-        long now = clock().nanoTime();
-        return seen != null && seen.recent(now) && seen.elapsed(now) ? seen : null;
+    private DynamoDbLeaseImpl granted(String resource, long token, String owner, long requestedAtNanos,
+            LeaseOptions options) {
+        sightings.forget(resource);
+        DynamoDbLeaseImpl lease = new DynamoDbLeaseImpl(FencingToken.of(resource, token), owner, requestedAtNanos,
+                options.ttl());
+        unreleased.add(lease);
+        return lease;
     }
 
-    /**
-     * Remembers the held item {@code current} of {@code resource}: an item seen with the same
-     * version at the last look, not longer ago than {@link Sighting#recent}, keeps the moment it was
-     * first seen; another version, or one not looked at for longer (a restore may have brought it
-     * back), starts counting now (after the reply that showed it, so after the holder's write).
-     */
-    private Sighting sight(String resource, Map<String, AttributeValue> current, Duration ttl) {
-        @Nullable String version = stringOf(current, VERSION);
-        String owner = Objects.requireNonNullElse(stringOf(current, OWNER), "");
-        long expires = longOf(resource, current, EXPIRES);
+    /** Records a look at {@code resource}'s held item {@code current}: see {@link Sightings}. */
+    private Sightings.Sighting sight(String resource, Map<String, AttributeValue> current, Duration ttl) {
         long leaseMillis = current.containsKey(LEASE) ? longOf(resource, current, LEASE) : ttl.toMillis();
         long leaseNanos = TimeUnit.MILLISECONDS.toNanos(Math.min(Math.max(leaseMillis, 0), LeaseOptions.MAX_TTL.toMillis()));
         long seenAt = clock().nanoTime();
-        Sighting now = new Sighting(version, owner, expires, seenAt, seenAt, leaseNanos);
-        return sightings.merge(resource, now, (before, after) -> before.sameItem(after) && before.recent(seenAt)
-                ? new Sighting(before.version, before.owner, before.expires, before.seenAtNanos, seenAt, before.leaseNanos)
-                : after);
+        return sightings.sight(resource, new Sightings.Sighting(stringOf(current, VERSION),
+                Objects.requireNonNullElse(stringOf(current, OWNER), ""), longOf(resource, current, EXPIRES), seenAt,
+                seenAt, leaseNanos));
     }
 
     /** A lease's version: the grant's random owner id and how many renewals it had, so every write differs. */
@@ -357,16 +360,16 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      */
     private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
         sendGiveBack(resource, owner);
-        return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' did not answer the grant ("
-                + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is being given"
-                + " back", cause);
+        return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table.name + "' did not answer the"
+                + " grant (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is"
+                + " being given back", cause);
     }
 
     /** Sends the owner-checked give-back of {@code owner}'s possible grant, without waiting for it. */
     private void sendGiveBack(String resource, String owner) {
         Runnable giveBack = () -> {
             try {
-                client.updateItem(r -> r.tableName(table).key(key(resource))
+                client.updateItem(r -> r.tableName(table.name).key(table.key(resource))
                         .updateExpression("REMOVE #owner, #expires").conditionExpression("#owner = :owner")
                         .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
                         .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
@@ -392,15 +395,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     @Override
     public Optional<LockState> inspect(String resource) {
         Checks.requireName("resource", resource);
-        GetItemResponse response;
-        try {
-            response = client.getItem(r -> r.tableName(table).key(key(resource)).consistentRead(true)
-                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-        } catch (SdkException e) {
-            throw LockUnavailableException.unreachable(resource, "DynamoDB table '" + table + "' could not be read: "
-                    + e.getMessage(), e);
-        }
-        Map<String, AttributeValue> item = response.hasItem() ? response.item() : Map.of();
+        Map<String, AttributeValue> item = read(resource);
         long remaining = longOf(resource, item, EXPIRES) - wallClock.millis();
         boolean held = item.containsKey(OWNER) && item.containsKey(EXPIRES) && remaining >= 0;
         OptionalLong lastToken = item.containsKey(TOKEN) ? OptionalLong.of(longOf(resource, item, TOKEN))
@@ -409,8 +404,136 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 held ? Duration.ofMillis(remaining) : Duration.ZERO, lastToken));
     }
 
+    /**
+     * The locks held now, read with a consistent {@code Scan} of the table (amazon-dynamodb-lock-client's
+     * {@code getAllLocksFromDynamoDB}): items with an owner whose written expiry is not past this
+     * client's wall clock. Needs {@code dynamodb:Scan}; reads the whole table, so it costs what
+     * the table holds — for operators and tools, not for a hot path.
+     *
+     * @throws SdkException if the table cannot be scanned (each page bounded by the request timeout)
+     */
+    public List<HeldLock> listHeldLocks() {
+        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER));
+        Map<String, AttributeValue> values = new HashMap<>();
+        String filter = "attribute_exists(#owner)" + sortKeyFilter(names, values);
+        List<HeldLock> held = new ArrayList<>();
+        long now = wallClock.millis();
+        for (Map<String, AttributeValue> item : scan(filter, names, values)) {
+            String resource = Objects.requireNonNullElse(stringOf(item, table.partitionKey), "");
+            long remaining = longOf(resource, item, EXPIRES) - now;
+            if (item.containsKey(EXPIRES) && remaining >= 0) {
+                held.add(new HeldLock(resource, Objects.requireNonNullElse(stringOf(item, OWNER), ""),
+                        Objects.requireNonNullElse(stringOf(item, OWNER_NAME), ""), Duration.ofMillis(remaining),
+                        longOf(resource, item, TOKEN)));
+            }
+        }
+        held.sort(Comparator.comparing(HeldLock::resource));
+        return held;
+    }
+
+    /**
+     * Deletes the items of locks nobody holds whose token is older than {@code idleFor} by this
+     * client's clock, so a table used for many short-lived names does not grow for good; returns how
+     * many it deleted. Each delete is conditional on the item still having no owner and the token it
+     * read, so a grant in between keeps its item.
+     *
+     * <p>Why it is safe: tokens are at least the granting client's clock in microseconds, so the
+     * next grant on a deleted item's name starts from that clock and is still larger than the
+     * deleted token, as long as no client's clock is behind this one's by {@code idleFor} or more
+     * (and no token ran ahead of the clocks: a token above {@code now - idleFor} is never deleted,
+     * whatever its age). Give it hours, not minutes. Needs {@code dynamodb:Scan} and
+     * {@code dynamodb:DeleteItem}. With {@link Builder#onlyExistingLocks} a pruned lock no longer
+     * exists.
+     *
+     * @param idleFor how far behind this client's clock a token must be: 1 minute to 3,650 days
+     * @throws IllegalArgumentException for an {@code idleFor} out of range (nothing is deleted)
+     * @throws SdkException if the table cannot be scanned or an item deleted (each request bounded by
+     *     the request timeout; items deleted before it stay deleted)
+     */
+    public int prune(Duration idleFor) {
+        Checks.requireBetween("idleFor", idleFor, MIN_IDLE, MAX_IDLE);
+        long floor = TimeUnit.MILLISECONDS.toMicros(wallClock.millis() - idleFor.toMillis());
+        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#token", TOKEN));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":floor", number(floor)));
+        String filter = "attribute_not_exists(#owner) AND #token < :floor" + sortKeyFilter(names, values);
+        int deleted = 0;
+        for (Map<String, AttributeValue> item : scan(filter, names, values)) {
+            String resource = stringOf(item, table.partitionKey);
+            if (resource != null && item.containsKey(TOKEN) && deleteIdle(resource, longOf(resource, item, TOKEN), floor)) {
+                deleted++;
+            }
+        }
+        return deleted;
+    }
+
+    /** Deletes {@code resource}'s item if it still has no owner and still {@code token}, below {@code floor}. */
+    boolean deleteIdle(String resource, long token, long floor) {
+        if (token >= floor) {
+            return false;
+        }
+        try {
+            client.deleteItem(r -> r.tableName(table.name).key(table.key(resource))
+                    .conditionExpression("attribute_not_exists(#owner) AND #token = :token")
+                    .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN))
+                    .expressionAttributeValues(Map.of(":token", number(token)))
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+            return true;
+        } catch (ConditionalCheckFailedException granted) {
+            return false; // granted (or changed) since the scan: kept
+        }
+    }
+
+    /** With a sort key, the filter clause that keeps the lock items only (other items share the table). */
+    private String sortKeyFilter(Map<String, String> names, Map<String, AttributeValue> values) {
+        if (table.sortKey == null) {
+            return "";
+        }
+        names.put("#sort", table.sortKey);
+        values.put(":sort", AttributeValue.fromS(table.sortValue));
+        return " AND #sort = :sort";
+    }
+
+    /** The items matching {@code filter}, every page of a consistent scan, each page bounded by the request timeout. */
+    private List<Map<String, AttributeValue>> scan(String filter, Map<String, String> names,
+            Map<String, AttributeValue> values) {
+        List<Map<String, AttributeValue>> items = new ArrayList<>();
+        for (ScanResponse page : client.scanPaginator(r -> r.tableName(table.name).consistentRead(true)
+                .filterExpression(filter).expressionAttributeNames(names)
+                .expressionAttributeValues(values.isEmpty() ? null : values)
+                .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)))) {
+            items.addAll(page.items());
+        }
+        return items;
+    }
+
+    /** {@code resource}'s item, read consistently; empty if there is none. */
+    private Map<String, AttributeValue> read(String resource) {
+        GetItemResponse response;
+        try {
+            response = client.getItem(r -> r.tableName(table.name).key(table.key(resource)).consistentRead(true)
+                    .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+        } catch (SdkException e) {
+            throw LockUnavailableException.unreachable(resource, "DynamoDB table '" + table.name + "' could not be read: "
+                    + e.getMessage(), e);
+        }
+        return response.hasItem() ? response.item() : Map.of();
+    }
+
+    /**
+     * Releases the leases not released yet if {@link Builder#releaseOnClose} (the default), so the
+     * next instance does not wait out their TTL; then waits for the give-backs still going out.
+     */
     @Override
     protected void doClose() {
+        if (releaseOnClose) {
+            for (DynamoDbLeaseImpl lease : List.copyOf(unreleased)) {
+                try {
+                    lease.release();
+                } catch (RuntimeException alreadyOrLost) {
+                    // released meanwhile, lost (the listener heard it) or unanswered (its TTL frees it)
+                }
+            }
+        }
         // the client is the caller's; give-backs already queued still go out, each within the request timeout
         giveBacks.shutdown();
         try {
@@ -429,24 +552,18 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         if (refused.hasItem() && !refused.item().isEmpty()) {
             return refused.item();
         }
-        GetItemResponse read = client.getItem(r -> r.tableName(table).key(key(resource)).consistentRead(true)
+        GetItemResponse read = client.getItem(r -> r.tableName(table.name).key(table.key(resource)).consistentRead(true)
                 .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
         return read.hasItem() ? read.item() : Map.of();
     }
 
-    /** DynamoDB's rule for table names: 3 to 255 of {@code A-Z a-z 0-9 _ . -}. */
-    private static String requireTableName(String table) {
-        Checks.requireName("table", table);
-        if (!TABLE_NAME.matcher(table).matches()) {
-            throw new IllegalArgumentException("table must be a DynamoDB table name, 3 to 255 characters of A-Z, a-z,"
-                    + " 0-9, '_', '.' and '-', got '" + (table.length() > 64 ? table.substring(0, 64) + "…" : table)
-                    + "' (" + table.length() + " characters)");
+    private static byte[] requireData(byte[] data) {
+        Checks.requireNonNull("data", data);
+        if (data.length > DynamoDbLease.MAX_DATA_BYTES) {
+            throw new IllegalArgumentException("data must be at most " + DynamoDbLease.MAX_DATA_BYTES + " bytes, got "
+                    + data.length + " bytes");
         }
-        return table;
-    }
-
-    private static Map<String, AttributeValue> key(String resource) {
-        return Map.of(KEY, AttributeValue.fromS(resource));
+        return data.clone();
     }
 
     private static AttributeValue number(long value) {
@@ -470,7 +587,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 // a decimal, an exponent or past a long's range: refused below
             }
         }
-        throw LockUnavailableException.unreachable(resource, "its item in table '" + table + "' has a '" + name
+        throw LockUnavailableException.unreachable(resource, "its item in table '" + table.name + "' has a '" + name
                 + "' attribute that is not a whole number within a long's range (" + value + "); it was not written"
                 + " by this provider: repair or remove the attribute", null);
     }
@@ -504,13 +621,45 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /** A grant: renewed and released by owner and token, so a later grant of the same owner id cannot be touched. */
-    private final class DynamoDbLease extends AbstractLease {
+    private final class DynamoDbLeaseImpl extends AbstractLease implements DynamoDbLease {
 
         /** Renewals sent so far (one at a time: the base class serialises them). */
         private long renewals;
+        /** The data the next renewal or release writes, set by the overloads that take data. */
+        private volatile byte @Nullable [] pendingData;
 
-        DynamoDbLease(FencingToken token, String owner, long requestedAtNanos, Duration ttl) {
+        DynamoDbLeaseImpl(FencingToken token, String owner, long requestedAtNanos, Duration ttl) {
             super(token, owner, requestedAtNanos, ttl, clock(), listener());
+        }
+
+        @Override
+        public Optional<byte[]> data() {
+            Map<String, AttributeValue> item = read(resource());
+            if (!ownerId().equals(stringOf(item, OWNER)) || longOf(resource(), item, TOKEN) != token().value()) {
+                throw LeaseLostException.of(token(), "the lock's item no longer shows this lease");
+            }
+            AttributeValue data = item.get(DATA);
+            return data == null || data.b() == null ? Optional.empty() : Optional.of(data.b().asByteArray());
+        }
+
+        @Override
+        public void renew(Duration ttl, byte[] data) {
+            pendingData = requireData(data);
+            try {
+                renew(ttl);
+            } finally {
+                pendingData = null;
+            }
+        }
+
+        @Override
+        public void release(byte[] data) {
+            pendingData = requireData(data);
+            try {
+                release();
+            } finally {
+                pendingData = null;
+            }
         }
 
         @Override
@@ -521,6 +670,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 return false;
             }
             long now = wallClock.millis();
+            Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
+                    "#version", VERSION, "#lease", LEASE));
             Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
                     ":token", number(token().value()), ":expires", number(now + ttl.toMillis()),
                     ":version", AttributeValue.fromS(versionOf(ownerId(), ++renewals)), ":lease", number(ttl.toMillis())));
@@ -530,14 +681,11 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 condition += " AND #expires >= :now";
                 values.put(":now", number(now));
             }
+            String update = "SET #expires = :expires, #version = :version, #lease = :lease" + withData(names, values);
             String checked = condition;
             try {
-                client.updateItem(r -> r.tableName(table).key(key(resource()))
-                        .updateExpression("SET #expires = :expires, #version = :version, #lease = :lease")
-                        .conditionExpression(checked)
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
-                                "#version", VERSION, "#lease", LEASE))
-                        .expressionAttributeValues(values)
+                client.updateItem(r -> r.tableName(table.name).key(table.key(resource())).updateExpression(update)
+                        .conditionExpression(checked).expressionAttributeNames(names).expressionAttributeValues(values)
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
             } catch (ConditionalCheckFailedException taken) {
@@ -554,11 +702,30 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
          */
         @Override
         protected boolean doRelease() {
+            // an interrupt (before or during the request) must not leave the lock held: the SDK aborts
+            // an interrupted call, so the release runs with the flag cleared and sets it again after
+            boolean interrupted = Thread.interrupted();
+            try {
+                return releaseOnServer();
+            } catch (AbortedException midRequest) {
+                interrupted |= Thread.interrupted();
+                return releaseOnServer(); // a first send that landed is recognised by its released_token
+            } finally {
+                unreleased.remove(this);
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private boolean releaseOnServer() {
             if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
                 sendGiveBack(resource(), ownerId()); // ran out on this holder's clock: lost, and freed now
                 return false;
             }
             long now = wallClock.millis();
+            Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
+                    "#released", RELEASED));
             Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
                     ":token", number(token().value())));
             String condition = "#owner = :owner AND #token = :token";
@@ -566,14 +733,11 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 condition += " AND #expires >= :now";
                 values.put(":now", number(now));
             }
+            String update = "SET #released = :token" + withData(names, values) + " REMOVE #owner, #expires";
             String checked = condition;
             try {
-                client.updateItem(r -> r.tableName(table).key(key(resource()))
-                        .updateExpression("SET #released = :token REMOVE #owner, #expires")
-                        .conditionExpression(checked)
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
-                                "#released", RELEASED))
-                        .expressionAttributeValues(values)
+                client.updateItem(r -> r.tableName(table.name).key(table.key(resource())).updateExpression(update)
+                        .conditionExpression(checked).expressionAttributeNames(names).expressionAttributeValues(values)
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                         .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                 return true;
@@ -587,6 +751,17 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 }
                 return false;
             }
+        }
+
+        /** The SET clause for the pending data, if any, adding its name and value. */
+        private String withData(Map<String, String> names, Map<String, AttributeValue> values) {
+            byte @Nullable [] data = pendingData;
+            if (data == null) {
+                return "";
+            }
+            names.put("#data", DATA);
+            values.put(":data", AttributeValue.fromB(SdkBytes.fromByteArray(data)));
+            return ", #data = :data";
         }
     }
 
@@ -602,7 +777,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
          * lease ends on its own monotonic clock, counted from before its last write, so the holder's
          * lease is over before the waiter takes the lock whatever the clients' wall clocks say
          * (only their rates must agree). The cost: a lock whose holder died is taken a whole lease
-         * after a waiter first looks, up to two TTLs after the holder's last renewal.
+         * after a waiter first looks, up to two TTLs after the holder's last renewal, and only by a
+         * waiter that keeps looking (see {@link Sightings}).
          */
         OWN_CLOCK,
         /**
@@ -614,49 +790,20 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         SYNCHRONIZED_CLOCKS
     }
 
-    /**
-     * A held item as a waiter saw it: its version (or, for an item written without one, its owner
-     * and expiry), when it was first and last seen, and the lease it announced.
-     */
-    private record Sighting(@Nullable String version, String owner, long expires, long seenAtNanos, long lastSeenAtNanos,
-            long leaseNanos) {
-
-        /** The longest gap between two looks that keeps the count: a lease, and at least a second. */
-        private static final long MIN_GAP_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-        boolean recent(long nowNanos) {
-            return nowNanos - lastSeenAtNanos - Math.max(leaseNanos, MIN_GAP_NANOS) <= 0;
-        }
-
-        boolean sameItem(Sighting other) {
-            return version != null ? version.equals(other.version)
-                    : other.version == null && owner.equals(other.owner) && expires == other.expires;
-        }
-
-        boolean elapsed(long nowNanos) {
-            return nowNanos - seenAtNanos - leaseNanos >= 0;
-        }
-
-        /** The grant's condition that the item is still this one, adding its values to {@code values}. */
-        String condition(Map<String, AttributeValue> values) {
-            if (version != null) {
-                values.put(":seenVersion", AttributeValue.fromS(version));
-                return "#version = :seenVersion";
-            }
-            values.put(":seenOwner", AttributeValue.fromS(owner));
-            values.put(":seenExpires", number(expires));
-            return "(attribute_not_exists(#version) AND #owner = :seenOwner AND #expires = :seenExpires)";
-        }
-    }
-
     /** Settings of a {@link DynamoDbLockProvider}; the listener, clocks and watchdog as for every provider. */
     public static final class Builder extends ProviderBuilder<Builder> {
 
         private final DynamoDbClient client;
         private String table = DEFAULT_TABLE;
+        private String partitionKey = DEFAULT_PARTITION_KEY;
+        private @Nullable String sortKey;
+        private @Nullable String sortValue;
         private Clock wallClock = Clock.systemUTC();
         private Duration requestTimeout = Duration.ofSeconds(5);
         private Expiry expiry = Expiry.OWN_CLOCK;
+        private String ownerName = defaultOwnerName();
+        private boolean releaseOnClose = true;
+        private boolean onlyExistingLocks;
 
         private Builder(DynamoDbClient client) {
             this.client = client;
@@ -667,14 +814,36 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             return this;
         }
 
-        /** The lock table (default {@value DynamoDbLockProvider#DEFAULT_TABLE}); see {@link #createTable}. */
+        /** The lock table (default {@value DynamoDbLockProvider#DEFAULT_TABLE}); see {@link DynamoDbLockProvider#createTable()}. */
         public Builder table(String table) {
-            this.table = requireTableName(table);
+            this.table = LockTable.requireTableName(table);
             return this;
         }
 
         /**
-         * The wall clock whose microseconds floor the tokens and that writes the items' {@code expires}
+         * The string partition key attribute that holds the resource name (default
+         * {@value DynamoDbLockProvider#DEFAULT_PARTITION_KEY}; amazon-dynamodb-lock-client's
+         * {@code withPartitionKeyName}); it may not be one of the lock's own attributes.
+         */
+        public Builder partitionKey(String attribute) {
+            this.partitionKey = LockTable.requireKeyName("partitionKey", attribute);
+            return this;
+        }
+
+        /**
+         * A string sort key and the value this provider's lock items carry in it, for a table shared
+         * with other items (amazon-dynamodb-lock-client's {@code withSortKeyName}): the lock on
+         * {@code r} is the item {@code (r, value)}, beside the table's other items of partition
+         * {@code r}. Listing and pruning touch only items with this value.
+         */
+        public Builder sortKey(String attribute, String value) {
+            this.sortKey = LockTable.requireKeyName("sortKey", attribute);
+            this.sortValue = Checks.requireName("sortKey value", value);
+            return this;
+        }
+
+        /**
+         * The clock whose microseconds floor the tokens and that writes the items' {@code expires}
          * (default the system's UTC clock); it judges expiry only with {@link Expiry#SYNCHRONIZED_CLOCKS}.
          */
         public Builder wallClock(Clock wallClock) {
@@ -699,9 +868,60 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             return this;
         }
 
-        /** The provider; the table must exist ({@link #createTable}). */
+        /**
+         * A readable name of this client written on every item it takes, for operators
+         * ({@link HeldLock#ownerName}, the table in the console); default the host name and the
+         * process id, as amazon-dynamodb-lock-client's {@code withOwnerName}. Exclusion never
+         * depends on it: each grant has its own random owner id.
+         */
+        public Builder ownerName(String ownerName) {
+            this.ownerName = Checks.requireName("ownerName", ownerName);
+            return this;
+        }
+
+        /**
+         * Whether {@link DynamoDbLockProvider#close()} releases the leases not released yet
+         * (default true, as amazon-dynamodb-lock-client's {@code close}), so the next instance
+         * takes them at once; false lets them lapse on their TTL.
+         */
+        public Builder releaseOnClose(boolean releaseOnClose) {
+            this.releaseOnClose = releaseOnClose;
+            return this;
+        }
+
+        /**
+         * Grants only locks whose item exists already (created by an earlier grant of a provider
+         * without this setting; amazon-dynamodb-lock-client's {@code withAcquireOnlyIfLockAlreadyExists}):
+         * on a name without one, {@code tryAcquire} returns empty and {@code acquire} waits. Default false.
+         */
+        public Builder onlyExistingLocks(boolean onlyExistingLocks) {
+            this.onlyExistingLocks = onlyExistingLocks;
+            return this;
+        }
+
+        /** The provider; the table must exist ({@link DynamoDbLockProvider#createTable()}). */
         public DynamoDbLockProvider build() {
             return new DynamoDbLockProvider(this);
+        }
+
+        /** The host name (from the environment or {@code /etc/hostname}, no DNS lookup) and the process id. */
+        static String defaultOwnerName() {
+            String host = System.getenv("HOSTNAME");
+            if (host == null || host.isBlank()) {
+                host = System.getenv("COMPUTERNAME");
+            }
+            if (host == null || host.isBlank()) {
+                try {
+                    host = java.nio.file.Files.readString(java.nio.file.Path.of("/etc/hostname")).strip();
+                } catch (java.io.IOException | RuntimeException e) {
+                    host = null;
+                }
+            }
+            if (host == null || host.isBlank()) {
+                host = "unknown-host";
+            }
+            String name = host.replaceAll("\\p{Cntrl}", "?") + "/" + ProcessHandle.current().pid();
+            return name.length() > 200 ? name.substring(0, 200) : name;
         }
     }
 }
