@@ -55,6 +55,19 @@ public interface FencingListener {
     default void onStaleWriteRejected(StaleTokenException rejection) {}
 
     /**
+     * An early warning, for leases the watchdog renews ({@link LeaseOptions#autoRenew}): renewals
+     * have been failing (errors, or a renewal still waiting for its server) and the lease has only
+     * {@code remaining} left, at most the provider's warning margin
+     * ({@code ProviderBuilder.expiryWarning}, a third of the TTL by default) — amazon-dynamodb-lock-client's
+     * session monitor. Told once per stretch of failures; a successful renewal ends the stretch.
+     * Stop starting side effects that could outlast {@code remaining}, or prepare for the loss. Called
+     * on a watchdog thread: return quickly.
+     *
+     * @param lastFailure the last renewal's failure; null if the renewal is still waiting for its server
+     */
+    default void onRenewalsFailing(Lease lease, Duration remaining, @Nullable Throwable lastFailure) {}
+
+    /**
      * An acquire call ended: once per {@code tryAcquire}, {@code acquire} or {@code acquireAsync},
      * after every attempt it made, with the time from the call to its end.
      */
@@ -107,6 +120,11 @@ public interface FencingListener {
             @Override
             public void onStaleWriteRejected(StaleTokenException rejection) {
                 all.forEach(l -> SafeListener.of(l).onStaleWriteRejected(rejection));
+            }
+
+            @Override
+            public void onRenewalsFailing(Lease lease, Duration remaining, @Nullable Throwable lastFailure) {
+                all.forEach(l -> SafeListener.of(l).onRenewalsFailing(lease, remaining, lastFailure));
             }
 
             @Override

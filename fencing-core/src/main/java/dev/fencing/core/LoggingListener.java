@@ -5,7 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs lease and fencing events: grants, renewals and releases at DEBUG, losses at WARN. Refused
+ * Logs lease and fencing events: grants, renewals and releases at DEBUG, losses and failing
+ * renewals at WARN. Refused
  * writes are logged at WARN by the writer itself (logger {@code dev.fencing.refused}), whatever the
  * listener, so this one logs them at DEBUG only.
  */
@@ -31,6 +32,13 @@ final class LoggingListener implements FencingListener {
     @Override
     public void onLost(Lease lease, String reason, @Nullable Throwable cause) {
         LOG.warn("lease {} lost: {}", lease.token(), reason, cause);
+    }
+
+    @Override
+    public void onRenewalsFailing(Lease lease, java.time.Duration remaining, @Nullable Throwable lastFailure) {
+        LOG.warn("lease {}: renewals are failing and {} ms are left ({}); it is lost then unless a renewal"
+                + " gets through", lease.token(), remaining.toMillis(),
+                lastFailure == null ? "the last renewal is still waiting for its server" : lastFailure.toString());
     }
 
     @Override

@@ -35,6 +35,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code fencing.lease.held}</td><td>timer</td><td>provider</td>
  *       <td>from grant to release or loss</td></tr>
  *   <tr><td>{@code fencing.lease.renewals}</td><td>counter</td><td>provider</td><td>successful renewals</td></tr>
+ *   <tr><td>{@code fencing.lease.renewals.failing}</td><td>counter</td><td>provider</td>
+ *       <td>early warnings: auto-renewed leases whose renewals kept failing into the warning margin
+ *       ({@link FencingListener#onRenewalsFailing})</td></tr>
  *   <tr><td>{@code fencing.lease.lost}</td><td>counter</td><td>provider, reason</td>
  *       <td>leases found lost; reason {@code taken_over}, {@code expired}, {@code connection},
  *       {@code closed}, {@code error} or {@code other}</td></tr>
@@ -57,6 +60,7 @@ public final class MicrometerFencingListener implements FencingListener {
     private final Timer[] acquires = new Timer[AcquireOutcome.values().length];
     private final Timer held;
     private final Counter renewals;
+    private final Counter renewalsFailing;
     private final Counter[] losses = new Counter[LossReason.values().length];
     private final Counter[] writes = new Counter[WriteResult.values().length];
     /** Start of each lease not yet released or lost; its size is the active gauge. */
@@ -119,6 +123,9 @@ public final class MicrometerFencingListener implements FencingListener {
                 .tag("provider", provider).register(registry);
         renewals = Counter.builder("fencing.lease.renewals").description("Successful lease renewals")
                 .tag("provider", provider).register(registry);
+        renewalsFailing = Counter.builder("fencing.lease.renewals.failing")
+                .description("Auto-renewed leases whose renewals kept failing into the warning margin")
+                .tag("provider", provider).register(registry);
         for (LossReason reason : LossReason.values()) {
             losses[reason.ordinal()] = Counter.builder("fencing.lease.lost").description("Leases found lost")
                     .tag("provider", provider).tag("reason", tagValue(reason)).register(registry);
@@ -163,6 +170,11 @@ public final class MicrometerFencingListener implements FencingListener {
     @Override
     public void onReleased(Lease lease) {
         ended(lease);
+    }
+
+    @Override
+    public void onRenewalsFailing(Lease lease, Duration remaining, @Nullable Throwable lastFailure) {
+        renewalsFailing.increment();
     }
 
     @Override

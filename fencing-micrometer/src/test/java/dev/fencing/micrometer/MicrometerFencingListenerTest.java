@@ -66,6 +66,15 @@ class MicrometerFencingListenerTest {
     }
 
     @Test
+    void anEarlyWarningOfFailingRenewalsIsCounted() {
+        Lease lease = provider.tryAcquire("invoice-8", LeaseOptions.ofDefaults()).orElseThrow();
+        listener.onRenewalsFailing(lease, Duration.ofSeconds(3), new IllegalStateException("server down"));
+        assertThat(registry.get("fencing.lease.renewals.failing").tags("provider", "memory").counter().count())
+                .isEqualTo(1);
+        lease.release();
+    }
+
+    @Test
     void everyWayAnAcquireEndsHasItsOutcome() throws Exception {
         Lease held = other.tryAcquire("r", LeaseOptions.ofDefaults()).orElseThrow();
         assertThat(provider.tryAcquire("r", LeaseOptions.ofDefaults())).isEmpty();

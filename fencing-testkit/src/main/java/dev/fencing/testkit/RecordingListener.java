@@ -26,6 +26,7 @@ public final class RecordingListener implements FencingListener {
     private final Map<Lease, List<String>> endings = new ConcurrentHashMap<>();
     private final Map<Lease, Duration> heldFor = new ConcurrentHashMap<>();
     private final List<FencingException> writeFailures = new CopyOnWriteArrayList<>();
+    private final List<Duration> renewalWarnings = new CopyOnWriteArrayList<>();
 
     @Override
     public void onGranted(Lease lease) {
@@ -53,6 +54,16 @@ public final class RecordingListener implements FencingListener {
     public void onLost(Lease lease, String reason, @Nullable Throwable cause, Duration heldFor) {
         this.heldFor.put(lease, heldFor);
         onLost(lease, reason, cause);
+    }
+
+    @Override
+    public void onRenewalsFailing(Lease lease, Duration remaining, @Nullable Throwable lastFailure) {
+        renewalWarnings.add(remaining);
+    }
+
+    /** The time left told by each early warning ({@link FencingListener#onRenewalsFailing}), in order. */
+    public List<Duration> renewalWarnings() {
+        return List.copyOf(renewalWarnings);
     }
 
     @Override

@@ -56,6 +56,11 @@ public final class SafeListener implements FencingListener {
     }
 
     @Override
+    public void onRenewalsFailing(Lease lease, Duration remaining, @Nullable Throwable lastFailure) {
+        run(() -> delegate.onRenewalsFailing(lease, remaining, lastFailure));
+    }
+
+    @Override
     public void onStaleWriteRejected(StaleTokenException rejection) {
         run(() -> delegate.onStaleWriteRejected(rejection));
     }

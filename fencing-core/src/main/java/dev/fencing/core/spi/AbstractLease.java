@@ -40,6 +40,16 @@ public abstract class AbstractLease implements Lease {
     private final Object renewals = new Object();
     private volatile @Nullable ScheduledFuture<?> renewal;
     private volatile @Nullable Runnable renewalStopped;
+    /** The watchdog renewing this lease, for the early warning's timer; null when not auto-renewed. */
+    private volatile @Nullable LeaseWatchdog watchdog;
+    /** The early warning's margin ({@link FencingListener#onRenewalsFailing}). */
+    private volatile long warningMarginNanos;
+    /** Watchdog renewals that failed (or were still in flight at a tick) since the last success. */
+    private final java.util.concurrent.atomic.AtomicInteger failedRenewals = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile @Nullable Throwable lastRenewalFailure;
+    /** Whether this stretch of failures was warned about already. */
+    private final java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile @Nullable ScheduledFuture<?> warning;
 
     /**
      * @param token the granted token
@@ -212,19 +222,57 @@ public abstract class AbstractLease implements Lease {
 
     /** Starts auto-renewal on {@code watchdog}; called by the provider once, after the grant. */
     public final void startRenewal(LeaseWatchdog watchdog, Duration ttl) {
-        startRenewal(watchdog, ttl, () -> {}, this);
+        startRenewal(watchdog, ttl, () -> {}, this, ttl.dividedBy(3));
     }
 
     /**
      * As {@link #startRenewal(LeaseWatchdog, Duration)}; {@code whenStopped} runs once renewal
-     * stops for good; {@code group} (the provider) shares one cap of renewals in flight.
+     * stops for good; {@code group} (the provider) shares one cap of renewals in flight;
+     * {@code warningMargin} is when failing renewals are warned about.
      */
-    final void startRenewal(LeaseWatchdog watchdog, Duration ttl, Runnable whenStopped, Object group) {
+    final void startRenewal(LeaseWatchdog watchdog, Duration ttl, Runnable whenStopped, Object group,
+            Duration warningMargin) {
         renewalStopped = whenStopped;
+        this.warningMarginNanos = warningMargin.toNanos();
+        this.watchdog = watchdog;
         renewal = watchdog.watch(this, ttl, group);
+        armWarning();
         if (state.get() != State.ACTIVE) {
             stopRenewal();
         }
+    }
+
+    /**
+     * Sets the early warning's timer to the moment the lease has only the margin left; it warns
+     * then if a renewal failed since the last success (a renewal that fails later, inside the
+     * margin, warns at once).
+     */
+    private void armWarning() {
+        LeaseWatchdog current = watchdog;
+        if (current == null) {
+            return;
+        }
+        ScheduledFuture<?> previous = warning;
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        warning = current.schedule(this::warnIfFailing, deadline() - warningMarginNanos - clock.nanoTime());
+    }
+
+    /** Tells the listener once per stretch of failures, when renewals failed and the margin is reached. */
+    private void warnIfFailing() {
+        long left = deadline() - clock.nanoTime();
+        if (state.get() == State.ACTIVE && failedRenewals.get() > 0 && left > 0 && left - warningMarginNanos <= 0
+                && warned.compareAndSet(false, true)) {
+            listener.onRenewalsFailing(this, Duration.ofNanos(left), lastRenewalFailure);
+        }
+    }
+
+    /** A watchdog renewal failed without losing the lease, or was still in flight at a tick. */
+    private void renewalFailed(@Nullable Throwable failure) {
+        lastRenewalFailure = failure;
+        failedRenewals.incrementAndGet();
+        warnIfFailing();
     }
 
     /**
@@ -275,6 +323,7 @@ public abstract class AbstractLease implements Lease {
                 markLost("the watchdog could not renew it before it expired", e);
             } else {
                 LOG.warn("renewal of {} failed, retrying on the next tick: {}", token, e.toString());
+                renewalFailed(e);
             }
         } catch (Error e) {
             LOG.error("renewal of {} threw an error; the lease is marked lost", token, e);
@@ -286,6 +335,8 @@ public abstract class AbstractLease implements Lease {
     final void renewalStillInFlight() {
         if (state.get() == State.ACTIVE && deadline() - clock.nanoTime() <= 0) {
             markLost("the watchdog's renewal did not answer before the lease expired", null);
+        } else {
+            renewalFailed(null);
         }
     }
 
@@ -302,12 +353,22 @@ public abstract class AbstractLease implements Lease {
                 return false;
             }
             deadlineNanos = requestedAt + validityOf(ttl).toNanos();
+            if (failedRenewals.get() > 0 || warned.get()) {
+                failedRenewals.set(0);
+                lastRenewalFailure = null;
+                warned.set(false);
+            }
+            armWarning();
         }
         listener.onRenewed(this);
         return true;
     }
 
     private void stopRenewal() {
+        ScheduledFuture<?> pendingWarning = warning;
+        if (pendingWarning != null) {
+            pendingWarning.cancel(false);
+        }
         ScheduledFuture<?> current = renewal;
         if (current != null) {
             current.cancel(false);

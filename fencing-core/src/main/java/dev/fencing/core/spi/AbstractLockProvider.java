@@ -42,6 +42,8 @@ public abstract class AbstractLockProvider implements LockProvider {
     private final MonotonicClock clock;
     private final FencingListener listener;
     private final LeaseWatchdog watchdog;
+    /** The margin of the listener's early warning; null for a third of each lease's TTL. */
+    private @Nullable Duration expiryWarning;
     private final ThreadPoolExecutor asyncAttempts;
     private final ScheduledThreadPoolExecutor asyncTimers;
     private final Set<AsyncWait> asyncWaits = ConcurrentHashMap.newKeySet();
@@ -55,6 +57,7 @@ public abstract class AbstractLockProvider implements LockProvider {
      */
     protected AbstractLockProvider(ProviderBuilder<?> settings, String asyncThreadName) {
         this(settings.clock, settings.listener, settings.watchdog, asyncThreadName);
+        this.expiryWarning = settings.expiryWarning;
     }
 
     /**
@@ -403,7 +406,8 @@ public abstract class AbstractLockProvider implements LockProvider {
         attempt.ifPresent(lease -> {
             if (options.autoRenew()) {
                 renewing.add(lease);
-                lease.startRenewal(watchdog, options.ttl(), () -> renewing.remove(lease), this);
+                lease.startRenewal(watchdog, options.ttl(), () -> renewing.remove(lease), this,
+                        expiryWarning == null ? options.ttl().dividedBy(3) : expiryWarning);
                 if (closed.get()) {
                     lease.stopRenewalAndLapse(); // closed during the attempt: no renewal outlives close()
                 }

@@ -129,9 +129,18 @@ public final class LeaseWatchdog implements AutoCloseable {
         }
     }
 
+    /** Runs {@code task} once after {@code delayNanos} on the ticking threads (it must not block). */
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
     /** How many leases this watchdog is renewing now. */
     public int watchedCount() {
-        return scheduler.getQueue().size();
+        // the periodic renewals only, not the one-shot early-warning timers
+        return (int) scheduler.getQueue().stream()
+                .filter(task -> task instanceof java.util.concurrent.RunnableScheduledFuture<?> scheduled
+                        && scheduled.isPeriodic())
+                .count();
     }
 
     /** Stops renewing every lease and ends the threads. The shared watchdog cannot be closed. */

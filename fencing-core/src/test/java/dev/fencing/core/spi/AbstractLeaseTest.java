@@ -317,7 +317,7 @@ class AbstractLeaseTest {
 
         java.util.concurrent.atomic.AtomicInteger lostStopped = new java.util.concurrent.atomic.AtomicInteger();
         FakeLease lost = new FakeLease(clock, ttl, listener);
-        lost.startRenewal(watchdog, ttl, lostStopped::incrementAndGet, this);
+        lost.startRenewal(watchdog, ttl, lostStopped::incrementAndGet, this, ttl.dividedBy(3));
         assertThat(lost.isLost()).isFalse();
         assertThat(lostStopped).hasValue(0);
         lost.lose("connection dropped");
@@ -330,7 +330,7 @@ class AbstractLeaseTest {
 
         java.util.concurrent.atomic.AtomicInteger releasedStopped = new java.util.concurrent.atomic.AtomicInteger();
         FakeLease released = new FakeLease(clock, ttl, listener);
-        released.startRenewal(watchdog, ttl, releasedStopped::incrementAndGet, this);
+        released.startRenewal(watchdog, ttl, releasedStopped::incrementAndGet, this, ttl.dividedBy(3));
         released.close();
         released.renewFromWatchdog(ttl);
         assertThat(releasedStopped).hasValue(1);
@@ -339,7 +339,7 @@ class AbstractLeaseTest {
         java.util.concurrent.atomic.AtomicInteger lateStopped = new java.util.concurrent.atomic.AtomicInteger();
         FakeLease late = new FakeLease(clock, ttl, listener);
         late.close();
-        late.startRenewal(watchdog, ttl, lateStopped::incrementAndGet, this);
+        late.startRenewal(watchdog, ttl, lateStopped::incrementAndGet, this, ttl.dividedBy(3));
         assertThat(lateStopped).as("renewal started after the release stops at once").hasValue(1);
     }
 }

@@ -269,6 +269,46 @@ class DynamoDbLockFeaturesIT {
                 .hasMessageContaining("idleFor");
     }
 
+    /**
+     * The early warning (the AWS client's session monitor) with a real server gone silent: the
+     * watchdog's renewals get no answer, the listener hears it once the lease has the margin or less
+     * left, and only then the loss.
+     */
+    @Test
+    void silentRenewalsWarnWithinTheMarginBeforeTheLeaseIsLost() {
+        String resource = resource("warning");
+        RecordingListener listener = new RecordingListener();
+        java.util.List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        dev.fencing.core.FencingListener both = dev.fencing.core.FencingListener.composite(listener,
+                new dev.fencing.core.FencingListener() {
+                    @Override
+                    public void onRenewalsFailing(Lease lease, Duration remaining, Throwable lastFailure) {
+                        order.add("warned");
+                    }
+
+                    @Override
+                    public void onLost(Lease lease, String reason, Throwable cause) {
+                        order.add("lost");
+                    }
+                });
+        Duration margin = Duration.ofMillis(1500);
+        try (dev.fencing.testkit.servers.LaggingProxy proxy = dev.fencing.testkit.servers.LaggingProxy.start("127.0.0.1",
+                        java.net.URI.create(TestServers.dynamoDb().endpoint()).getPort());
+                DynamoDbClient client = DynamoDbLockProviderIT.client("http://127.0.0.1:" + proxy.port());
+                DynamoDbLockProvider watched = DynamoDbLockProvider.builder(client).table(TABLE).listener(both)
+                        .requestTimeout(Duration.ofMillis(800)).expiryWarning(margin).releaseOnClose(false).build()) {
+            Lease lease = watched.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(3)).withAutoRenew(true))
+                    .orElseThrow();
+            proxy.holdReplies();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> order.contains("lost"));
+            assertThat(order).containsExactly("warned", "lost");
+            assertThat(listener.renewalWarnings()).singleElement()
+                    .satisfies(left -> assertThat(left).isPositive().isLessThanOrEqualTo(margin));
+            assertThat(lease.isValid()).isFalse();
+            proxy.passReplies();
+        }
+    }
+
     private void put(String resource, Map<String, AttributeValue> attributes) {
         Map<String, AttributeValue> item = new java.util.HashMap<>(attributes);
         item.put("resource", AttributeValue.fromS(resource));
