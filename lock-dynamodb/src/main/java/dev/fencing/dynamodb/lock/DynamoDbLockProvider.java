@@ -241,9 +241,18 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             } else {
                 taken = takeover == null ? "" : " OR " + takeover.condition(values);
             }
-            String condition = "(attribute_not_exists(#owner) OR attribute_not_exists(#expires)" + taken + ")"
-                    + (onlyExistingLocks ? " AND attribute_exists(#token) AND #token < :token"
-                            : " AND (attribute_not_exists(#token) OR #token < :token)");
+            String condition;
+            if (race == 0 && takeover == null) {
+                // the common case, a free lock used before, in the condition cheapest to evaluate (no
+                // OR: dynalite takes 1.7 times as long over the general one); a new name or anything
+                // else fails it, and the next round knows the item
+                condition = "attribute_not_exists(#owner) AND #token < :token";
+                values.remove(":now");
+            } else {
+                condition = "(attribute_not_exists(#owner) OR attribute_not_exists(#expires)" + taken + ")"
+                        + (onlyExistingLocks ? " AND attribute_exists(#token) AND #token < :token"
+                                : " AND (attribute_not_exists(#token) OR #token < :token)");
+            }
             UpdateItemRequest grant = UpdateItemRequest.builder().tableName(table.name).key(table.key(resource))
                     .updateExpression(update)
                     .conditionExpression(condition)
@@ -402,6 +411,37 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 : OptionalLong.empty();
         return Optional.of(new LockState(resource, held ? Optional.ofNullable(stringOf(item, OWNER)) : Optional.empty(),
                 held ? Duration.ofMillis(remaining) : Duration.ZERO, lastToken));
+    }
+
+    /**
+     * {@code resource}'s lock as its item shows it now (a consistent read, amazon-dynamodb-lock-client's
+     * {@code getLock}): its holder's owner id and name, time left by this client's wall clock, and
+     * token; empty if nobody holds it.
+     *
+     * @throws LockUnavailableException if the table cannot be read
+     */
+    public Optional<HeldLock> findHeldLock(String resource) {
+        Checks.requireName("resource", resource);
+        Map<String, AttributeValue> item = read(resource);
+        long remaining = longOf(resource, item, EXPIRES) - wallClock.millis();
+        if (!item.containsKey(OWNER) || !item.containsKey(EXPIRES) || remaining < 0) {
+            return Optional.empty();
+        }
+        return Optional.of(new HeldLock(resource, Objects.requireNonNullElse(stringOf(item, OWNER), ""),
+                Objects.requireNonNullElse(stringOf(item, OWNER_NAME), ""), Duration.ofMillis(remaining),
+                longOf(resource, item, TOKEN)));
+    }
+
+    /**
+     * The data stored with {@code resource}'s lock, held or not (a consistent read, without
+     * acquiring it): set by its holder's grant, renewal or release; empty if there is none.
+     *
+     * @throws LockUnavailableException if the table cannot be read
+     */
+    public Optional<byte[]> readData(String resource) {
+        Checks.requireName("resource", resource);
+        AttributeValue data = read(resource).get(DATA);
+        return data == null || data.b() == null ? Optional.empty() : Optional.of(data.b().asByteArray());
     }
 
     /**

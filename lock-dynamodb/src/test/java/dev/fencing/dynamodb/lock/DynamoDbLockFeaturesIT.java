@@ -155,7 +155,14 @@ class DynamoDbLockFeaturesIT {
         assertThat(lease.data()).hasValueSatisfying(data -> assertThat(text(data)).isEqualTo("half way"));
         lease.release(bytes("checkpoint 7"));
 
+        assertThat(second.readData(resource)).as("read without acquiring")
+                .hasValueSatisfying(data -> assertThat(text(data)).isEqualTo("checkpoint 7"));
+        assertThat(second.findHeldLock(resource)).isEmpty();
         DynamoDbLease next = (DynamoDbLease) second.tryAcquire(resource, ttl10s()).orElseThrow();
+        assertThat(first.findHeldLock(resource)).hasValueSatisfying(held -> {
+            assertThat(held.ownerName()).isEqualTo("worker-b");
+            assertThat(held.token()).isEqualTo(next.token().value());
+        });
         assertThat(next.data()).as("left by the previous holder")
                 .hasValueSatisfying(data -> assertThat(text(data)).isEqualTo("checkpoint 7"));
         DynamoDbLease stale = lease;
