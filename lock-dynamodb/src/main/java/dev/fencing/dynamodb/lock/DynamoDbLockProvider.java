@@ -117,6 +117,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     private static final int MAX_TOKEN_RACES = 8;
     private static final int GIVE_BACK_THREADS = 4;
     private static final Duration MIN_IDLE = Duration.ofMinutes(1);
+    /** How many unreleased leases are kept for {@link Builder#releaseOnClose} before the expired ones are dropped. */
+    private static final int MAX_UNRELEASED = 1_000;
     private static final Duration MAX_IDLE = Duration.ofDays(3650);
 
     private final DynamoDbClient client;
@@ -342,6 +344,9 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         sightings.forget(resource);
         DynamoDbLeaseImpl lease = new DynamoDbLeaseImpl(FencingToken.of(resource, token), owner, requestedAtNanos,
                 options.ttl());
+        if (unreleased.size() >= MAX_UNRELEASED) {
+            unreleased.removeIf(left -> !left.isValid()); // leases left to lapse: nothing to hand on at close
+        }
         unreleased.add(lease);
         return lease;
     }
@@ -561,7 +566,9 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
     /**
      * Releases the leases not released yet if {@link Builder#releaseOnClose} (the default), so the
-     * next instance does not wait out their TTL; then waits for the give-backs still going out.
+     * next instance does not wait out their TTL — until one release gets no answer: the rest then
+     * lapse on their TTL, so a silent server holds close() about one request timeout; then waits for
+     * the give-backs still going out.
      */
     @Override
     protected void doClose() {
@@ -569,8 +576,12 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
             for (DynamoDbLeaseImpl lease : List.copyOf(unreleased)) {
                 try {
                     lease.release();
-                } catch (RuntimeException alreadyOrLost) {
-                    // released meanwhile, lost (the listener heard it) or unanswered (its TTL frees it)
+                } catch (LeaseLostException | IllegalStateException releasedOrLost) {
+                    // released meanwhile, or lost (the listener heard it)
+                } catch (RuntimeException unanswered) {
+                    // the server did not answer: the rest lapse on their TTL, so close() takes one
+                    // request timeout, not one per lease
+                    break;
                 }
             }
         }

@@ -316,6 +316,26 @@ class DynamoDbLockFeaturesIT {
         }
     }
 
+    /** A silent server holds close() about one request timeout, not one per lease it would release. */
+    @Test
+    void closeOnASilentServerTakesAboutOneRequestTimeoutWhateverItHolds() {
+        try (dev.fencing.testkit.servers.LaggingProxy proxy = dev.fencing.testkit.servers.LaggingProxy.start("127.0.0.1",
+                        java.net.URI.create(TestServers.dynamoDb().endpoint()).getPort());
+                DynamoDbClient client = DynamoDbLockProviderIT.client("http://127.0.0.1:" + proxy.port())) {
+            DynamoDbLockProvider closing = DynamoDbLockProvider.builder(client).table(TABLE)
+                    .requestTimeout(Duration.ofMillis(500)).build();
+            for (int i = 0; i < 12; i++) {
+                closing.tryAcquire(resource("silent-close-" + i), LeaseOptions.ofTtl(Duration.ofMinutes(1))).orElseThrow();
+            }
+            proxy.holdReplies();
+            long started = System.nanoTime();
+            closing.close();
+            // one release (500 ms) against 12 x 500 ms when each waits its own timeout; generous for a busy machine
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(4));
+            proxy.passReplies();
+        }
+    }
+
     private void put(String resource, Map<String, AttributeValue> attributes) {
         Map<String, AttributeValue> item = new java.util.HashMap<>(attributes);
         item.put("resource", AttributeValue.fromS(resource));
