@@ -10,6 +10,7 @@ import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.ProviderClosedException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -387,6 +388,37 @@ public abstract class LockProviderContract extends LockProviderTransportContract
                 .until(() -> provider.tryAcquire(resource, longLease()), Optional::isPresent).orElseThrow();
         assertThat(lease.isValid()).as("the closed provider's lease once the lock lapsed").isFalse();
         Holds.throughout("the next lease valid", shortTtl().multipliedBy(2), next::isValid);
+        next.release();
+    }
+
+    /**
+     * An {@code acquire} waiting for a held lock when its provider is closed ends with
+     * {@link ProviderClosedException} and no lease: nothing is granted after close, so no lock is
+     * held by a provider that is gone.
+     */
+    @Test
+    void anAcquireWaitingWhenItsProviderClosesEndsWithoutALease() throws Exception {
+        String resource = resource("close-while-waiting");
+        Lease held = provider.tryAcquire(resource, longLease()).orElseThrow();
+        LockProvider closing = anotherProvider();
+        CompletableFuture<Object> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return closing.acquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))
+                        .withWaitTimeout(Duration.ofSeconds(30)));
+            } catch (InterruptedException | RuntimeException e) {
+                return e;
+            }
+        });
+        Holds.throughout("the acquire waiting", Duration.ofMillis(200), () -> !waiting.isDone());
+        closing.close();
+        held.release();
+        Object outcome = waiting.get(30, TimeUnit.SECONDS);
+        if (outcome instanceof Lease granted) {
+            granted.close();
+        }
+        assertThat(outcome).as("what the closed provider's acquire returned").isInstanceOf(ProviderClosedException.class);
+        Lease next = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> provider.tryAcquire(resource, longLease()), Optional::isPresent).orElseThrow();
         next.release();
     }
 

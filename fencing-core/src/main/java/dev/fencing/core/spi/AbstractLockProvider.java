@@ -356,10 +356,22 @@ public abstract class AbstractLockProvider implements LockProvider {
         try (ReleaseSignals.Registration registration = releaseSignals.register(resource)) {
             for (int waits = 0; ; ) {
                 throwIfInterrupted(resource);
+                if (closed.get()) {
+                    // closed while waiting: no attempt after close, or its lease would outlive the provider
+                    throw new ProviderClosedException(getClass().getSimpleName() + " was closed while waiting for lock '"
+                            + resource + "'");
+                }
                 if (abandoned.getAsBoolean()) {
                     throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
                 }
-                Optional<Lease> lease = granted(attempt(resource, options, clock.nanoTime(), deadline), options);
+                Optional<AbstractLease> attempt = attempt(resource, options, clock.nanoTime(), deadline);
+                if (attempt.isPresent() && closed.get()) {
+                    // granted while the provider closed: nobody may hold a lock of a closed provider
+                    unclaimed(attempt.get(), options.ttl());
+                    throw new ProviderClosedException(getClass().getSimpleName() + " was closed while waiting for"
+                            + " lock '" + resource + "'");
+                }
+                Optional<Lease> lease = granted(attempt, options);
                 if (lease.isPresent()) {
                     return lease.get();
                 }

@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.SdkServiceClientConfiguration;
-import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -271,10 +271,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     current = itemAfter(refused, resource);
                 } catch (SdkException e) {
                     if (e instanceof DynamoDbException busy && busy.isThrottlingException()) {
-                        sendGiveBack(resource, owner);
+                        sendGiveBack(resource, owner, candidate);
                         return Optional.empty(); // the re-read was throttled: try again after the backoff
                     }
-                    LockUnavailableException failed = giveBack(resource, owner, e);
+                    LockUnavailableException failed = giveBack(resource, owner, candidate, e);
                     if (Thread.currentThread().isInterrupted()) {
                         return Optional.empty(); // as for an interrupt in the grant: the caller sees it
                     }
@@ -294,11 +294,22 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                             return Optional.empty();
                         }
                     } else {
-                        Sightings.Sighting seen = sight(resource, current, options.ttl());
-                        if (!seen.elapsed(clock().nanoTime())) {
-                            return Optional.empty(); // held, or not yet seen unchanged for a whole lease
+                        if (!current.containsKey(LEASE)) {
+                            // written without the lease's length (by another tool, or before it was
+                            // written): judged by its written expiry against this client's clock
+                            long expires = longOf(resource, current, EXPIRES);
+                            if (expires >= now) {
+                                return Optional.empty();
+                            }
+                            takeover = new Sightings.Sighting(stringOf(current, VERSION),
+                                    Objects.requireNonNullElse(stringOf(current, OWNER), ""), expires, 0, 0, 0);
+                        } else {
+                            Sightings.Sighting seen = sight(resource, current, options.ttl());
+                            if (!seen.elapsed(clock().nanoTime())) {
+                                return Optional.empty(); // held, or not yet seen unchanged for a whole lease
+                            }
+                            takeover = seen;
                         }
-                        takeover = seen;
                     }
                 }
                 if (token == Long.MAX_VALUE) {
@@ -314,16 +325,16 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 if (e.isThrottlingException()) {
                     // the server answered "too busy": not granted now (an earlier send the SDK
                     // retried may have landed: given back all the same); a waiting acquire goes on
-                    sendGiveBack(resource, owner);
+                    sendGiveBack(resource, owner, candidate);
                     return Optional.empty();
                 }
                 if (e.statusCode() >= 400 && e.statusCode() < 500) {
                     throw LockUnavailableException.unreachable(resource, "DynamoDB refused the grant on table '"
                             + table.name + "' (" + table.describeKeys() + "): " + e.awsErrorDetails().errorMessage(), e);
                 }
-                throw giveBack(resource, owner, e);
+                throw giveBack(resource, owner, candidate, e);
             } catch (SdkException e) {
-                LockUnavailableException failed = giveBack(resource, owner, e);
+                LockUnavailableException failed = giveBack(resource, owner, candidate, e);
                 if (Thread.currentThread().isInterrupted()) {
                     return Optional.empty(); // given back; the caller sees its interrupt
                 }
@@ -367,29 +378,58 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /**
-     * The grant may have landed and nobody will hold it: sends a write that removes the owner if it
-     * is still this attempt's, and reports the failure without waiting for it (a silent server
-     * would otherwise hold the caller a second request timeout). The write is owner-checked with
-     * this attempt's random owner id, so whenever it lands it can only free this attempt's grant.
+     * The grant may have landed and nobody will hold it: sends the give-back ({@link #sendGiveBack})
+     * and reports the failure without waiting for it (a silent server would otherwise hold the
+     * caller a second request timeout).
      */
-    private LockUnavailableException giveBack(String resource, String owner, SdkException cause) {
-        sendGiveBack(resource, owner);
+    private LockUnavailableException giveBack(String resource, String owner, long candidate, SdkException cause) {
+        sendGiveBack(resource, owner, candidate);
         return LockUnavailableException.unreachable(resource, "DynamoDB table '" + table.name + "' did not answer the"
                 + " grant (" + cause.getClass().getSimpleName() + ": " + cause.getMessage() + "); whatever it granted is"
                 + " being given back", cause);
     }
 
-    /** Sends the owner-checked give-back of {@code owner}'s possible grant, without waiting for it. */
-    private void sendGiveBack(String resource, String owner) {
+    /**
+     * Gives back what an attempt may have been granted, without waiting: removes the owner if it is
+     * still {@code owner} (a random id of this attempt, so whenever it lands it frees only this
+     * attempt's grant); if the grant has not landed, raises a free lock's token to the attempt's
+     * {@code candidate}, so that the grant, should it still arrive (delayed in the network), fails
+     * its {@code token < candidate} condition instead of holding the lock for nobody. A grant that
+     * lands between the two is seen and given back.
+     */
+    private void sendGiveBack(String resource, String owner, long candidate) {
         Runnable giveBack = () -> {
             try {
-                client.updateItem(r -> r.tableName(table.name).key(table.key(resource))
-                        .updateExpression("REMOVE #owner, #expires").conditionExpression("#owner = :owner")
-                        .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
-                        .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
-                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-            } catch (SdkException | IllegalStateException e) {
-                // not granted, unreachable, or the client closed: the TTL frees it
+                for (int round = 0; round < 3; round++) {
+                    try {
+                        client.updateItem(r -> r.tableName(table.name).key(table.key(resource))
+                                .updateExpression("REMOVE #owner, #expires").conditionExpression("#owner = :owner")
+                                .expressionAttributeNames(Map.of("#owner", OWNER, "#expires", EXPIRES))
+                                .expressionAttributeValues(Map.of(":owner", AttributeValue.fromS(owner)))
+                                .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+                        return;
+                    } catch (ConditionalCheckFailedException notGranted) {
+                        // not this attempt's (yet): void the grant in case it is still on its way
+                    }
+                    try {
+                        client.updateItem(r -> r.tableName(table.name).key(table.key(resource))
+                                .updateExpression("SET #token = :candidate")
+                                .conditionExpression("attribute_not_exists(#owner) AND (attribute_not_exists(#token)"
+                                        + " OR #token < :candidate)")
+                                .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN))
+                                .expressionAttributeValues(Map.of(":candidate", number(candidate)))
+                                .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
+                        return;
+                    } catch (ConditionalCheckFailedException heldOrPast) {
+                        Map<String, AttributeValue> item = read(resource);
+                        if (!owner.equals(stringOf(item, OWNER))) {
+                            return; // another holder, or a token at or past the candidate: nothing late can land
+                        }
+                        // the grant landed in between: give it back in the next round
+                    }
+                }
+            } catch (SdkException | LockUnavailableException | IllegalStateException e) {
+                // unreachable, or the client closed: the TTL frees it
             }
         };
         try {
@@ -458,9 +498,10 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * @throws SdkException if the table cannot be scanned (each page bounded by the request timeout)
      */
     public List<HeldLock> listHeldLocks() {
-        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER));
+        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#version", VERSION));
         Map<String, AttributeValue> values = new HashMap<>();
-        String filter = "attribute_exists(#owner)" + sortKeyFilter(names, values);
+        // every grant writes a version: an item without one is not a lock (a table shared by partition key)
+        String filter = "attribute_exists(#owner) AND attribute_exists(#version)" + sortKeyFilter(names, values);
         List<HeldLock> held = new ArrayList<>();
         long now = wallClock.millis();
         for (Map<String, AttributeValue> item : scan(filter, names, values)) {
@@ -498,9 +539,11 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     public int prune(Duration idleFor) {
         Checks.requireBetween("idleFor", idleFor, MIN_IDLE, MAX_IDLE);
         long floor = TimeUnit.MILLISECONDS.toMicros(wallClock.millis() - idleFor.toMillis());
-        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#token", TOKEN));
+        Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#token", TOKEN, "#version", VERSION));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":floor", number(floor)));
-        String filter = "attribute_not_exists(#owner) AND #token < :floor" + sortKeyFilter(names, values);
+        // every grant writes a version: an item without one was never a lock, and is left alone
+        String filter = "attribute_not_exists(#owner) AND #token < :floor AND attribute_exists(#version)"
+                + sortKeyFilter(names, values);
         int deleted = 0;
         for (Map<String, AttributeValue> item : scan(filter, names, values)) {
             String resource = stringOf(item, table.partitionKey);
@@ -518,8 +561,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         }
         try {
             client.deleteItem(r -> r.tableName(table.name).key(table.key(resource))
-                    .conditionExpression("attribute_not_exists(#owner) AND #token = :token")
-                    .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN))
+                    .conditionExpression("attribute_not_exists(#owner) AND #token = :token AND attribute_exists(#version)")
+                    .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN, "#version", VERSION))
                     .expressionAttributeValues(Map.of(":token", number(token)))
                     .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
             return true;
@@ -717,7 +760,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         protected boolean doRenew(Duration ttl) {
             if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
                 // a waiter may be counting its last version out: not brought back, and freed now
-                sendGiveBack(resource(), ownerId());
+                sendGiveBack(resource(), ownerId(), token().value());
                 return false;
             }
             long now = wallClock.millis();
@@ -754,13 +797,16 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         @Override
         protected boolean doRelease() {
             // an interrupt (before or during the request) must not leave the lock held: the SDK aborts
-            // an interrupted call, so the release runs with the flag cleared and sets it again after
+            // an interrupted call, so the release runs with the flag cleared and sets it again after;
+            // an unclear reply is settled by a second send
             boolean interrupted = Thread.interrupted();
             try {
                 return releaseOnServer();
-            } catch (AbortedException midRequest) {
+            } catch (SdkClientException unclear) {
+                // interrupted mid-request, timed out or cut off: the server may have released it. One
+                // more send, whose condition fails if the first landed, finds its released_token
                 interrupted |= Thread.interrupted();
-                return releaseOnServer(); // a first send that landed is recognised by its released_token
+                return releaseOnServer();
             } finally {
                 unreleased.remove(this);
                 if (interrupted) {
@@ -771,7 +817,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
         private boolean releaseOnServer() {
             if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
-                sendGiveBack(resource(), ownerId()); // ran out on this holder's clock: lost, and freed now
+                sendGiveBack(resource(), ownerId(), token().value()); // ran out on this holder's clock: lost, and freed now
                 return false;
             }
             long now = wallClock.millis();
@@ -798,7 +844,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     return true; // a re-send: the first send released this lease (no other release writes its token)
                 }
                 if (ownerId().equals(stringOf(current, OWNER)) && longOf(resource(), current, TOKEN) == token().value()) {
-                    sendGiveBack(resource(), ownerId()); // expired, not taken: free it now, and report the loss
+                    sendGiveBack(resource(), ownerId(), token().value()); // expired, not taken: free it now, and report the loss
                 }
                 return false;
             }

@@ -336,9 +336,11 @@ class DynamoDbLockFeaturesIT {
         }
     }
 
+    /** A lock item as a grant leaves it (with a version; items without one are not locks), released or held. */
     private void put(String resource, Map<String, AttributeValue> attributes) {
         Map<String, AttributeValue> item = new java.util.HashMap<>(attributes);
         item.put("resource", AttributeValue.fromS(resource));
+        item.putIfAbsent("version", AttributeValue.fromS("hand-written:0"));
         raw.putItem(r -> r.tableName(TABLE).item(item));
     }
 
