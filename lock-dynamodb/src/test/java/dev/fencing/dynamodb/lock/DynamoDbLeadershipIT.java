@@ -14,15 +14,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class DynamoDbLeadershipIT extends LeadershipContract {
 
     private static final String TABLE = "fencing_leaders_it";
-    private static boolean created;
 
-    private static synchronized DynamoDbClient newClient() {
-        DynamoDbClient client = DynamoDbLockProviderIT.client(TestServers.dynamoDb().endpoint());
-        if (!created) {
-            DynamoDbLockProvider.createTable(client, TABLE);
-            created = true;
-        }
-        return client;
+    private static DynamoDbClient newClient() {
+        return LockTables.client(TABLE);
     }
 
     /**

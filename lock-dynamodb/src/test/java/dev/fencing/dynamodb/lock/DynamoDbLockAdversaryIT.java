@@ -30,19 +30,13 @@ import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 class DynamoDbLockAdversaryIT {
 
     private static final String TABLE = "fencing_locks_adv";
-    private static boolean created;
 
     private final DynamoDbClient raw = newClient();
     private final DynamoDbLockProvider first = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
     private final DynamoDbLockProvider second = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
 
-    private static synchronized DynamoDbClient newClient() {
-        DynamoDbClient client = DynamoDbLockProviderIT.client(endpoint());
-        if (!created) {
-            DynamoDbLockProvider.createTable(client, TABLE);
-            created = true;
-        }
-        return client;
+    private static DynamoDbClient newClient() {
+        return LockTables.client(endpoint(), TABLE);
     }
 
     /**

@@ -28,19 +28,13 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class DynamoDbLockFeaturesIT {
 
     private static final String TABLE = "fencing_locks_features";
-    private static boolean created;
 
     private final DynamoDbClient raw = newClient();
     private final DynamoDbLockProvider first = builder().ownerName("worker-a").build();
     private final DynamoDbLockProvider second = builder().ownerName("worker-b").build();
 
-    private static synchronized DynamoDbClient newClient() {
-        DynamoDbClient client = DynamoDbLockProviderIT.client(TestServers.dynamoDb().endpoint());
-        if (!created) {
-            DynamoDbLockProvider.createTable(client, TABLE);
-            created = true;
-        }
-        return client;
+    private static DynamoDbClient newClient() {
+        return LockTables.client(TABLE);
     }
 
     private static DynamoDbLockProvider.Builder builder() {

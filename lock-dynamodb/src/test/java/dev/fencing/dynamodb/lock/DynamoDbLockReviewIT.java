@@ -44,19 +44,13 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 class DynamoDbLockReviewIT {
 
     private static final String TABLE = "fencing_locks_review";
-    private static boolean created;
 
     private final DynamoDbClient raw = newClient();
     private final DynamoDbLockProvider first = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
     private final DynamoDbLockProvider second = DynamoDbLockProvider.builder(newClient()).table(TABLE).build();
 
-    private static synchronized DynamoDbClient newClient() {
-        DynamoDbClient client = DynamoDbLockProviderIT.client(TestServers.dynamoDb().endpoint());
-        if (!created) {
-            DynamoDbLockProvider.createTable(client, TABLE);
-            created = true;
-        }
-        return client;
+    private static DynamoDbClient newClient() {
+        return LockTables.client(TABLE);
     }
 
     @AfterEach
