@@ -413,11 +413,13 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                     }
                     try {
                         client.updateItem(r -> r.tableName(table.name).key(table.key(resource))
-                                .updateExpression("SET #token = :candidate")
+                                // with a version, as a grant leaves it, so that prune can delete it once idle
+                                .updateExpression("SET #token = :candidate, #version = :version")
                                 .conditionExpression("attribute_not_exists(#owner) AND (attribute_not_exists(#token)"
                                         + " OR #token < :candidate)")
-                                .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN))
-                                .expressionAttributeValues(Map.of(":candidate", number(candidate)))
+                                .expressionAttributeNames(Map.of("#owner", OWNER, "#token", TOKEN, "#version", VERSION))
+                                .expressionAttributeValues(Map.of(":candidate", number(candidate),
+                                        ":version", AttributeValue.fromS(owner + ":given-back")))
                                 .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
                         return;
                     } catch (ConditionalCheckFailedException heldOrPast) {
