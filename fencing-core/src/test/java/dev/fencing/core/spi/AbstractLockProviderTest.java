@@ -269,6 +269,69 @@ class AbstractLockProviderTest {
         assertThat(lease.releases).hasValue(0);
     }
 
+    /** A waiting acquire whose provider closes ends with ProviderClosedException, and attempts nothing after. */
+    @Test
+    void anAcquireWaitingWhenItsProviderClosesEndsWithoutAnotherAttempt() throws Exception {
+        ScriptedProvider provider = new ScriptedProvider(false);
+        LeaseOptions polling = WAITING.withBackoff(Backoff.fixed(Duration.ofMillis(10)));
+        java.util.concurrent.CompletableFuture<Object> waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return provider.acquire("r", polling);
+            } catch (InterruptedException | RuntimeException e) {
+                return e;
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> provider.events.size() >= 2);
+        provider.close();
+        Object outcome = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+
+        assertThat(outcome).isInstanceOf(dev.fencing.core.ProviderClosedException.class);
+        int attempts = (int) provider.events.stream().filter("attempt"::equals).count();
+        assertThat(provider.events.subList(provider.events.indexOf("doClose"), provider.events.size()))
+                .as("events from close on, after %s attempts", attempts).containsOnly("doClose");
+    }
+
+    /** A grant that lands while the provider closes is given back, and the waiting acquire ends with ProviderClosedException. */
+    @Test
+    void aGrantLandingWhileTheProviderClosesIsGivenBack() throws Exception {
+        java.util.concurrent.CountDownLatch attempting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicReference<FakeLease> granted = new java.util.concurrent.atomic.AtomicReference<>();
+        AbstractLockProvider provider = new AbstractLockProvider(MonotonicClock.system(), null,
+                LeaseWatchdog.shared(), "closing-sync") {
+            @Override
+            protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+                attempting.countDown();
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                FakeLease lease = new FakeLease(clock(), options.ttl(), listener());
+                granted.set(lease);
+                return Optional.of(lease);
+            }
+
+            @Override
+            protected void doClose() {}
+        };
+        java.util.concurrent.CompletableFuture<Object> acquiring = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return provider.acquire("r", WAITING);
+            } catch (InterruptedException | RuntimeException e) {
+                return e;
+            }
+        });
+        attempting.await();
+        provider.close();
+        closed.countDown();
+
+        assertThat(acquiring.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOf(dev.fencing.core.ProviderClosedException.class);
+        assertThat(granted.get().releases).as("the grant given back").hasValue(1);
+        assertThat(granted.get().isValid()).isFalse();
+    }
+
     private static List<Thread> asyncThreads(String name) {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(name) && t.isAlive())
                 .toList();

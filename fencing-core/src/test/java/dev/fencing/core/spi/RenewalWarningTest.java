@@ -74,4 +74,74 @@ class RenewalWarningTest {
             failing.release();
         }
     }
+
+    /** On a manual clock, with renewals driven by hand: exactly when the warning comes, and when not. */
+    @Test
+    void theWarningComesAtTheMarginOncePerStretchOfFailures() {
+        ManualClock clock = new ManualClock();
+        Duration ttl = Duration.ofHours(1);
+        Duration margin = Duration.ofMinutes(10);
+        try (LeaseWatchdog watchdog = LeaseWatchdog.create(1)) { // ticks every 20 min: never during the test
+            FakeLease lease = new FakeLease(clock, ttl, listener);
+            lease.startRenewal(watchdog, ttl, () -> {}, this, margin);
+            IllegalStateException down = new IllegalStateException("server down");
+            lease.renewFailure.set(down);
+
+            clock.advance(Duration.ofMinutes(10));
+            lease.renewFromWatchdog(ttl); // 50 min left: no warning
+            clock.advance(Duration.ofMinutes(40).minusNanos(1));
+            lease.renewFromWatchdog(ttl); // the margin and 1 ns left
+            assertThat(warnings).isEmpty();
+
+            clock.advance(Duration.ofNanos(1));
+            lease.renewFromWatchdog(ttl); // exactly the margin left
+            assertThat(warnings).containsExactly(new Warning(margin, down));
+            lease.renewalStillInFlight();
+            lease.renewFromWatchdog(ttl);
+            assertThat(warnings).as("one warning per stretch").hasSize(1);
+
+            lease.renewFailure.set(null);
+            lease.renewFromWatchdog(ttl); // a renewal gets through: the deadline moves, the stretch ends
+            assertThat(lease.remaining()).isEqualTo(ttl);
+            clock.advance(Duration.ofMinutes(55));
+            lease.renewalStillInFlight(); // 5 min left, a renewal stuck on its server
+            assertThat(warnings).hasSize(2);
+            assertThat(warnings.get(1)).isEqualTo(new Warning(Duration.ofMinutes(5), null));
+            assertThat(losses).isEmpty();
+            lease.release();
+            lease.renewalStillInFlight();
+            assertThat(warnings).as("nothing after the release").hasSize(2);
+        }
+    }
+
+    /** The timer tells the listener once the margin is reached, with no renewal failing at that moment. */
+    @Test
+    void theTimerWarnsWhenTheMarginIsReachedAfterAFailure() {
+        ManualClock clock = new ManualClock();
+        Duration ttl = Duration.ofHours(1);
+        Duration margin = ttl.minusMillis(50); // the timer fires 50 ms (real) after the start
+        try (LeaseWatchdog watchdog = LeaseWatchdog.create(1)) {
+            FakeLease lease = new FakeLease(clock, ttl, listener);
+            lease.renewFailure.set(new IllegalStateException("server down"));
+            lease.startRenewal(watchdog, ttl, () -> {}, this, margin);
+            lease.renewFromWatchdog(ttl); // failed with the whole TTL left: not yet
+            assertThat(warnings).isEmpty();
+            clock.advance(Duration.ofSeconds(1)); // inside the margin now, by the lease's clock
+            await().atMost(Duration.ofSeconds(30)).until(() -> warnings.size() == 1);
+            assertThat(warnings.get(0).remaining()).isEqualTo(ttl.minusSeconds(1));
+            lease.release();
+        }
+    }
+
+    @Test
+    void pastDeadlineIsTrueFromTheDeadlineOnWhateverTheState() {
+        ManualClock clock = new ManualClock();
+        FakeLease lease = new FakeLease(clock, Duration.ofSeconds(10), listener);
+        clock.advance(Duration.ofSeconds(10).minusNanos(1));
+        assertThat(lease.pastDeadline()).isFalse();
+        clock.advance(Duration.ofNanos(1));
+        assertThat(lease.pastDeadline()).isTrue();
+        lease.release(); // released: the state does not matter
+        assertThat(lease.pastDeadline()).isTrue();
+    }
 }
