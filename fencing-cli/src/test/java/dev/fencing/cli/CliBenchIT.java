@@ -86,8 +86,10 @@ class CliBenchIT {
             List<Double> roundTrips = new ArrayList<>();
             result.get("rows").forEach(row -> roundTrips.add(row.get("roundTripsPerOp").asDouble()));
             assertThat(roundTrips).as(result.get("postgres").asText()).hasSize(4);
-            assertThat(roundTrips.get(0)).as("the pair plus one committed write (floor)").isCloseTo(2.0, within(0.1));
-            assertThat(roundTrips.get(2)).as("naive: the counter statement of its own").isCloseTo(3.0, within(0.1));
+            // the count is of every connection of the pool's data source: on a busy machine the pool's
+            // own liveness checks land in a row's window now and then (2.11 seen for the floor)
+            assertThat(roundTrips.get(0)).as("the pair plus one committed write (floor)").isBetween(1.9, 2.3);
+            assertThat(roundTrips.get(2)).as("naive: the counter statement of its own").isBetween(2.9, 3.3);
             // the provider borrows from a pool, which checks a connection idle for longer than its
             // alive-bypass window with one more round trip: on a busy machine some borrows do (2.12 seen)
             assertThat(roundTrips.get(3)).as("PostgresAdvisoryLockProvider").isBetween(1.9, 2.3);
