@@ -53,8 +53,11 @@ class ZooKeeperLeaderChangeIT {
     }
 
     private ZooKeeperLockProvider provider() {
+        // a fresh ensemble answers once it has elected a leader: on a busy machine that took more than
+        // the 2 s this test once gave the connection (run 33); the leader change is the point, not the start
+        await().atMost(Duration.ofSeconds(60)).until(ensemble::leader, java.util.Optional::isPresent);
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(ensemble.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(2)).build();
+                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build();
         providers.add(provider);
         return provider;
     }

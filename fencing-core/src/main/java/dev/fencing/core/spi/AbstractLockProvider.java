@@ -364,7 +364,17 @@ public abstract class AbstractLockProvider implements LockProvider {
                 if (abandoned.getAsBoolean()) {
                     throw new CancellationException("acquire of lock '" + resource + "' was cancelled");
                 }
-                Optional<AbstractLease> attempt = attempt(resource, options, clock.nanoTime(), deadline);
+                Optional<AbstractLease> attempt;
+                try {
+                    attempt = attempt(resource, options, clock.nanoTime(), deadline);
+                } catch (RuntimeException failed) {
+                    if (closed.get()) {
+                        // the provider closed under the attempt (its connections ended): that, not the server
+                        throw new ProviderClosedException(getClass().getSimpleName() + " was closed while waiting for"
+                                + " lock '" + resource + "'", failed);
+                    }
+                    throw failed;
+                }
                 if (attempt.isPresent() && closed.get()) {
                     // granted while the provider closed: nobody may hold a lock of a closed provider
                     unclaimed(attempt.get(), options.ttl());

@@ -291,6 +291,43 @@ class AbstractLockProviderTest {
                 .as("events from close on, after %s attempts", attempts).containsOnly("doClose");
     }
 
+    /** An attempt that fails because the provider closed under it (its client stopped) is reported as the close. */
+    @Test
+    void anAttemptFailingBecauseTheProviderClosedIsReportedAsTheClose() throws Exception {
+        java.util.concurrent.CountDownLatch attempting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
+        AbstractLockProvider provider = new AbstractLockProvider(MonotonicClock.system(), null,
+                LeaseWatchdog.shared(), "closing-failure") {
+            @Override
+            protected Optional<AbstractLease> attempt(String resource, LeaseOptions options, long requestedAtNanos) {
+                attempting.countDown();
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                throw LockUnavailableException.unreachable(resource, "the client was stopped", null);
+            }
+
+            @Override
+            protected void doClose() {}
+        };
+        java.util.concurrent.CompletableFuture<Object> acquiring = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return provider.acquire("r", WAITING);
+            } catch (InterruptedException | RuntimeException e) {
+                return e;
+            }
+        });
+        attempting.await();
+        provider.close();
+        closed.countDown();
+
+        assertThat(acquiring.get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isInstanceOfSatisfying(dev.fencing.core.ProviderClosedException.class,
+                        e -> assertThat(e).hasCauseInstanceOf(LockUnavailableException.class));
+    }
+
     /** A grant that lands while the provider closes is given back, and the waiting acquire ends with ProviderClosedException. */
     @Test
     void aGrantLandingWhileTheProviderClosesIsGivenBack() throws Exception {
