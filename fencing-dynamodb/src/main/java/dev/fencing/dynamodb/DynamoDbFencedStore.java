@@ -1,47 +1,31 @@
 package dev.fencing.dynamodb;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
-import dev.fencing.core.FencingToken;
-import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
-import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
-import dev.fencing.core.spi.Snapshot;
-import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StoreBuilder;
-import dev.fencing.core.spi.WriteOutcome;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
-import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 import software.amazon.awssdk.services.dynamodb.waiters.DynamoDbWaiter;
 
 /**
  * The common {@link FencedStore} on a DynamoDB table with a string partition key, built on
- * {@link FencedDynamoDb}. Item layout: the key, {@code v} (the value; absent in a tombstone),
+ * {@link FencedDynamoDb}: {@link #builder} or {@link #create} make it. Item layout: the key, {@code v} (the value; absent in a tombstone),
  * {@code version} (a counter that never restarts, tombstones included) and {@code fencing_token}
  * (the mark). Every write is one conditional {@code UpdateItem}; a read-modify-write adds
  * {@code version = :read} (or {@code attribute_not_exists(key)}) to the condition. A write whose
  * reply was lost is never retried blindly: it answers "written" if the item carries its write id
  * ({@link FencedDynamoDb}), else throws {@link WriteOutcomeUnknownException}. Thread-safe.
  */
-public final class DynamoDbFencedStore implements StorageAccessor<Long> {
+public final class DynamoDbFencedStore {
 
     /** How long {@link #createTable} waits for the table to become {@code ACTIVE}. */
     public static final Duration TABLE_WAIT = Duration.ofMinutes(5);
@@ -49,36 +33,11 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
     /** The string partition key attribute unless configured otherwise. */
     public static final String DEFAULT_KEY_ATTRIBUTE = "pk";
 
-    private static final String VALUE = "v";
-    private static final String VERSION = "version";
-
-    private final DynamoDbClient client;
-    private final FencedDynamoDb fenced;
-    private final String table;
-    private final String keyAttribute;
-
-    private DynamoDbFencedStore(DynamoDbClient client, FencedDynamoDb fenced, String table, String keyAttribute) {
-        this.client = client;
-        this.fenced = fenced;
-        this.table = table;
-        this.keyAttribute = keyAttribute;
-    }
+    private DynamoDbFencedStore() {}
 
     /** A store on {@code table} keyed by string attribute {@code pk}, {@link Policy#MONOTONIC}, telling no listener. */
     public static FencedStore create(DynamoDbClient client, String table) {
         return builder(client, table).build();
-    }
-
-    /**
-     * A store on {@code table} keyed by string attribute {@code keyAttribute}.
-     *
-     * @deprecated use {@code builder(client, table).keyAttribute(keyAttribute).policy(policy).listener(listener)
-     *     .build()}, which names each setting and checks it
-     */
-    @Deprecated(since = "0.1.0")
-    public static FencedStore create(DynamoDbClient client, String table, String keyAttribute, Policy policy,
-            FencingListener listener) {
-        return builder(client, table).keyAttribute(keyAttribute).policy(policy).listener(listener).build();
     }
 
     /**
@@ -123,79 +82,6 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
         }
     }
 
-    @Override
-    public Optional<Snapshot<Long>> load(String key) {
-        GetItemResponse response = client.getItem(request -> request.tableName(table).key(key(key)).consistentRead(true));
-        if (!response.hasItem() || response.item().isEmpty()) {
-            return Optional.empty();
-        }
-        Map<String, AttributeValue> item = response.item();
-        String value = item.containsKey(VALUE) ? item.get(VALUE).s() : null;
-        long token = fenced.tokenOf(item).orElse(0);
-        long version = item.containsKey(VERSION) ? Long.parseLong(item.get(VERSION).n()) : 0;
-        return Optional.of(new Snapshot<>(value, token, fenced.resourceOf(item), version));
-    }
-
-    @Override
-    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
-        return run(key, token, request(key, value, null, null));
-    }
-
-    @Override
-    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value, FencingToken token,
-            Policy policy) {
-        if (expected == null) {
-            return run(key, token, request(key, value, "attribute_not_exists(#key)", null));
-        }
-        // an item without a version (a tombstone FencedDynamoDb.deleteItem left on the same table) loads as version 0
-        return expected.version() == 0
-                ? run(key, token, request(key, value, "attribute_not_exists(#version)", null))
-                : run(key, token, request(key, value, "#version = :expected", expected.version()));
-    }
-
-    private UpdateItemRequest request(String key, @Nullable String value, @Nullable String condition,
-            @Nullable Long expectedVersion) {
-        Map<String, String> names = new HashMap<>(Map.of("#version", VERSION));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":zero", AttributeValue.fromN("0"),
-                ":one", AttributeValue.fromN("1")));
-        String update;
-        if (value == null) {
-            update = "REMOVE #value SET #version = if_not_exists(#version, :zero) + :one";
-        } else {
-            update = "SET #value = :value, #version = if_not_exists(#version, :zero) + :one";
-            values.put(":value", AttributeValue.fromS(value));
-        }
-        names.put("#value", VALUE);
-        if (condition != null && condition.contains("#key")) {
-            names.put("#key", keyAttribute);
-        }
-        if (expectedVersion != null) {
-            values.put(":expected", AttributeValue.fromN(Long.toString(expectedVersion)));
-        }
-        return UpdateItemRequest.builder().tableName(table).key(key(key)).updateExpression(update)
-                .conditionExpression(condition).expressionAttributeNames(names).expressionAttributeValues(values).build();
-    }
-
-    private WriteOutcome run(String key, FencingToken token, UpdateItemRequest request) {
-        try {
-            fenced.updateItem(token, request);
-            return WriteOutcome.written();
-        } catch (StaleTokenException e) {
-            return WriteOutcome.stale(e.highWaterMark());
-        } catch (ForeignTokenException e) {
-            return WriteOutcome.foreign(e.boundResource());
-        } catch (ConditionalCheckFailedException e) {
-            return WriteOutcome.conflict(); // the version moved on since the read
-        } catch (WriteOutcomeUnknownException e) {
-            throw WriteOutcomeUnknownException.of(key, Objects.requireNonNull(e.getCause(),
-                    "WriteOutcomeUnknownException.of always sets the cause")); // named by the store's key, not the table's
-        }
-    }
-
-    private Map<String, AttributeValue> key(String key) {
-        return Map.of(keyAttribute, AttributeValue.fromS(key));
-    }
-
     /** Configures a {@link DynamoDbFencedStore}; every setting but the client and the table is optional. */
     public static final class Builder extends StoreBuilder<Builder> {
         private final DynamoDbClient client;
@@ -215,7 +101,8 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
          */
         public Builder keyAttribute(String keyAttribute) {
             Attributes.requireName("keyAttribute", keyAttribute);
-            if (keyAttribute.equals(VALUE) || keyAttribute.equals(VERSION) || keyAttribute.startsWith("fencing_")) {
+            if (keyAttribute.equals(DynamoDbStorageAccessor.VALUE)
+                    || keyAttribute.equals(DynamoDbStorageAccessor.VERSION) || keyAttribute.startsWith("fencing_")) {
                 throw new IllegalArgumentException("keyAttribute '" + keyAttribute + "' is one of the store's own"
                         + " attributes (v, version, fencing_*); name the table's partition key");
             }
@@ -242,7 +129,7 @@ public final class DynamoDbFencedStore implements StorageAccessor<Long> {
         public FencedStore build() {
             DynamoDbClient bounded = BoundedDynamoDb.wrap(client, requestTimeout);
             FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
-            return storeOver(new DynamoDbFencedStore(bounded, fenced, table, keyAttribute));
+            return storeOver(new DynamoDbStorageAccessor(bounded, fenced, table, keyAttribute));
         }
     }
 }

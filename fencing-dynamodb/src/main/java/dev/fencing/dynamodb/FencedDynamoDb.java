@@ -5,6 +5,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
+import dev.fencing.core.spi.WriteOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -168,6 +169,29 @@ public final class FencedDynamoDb {
         } catch (SdkException e) {
             landedOrUnknown(e, writeId, request.tableName(), request.key());
             return UpdateItemResponse.builder().build();
+        }
+    }
+
+    /**
+     * The store's path of {@link #updateItem}: the same fenced request, its refusal answered as an
+     * outcome that nobody has been told of — {@code written} (also when a lost reply's write is
+     * found landed), {@code stale} with the mark, {@code foreign}, or {@code conflict} when the
+     * request's own condition failed. A lost reply not found landed still throws
+     * {@link WriteOutcomeUnknownException}.
+     */
+    WriteOutcome update(FencingToken token, UpdateItemRequest request) {
+        List<String> keys = keys(request.tableName());
+        String writeId = LostReplies.newWriteId();
+        UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
+        try {
+            client.updateItem(fenced);
+            return WriteOutcome.written();
+        } catch (ConditionalCheckFailedException e) {
+            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(request.tableName(), request.key());
+            return LostReplies.carries(stored, writeId) ? WriteOutcome.written() : fencer.outcome(stored, token);
+        } catch (SdkException e) {
+            landedOrUnknown(e, writeId, request.tableName(), request.key());
+            return WriteOutcome.written();
         }
     }
 

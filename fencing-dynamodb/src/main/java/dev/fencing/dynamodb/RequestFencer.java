@@ -7,6 +7,7 @@ import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.internal.SafeListener;
 import dev.fencing.core.spi.Refusals;
+import dev.fencing.core.spi.WriteOutcome;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -277,18 +278,36 @@ final class RequestFencer {
     @Nullable
     RuntimeException refusal(Map<String, AttributeValue> stored, FencingToken token, String table,
             Map<String, AttributeValue> key) {
+        WriteOutcome outcome = outcome(stored, token);
+        return switch (outcome.status()) {
+            case FOREIGN -> {
+                ForeignTokenException foreign = ForeignTokenException.of(describe(table, key), token,
+                        Objects.requireNonNull(outcome.boundResource(), "a FOREIGN outcome names the resource"));
+                listener.onWriteFailed(describe(table, key), foreign);
+                yield foreign;
+            }
+            case STALE -> Refusals.reported(listener, StaleTokenException.of(describe(table, key), token,
+                    outcome.highWaterMark(), policy));
+            default -> null;
+        };
+    }
+
+    /**
+     * What the {@code stored} item says of {@code token}, reported to nobody: {@code foreign} if
+     * another lock's tokens fence it, {@code stale} with its mark if the policy refuses the token,
+     * else {@code conflict} (the caller's own condition failed). The store's path: the store reports
+     * each refusal once, in its own words.
+     */
+    WriteOutcome outcome(Map<String, AttributeValue> stored, FencingToken token) {
         String bound = resourceOf(stored);
         if (bound != null && !bound.equals(token.resource())) {
-            ForeignTokenException foreign = ForeignTokenException.of(describe(table, key), token, bound);
-            listener.onWriteFailed(describe(table, key), foreign);
-            return foreign;
+            return WriteOutcome.foreign(bound);
         }
         OptionalLong mark = tokenOf(stored);
         if (mark.isPresent() && !policy.accepts(token.value(), mark.getAsLong())) {
-            return Refusals.reported(listener, StaleTokenException.of(describe(table, key), token, mark.getAsLong(),
-                    policy));
+            return WriteOutcome.stale(mark.getAsLong());
         }
-        return null;
+        return WriteOutcome.conflict();
     }
 
     /** The resource whose tokens fence {@code item}; null if none is stored. */

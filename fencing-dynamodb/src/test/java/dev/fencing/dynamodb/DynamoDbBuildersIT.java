@@ -92,19 +92,6 @@ class DynamoDbBuildersIT {
         assertThat(zombieEvents.staleRejected()).isEqualTo(1);
     }
 
-    @Test
-    @SuppressWarnings("deprecation")
-    void theStoresDeprecatedFactoryStillBuildsTheSameStore() {
-        RecordingListener events = new RecordingListener();
-        FencedStore store = DynamoDbFencedStore.create(client, table, "pk", Policy.STRICT, events);
-        String key = key();
-        store.write(FencingToken.of("orders", 10), key, "a");
-        assertThatThrownBy(() -> store.write(FencingToken.of("orders", 10), key, "b"))
-                .as("STRICT").isInstanceOf(StaleTokenException.class);
-        assertThat(events.accepted()).isEqualTo(1);
-        assertThat(events.staleRejected()).isEqualTo(1);
-    }
-
     private PutItemRequest put(String id) {
         return PutItemRequest.builder().tableName(table).item(Map.of("pk", AttributeValue.fromS(id))).build();
     }

@@ -1,28 +1,11 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
-import dev.fencing.core.spi.Snapshot;
-import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StoreBuilder;
-import dev.fencing.core.spi.WriteOutcome;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Types;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The common {@link FencedStore} on a SQL key-value table — {@code fencing_store(item_key,
@@ -54,36 +37,16 @@ import org.jspecify.annotations.Nullable;
  * for byte, and refuses an install (or a table of your own) whose columns compare otherwise (MySQL's {@code utf8mb4_bin}: {@code 'a' = 'a '}) with
  * the migration to run. Thread-safe; each call borrows one connection from the data source.
  */
-public final class JdbcFencedStore implements StorageAccessor<Long> {
+public final class JdbcFencedStore {
 
     /** The default table, created by the migrations module. */
     public static final String DEFAULT_TABLE = "fencing_store";
 
-    private static final int WRITE_ROUNDS = 10;
-
-    private final DataSource dataSource;
-    private final String table;
-    private volatile @Nullable SqlDialect checked;
-
-    private JdbcFencedStore(DataSource dataSource, String table) {
-        this.dataSource = dataSource;
-        this.table = table;
-    }
+    private JdbcFencedStore() {}
 
     /** A store on {@value #DEFAULT_TABLE} under {@link Policy#MONOTONIC}, reporting to no listener. */
     public static FencedStore create(DataSource dataSource) {
         return builder(dataSource).build();
-    }
-
-    /**
-     * A store on {@code table} (the columns of {@value #DEFAULT_TABLE}) under {@code policy}.
-     *
-     * @deprecated use {@code builder(dataSource).table(table).policy(policy).listener(listener).build()},
-     *     which names each setting and checks it
-     */
-    @Deprecated(since = "0.1.0")
-    public static FencedStore create(DataSource dataSource, String table, Policy policy, FencingListener listener) {
-        return builder(dataSource).table(table).policy(policy).listener(listener).build();
     }
 
     /**
@@ -94,179 +57,6 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
      */
     public static Builder builder(DataSource dataSource) {
         return new Builder(Checks.requireNonNull("dataSource", dataSource));
-    }
-
-    @Override
-    public Optional<Snapshot<Long>> load(String key) {
-        return withConnection("reading '" + key + "'", connection -> {
-            try (PreparedStatement statement = Sql.prepare(connection, "SELECT item_value, token, version, fence_resource"
-                    + " FROM " + table + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
-                if (!row.next()) {
-                    return Optional.empty();
-                }
-                return Optional.of(new Snapshot<>(row.getString(1), row.getLong(2), resource(row, 4),
-                        row.getLong(3)));
-            }
-        });
-    }
-
-    @Override
-    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
-        return withConnection("writing '" + key + "'", key, connection -> {
-            for (int round = 0; round < WRITE_ROUNDS; round++) {
-                int updated;
-                try {
-                    updated = update(connection, key, value, token, policy, null);
-                } catch (SQLException e) {
-                    if (!SqlDialect.isSerializationFailure(e)) {
-                        throw e;
-                    }
-                    continue; // REPEATABLE READ: the row changed while this statement waited for it
-                }
-                if (updated == 1) {
-                    return WriteOutcome.written();
-                }
-                Optional<Snapshot<Long>> mark = mark(connection, key);
-                if (mark.isPresent()) {
-                    WriteOutcome refusal = refusal(mark.get(), token, policy);
-                    if (refusal != null) {
-                        return refusal;
-                    }
-                    continue; // changed between the statements
-                }
-                if (insert(connection, key, value, token)) {
-                    return WriteOutcome.written();
-                }
-            }
-            throw new IllegalStateException("writing '" + key + "' kept racing with other writers for " + WRITE_ROUNDS
-                    + " rounds; retry it");
-        });
-    }
-
-    @Override
-    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, String value, FencingToken token,
-            Policy policy) {
-        return withConnection("writing '" + key + "'", key, connection -> {
-            boolean written;
-            try {
-                written = expected == null
-                        ? insert(connection, key, value, token)
-                        : update(connection, key, value, token, policy, expected.version()) == 1;
-            } catch (SQLException e) {
-                if (!SqlDialect.isSerializationFailure(e)) {
-                    throw e;
-                }
-                return WriteOutcome.conflict(); // the row changed while this statement waited: the core reloads
-            }
-            if (written) {
-                return WriteOutcome.written();
-            }
-            Optional<Snapshot<Long>> mark = mark(connection, key);
-            WriteOutcome refusal = mark.map(found -> refusal(found, token, policy)).orElse(null);
-            return refusal != null ? refusal : WriteOutcome.conflict();
-        });
-    }
-
-    /** Why the stored row refuses {@code token}: another lock's key, or a stale token; null if it accepts it. */
-    private static @Nullable WriteOutcome refusal(Snapshot<Long> stored, FencingToken token, Policy policy) {
-        if (stored.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(Objects.requireNonNull(stored.resource(), "fenced by another lock: a resource"));
-        }
-        return policy.accepts(token.value(), stored.token()) ? null : WriteOutcome.stale(stored.token());
-    }
-
-    private int update(Connection connection, String key, @Nullable String value, FencingToken token, Policy policy,
-            @Nullable Long version) throws SQLException {
-        String sql = "UPDATE " + table + " SET item_value = ?, token = ?, fence_resource = ?, version = version + 1,"
-                + " updated_at = CURRENT_TIMESTAMP WHERE item_key = ? AND token " + Sql.operator(policy) + " ?"
-                + " AND (fence_resource IS NULL OR fence_resource = ?)"
-                + (version == null ? "" : " AND version = ?");
-        List<Object> params = new ArrayList<>(Arrays.asList(value, token.value(), token.resource(), key, token.value(),
-                token.resource()));
-        if (version != null) {
-            params.add(version);
-        }
-        return Sql.update(connection, sql, params);
-    }
-
-    private boolean insert(Connection connection, String key, @Nullable String value, FencingToken token) throws SQLException {
-        try {
-            Sql.update(connection, "INSERT INTO " + table + " (item_key, item_value, token, version, fence_resource)"
-                    + " VALUES (?, ?, ?, 1, ?)", Arrays.asList(key, value, token.value(), token.resource()));
-            return true;
-        } catch (SQLException e) {
-            // the dialect was checked before any write; a dead connection cannot be asked for it
-            if (Objects.requireNonNull(checked, "checked before any write").isDuplicateKey(e)
-                    && mark(connection, key).isPresent()) {
-                return false; // someone inserted the key first
-            }
-            throw e; // a CHECK, NOT NULL or another unique constraint of a table of your own: not "exists"
-        }
-    }
-
-    /** The row's token and resource (value and version left out), read afresh in auto-commit mode. */
-    private Optional<Snapshot<Long>> mark(Connection connection, String key) throws SQLException {
-        try (PreparedStatement statement = Sql.prepare(connection, "SELECT token, fence_resource FROM " + table
-                + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
-            return row.next() ? Optional.of(new Snapshot<>(null, row.getLong(1), resource(row, 2), 0L)) : Optional.empty();
-        }
-    }
-
-    /** The resource column as text: VARBINARY on MySQL/MariaDB holds its UTF-8 bytes. */
-    private static @Nullable String resource(ResultSet row, int column) throws SQLException {
-        if (row.getMetaData().getColumnType(column) == Types.VARBINARY) {
-            byte[] bytes = row.getBytes(column);
-            return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
-        }
-        return row.getString(column);
-    }
-
-    private <T> T withConnection(String what, SqlFunction<T> work) {
-        return withConnection(what, null, work);
-    }
-
-    /**
-     * Runs {@code work} on a connection of its own. When {@code writing} names a key, a connection
-     * lost while the work ran (its reply lost after the database may have committed the statement)
-     * is {@link WriteOutcomeUnknownException} with the driver's error as the cause: the database
-     * keeps nothing that would tell this write from another writer's with the same token.
-     */
-    private <T> T withConnection(String what, @Nullable String writing, SqlFunction<T> work) {
-        try (Connection connection = dataSource.getConnection()) {
-            SqlDialect dialect;
-            try {
-                dialect = prepare(connection);
-            } catch (SQLException e) {
-                throw SchemaProblems.check(SqlDialect.askedAfter(e, connection), e, table, null);
-            }
-            try {
-                return work.apply(connection);
-            } catch (SQLException e) {
-                if (writing != null && SqlDialect.lostConnection(e)) {
-                    throw WriteOutcomeUnknownException.of(writing, e);
-                }
-                throw SchemaProblems.check(dialect, e, table, null);
-            }
-        } catch (SQLException e) {
-            throw new UncheckedSqlException(what + " in " + table, e);
-        }
-    }
-
-    /** Auto-commit on, and on first use the key and resource columns checked; the database's dialect. */
-    private SqlDialect prepare(Connection connection) throws SQLException {
-        if (!connection.getAutoCommit()) {
-            connection.setAutoCommit(true);
-        }
-        SqlDialect dialect = checked;
-        if (dialect == null) {
-            dialect = SqlDialect.of(connection);
-            Catalog.requireExactKey(connection, dialect, table, "item_key");
-            // the lock name is compared in the same SQL condition: a collation that folds case or
-            // pads spaces would let lock 'orders' write (and re-bind) a key of lock 'Orders'
-            Catalog.requireExactKey(connection, dialect, table, "fence_resource");
-            checked = dialect;
-        }
-        return dialect;
     }
 
     /** Configures a {@link JdbcFencedStore}; every setting but the data source is optional. */
@@ -295,7 +85,7 @@ public final class JdbcFencedStore implements StorageAccessor<Long> {
         /** The store. Touches no database: the table is checked on first use. */
         @Override
         public FencedStore build() {
-            return storeOver(new JdbcFencedStore(dataSource, table));
+            return storeOver(new JdbcStorageAccessor(dataSource, table));
         }
     }
 }

@@ -77,19 +77,6 @@ class JdbcFencedStoreBuilderIT {
         assertThat(zombieEvents.accepted()).isZero();
     }
 
-    @Test
-    @SuppressWarnings("deprecation")
-    void theDeprecatedFactoryStillBuildsTheSameStore() {
-        RecordingListener zombieEvents = new RecordingListener();
-        FencedStore holder = JdbcFencedStore.create(db);
-        FencedStore zombie = JdbcFencedStore.create(db, JdbcFencedStore.DEFAULT_TABLE, Policy.STRICT, zombieEvents);
-        String key = key();
-        holder.write(FencingToken.of("orders", 10), key, "holder");
-        assertThatThrownBy(() -> zombie.write(FencingToken.of("orders", 10), key, "zombie"))
-                .as("STRICT").isInstanceOf(StaleTokenException.class);
-        assertThat(zombieEvents.staleRejected()).isEqualTo(1);
-    }
-
     private long count(String sql) throws SQLException {
         try (Connection connection = db.getConnection(); Statement statement = connection.createStatement();
                 ResultSet result = statement.executeQuery(sql)) {

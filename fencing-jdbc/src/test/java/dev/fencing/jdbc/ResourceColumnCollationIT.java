@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.Policy;
 import dev.fencing.testkit.servers.SqlTestServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -20,8 +18,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Guarantee 9 through the table (found by the adversarial review): {@link JdbcFencedStore#create(DataSource, String, Policy,
- * FencingListener)} takes a table "with the columns of fencing_store" and checks on first use that
+ * Guarantee 9 through the table (found by the adversarial review): {@link JdbcFencedStore.Builder#table}
+ * takes a table "with the columns of fencing_store" and checks on first use that
  * its {@code item_key} compares byte for byte — but never checks {@code fence_resource}. A table
  * whose {@code fence_resource} has the server's default collation (MariaDB: case-insensitive, PAD
  * SPACE; PostgreSQL: a nondeterministic ICU collation) lets a token of lock {@code orders} through

@@ -9,8 +9,6 @@ import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
-import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.InMemoryLockProvider;
@@ -31,9 +29,9 @@ class MicrometerFencingListenerTest {
     private final MicrometerFencingListener listener = MicrometerFencingListener.builder(registry)
             .provider("memory").store("memory").build();
     private final InMemoryLockServer server = new InMemoryLockServer();
-    private final InMemoryLockProvider provider = InMemoryLockProvider.connect(server, MonotonicClock.system(), listener);
-    private final InMemoryLockProvider other = InMemoryLockProvider.connect(server, MonotonicClock.system(), null);
-    private final FencedStore store = InMemoryFencedStore.create(Policy.MONOTONIC, listener);
+    private final InMemoryLockProvider provider = InMemoryLockProvider.builder().server(server).listener(listener).build();
+    private final InMemoryLockProvider other = InMemoryLockProvider.builder().server(server).listener(null).build();
+    private final FencedStore store = InMemoryFencedStore.builder().listener(listener).build();
 
     @AfterEach
     void close() {

@@ -28,7 +28,7 @@ class TokenGateTest {
 
     @Test
     void marksAreKeptPerLockByItsExactName() {
-        FencedStore marks = InMemoryFencedStore.create(Policy.MONOTONIC);
+        FencedStore marks = InMemoryFencedStore.builder().build();
         TokenGate gate = TokenGate.over(marks);
         gate.admit(FencingToken.of("A", 5));
         gate.admit(FencingToken.of("%41", 1));
@@ -43,7 +43,7 @@ class TokenGateTest {
     @Test
     void aRefusalReachesTheStoresListener() {
         RecordingListener listener = new RecordingListener();
-        TokenGate gate = TokenGate.over(InMemoryFencedStore.create(Policy.MONOTONIC, listener));
+        TokenGate gate = TokenGate.over(InMemoryFencedStore.builder().listener(listener).build());
         gate.admit(FencingToken.of("l", 2));
         assertThatThrownBy(() -> gate.admit(FencingToken.of("l", 1))).isInstanceOf(StaleTokenException.class);
         assertThat(listener.staleRejected()).isEqualTo(1);
@@ -54,7 +54,7 @@ class TokenGateTest {
     /** A STRICT store would refuse a holder's second request, which carries the same token. */
     @Test
     void aGateRefusesAStrictStoreWhenBuilt() {
-        FencedStore strict = InMemoryFencedStore.create(Policy.STRICT);
+        FencedStore strict = InMemoryFencedStore.builder().policy(Policy.STRICT).build();
         assertThatThrownBy(() -> TokenGate.over(strict)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("STRICT").hasMessageContaining("MONOTONIC");
     }
@@ -62,7 +62,7 @@ class TokenGateTest {
     /** A door without paths declares its locks on the gate: a typo'd lock is refused and gets no mark. */
     @Test
     void aGateBehindADeclarationRefusesAnUndeclaredLockBeforeItsMark() {
-        FencedStore marks = InMemoryFencedStore.create(Policy.MONOTONIC);
+        FencedStore marks = InMemoryFencedStore.builder().build();
         RecordingListener listener = new RecordingListener();
         TokenGate gate = TokenGate.over(marks).onlyFor(AllowedLocks.builder().lock("billing-scheduler")
                 .forPath("/orders/**", "order-*").build(), listener);

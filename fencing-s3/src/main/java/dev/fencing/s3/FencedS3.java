@@ -104,6 +104,20 @@ public final class FencedS3 {
     }
 
     /**
+     * The store's path of {@link #putObject}: a refusal is thrown but reported to nobody, so that the
+     * store reports it once, by its own key.
+     */
+    void putObjectUnreported(FencingToken token, PutObjectRequest request, RequestBody body) {
+        writes.checkPut(request, token);
+        join(writes.unreportedPut(token, request, body));
+    }
+
+    /** The store's path of {@link #deleteObject}: a refusal is thrown but reported to nobody. */
+    void deleteObjectUnreported(FencingToken token, String bucket, String key) {
+        join(writes.unreportedDelete(token, bucket, key));
+    }
+
+    /**
      * The content at {@code key} with its token, in either layout (a pointer is followed to its
      * data object); empty if absent or a tombstone. One GET, two under {@link S3Layout#POINTER}.
      */

@@ -114,7 +114,8 @@ final class FencedWrites<B> {
         return reported(token, request.bucket(), request.key(), unreportedPut(token, request, body));
     }
 
-    private CompletableFuture<PutObjectResponse> unreportedPut(FencingToken token, PutObjectRequest request, B body) {
+    /** {@link #put} telling nobody how it ended: the store's path, which reports each ending once. */
+    CompletableFuture<PutObjectResponse> unreportedPut(FencingToken token, PutObjectRequest request, B body) {
         String writeId = OwnerIds.random();
         if (settings.layout() == S3Layout.POINTER) {
             return putViaPointer(token, request, body, writeId);
@@ -130,7 +131,8 @@ final class FencedWrites<B> {
         return reported(token, bucket, key, unreportedDelete(token, bucket, key));
     }
 
-    private CompletableFuture<Void> unreportedDelete(FencingToken token, String bucket, String key) {
+    /** {@link #delete} telling nobody how it ended: the store's path. */
+    CompletableFuture<Void> unreportedDelete(FencingToken token, String bucket, String key) {
         String writeId = OwnerIds.random();
         Write write = new Write(token, bucket, key, writeId, true, false);
         PutObjectRequest tombstone = PutObjectRequest.builder().bucket(bucket).key(key).contentType(Pointer.CONTENT_TYPE)

@@ -76,18 +76,4 @@ class S3FencedStoreBuilderIT {
         assertThat(zombieEvents.staleRejected()).isEqualTo(1);
         assertThat(zombieEvents.accepted()).isZero();
     }
-
-    @Test
-    @SuppressWarnings("deprecation")
-    void theDeprecatedFactoryStillBuildsTheSameStore() {
-        RecordingListener events = new RecordingListener();
-        FencedStore store = S3FencedStore.create(s3, bucket, "old/", Policy.STRICT, events);
-        String key = key();
-        store.write(FencingToken.of("orders", 10), key, "a");
-        assertThatThrownBy(() -> store.write(FencingToken.of("orders", 10), key, "b"))
-                .as("STRICT").isInstanceOf(StaleTokenException.class);
-        assertThat(head("old/" + key).metadata()).containsEntry(FencedS3.TOKEN_METADATA, "10");
-        assertThat(events.accepted()).isEqualTo(1);
-        assertThat(events.staleRejected()).isEqualTo(1);
-    }
 }

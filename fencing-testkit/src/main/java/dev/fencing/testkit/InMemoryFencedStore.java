@@ -1,156 +1,60 @@
 package dev.fencing.testkit;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
-import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
-import dev.fencing.core.spi.Snapshot;
-import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
-import dev.fencing.core.spi.WriteOutcome;
-import java.net.SocketException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
+import dev.fencing.core.spi.StoreBuilder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FencedStore} in this JVM's memory: the reference implementation of the contract, and
  * a stand-in for a real store in users' unit tests. Each conditional write is atomic under one
- * monitor; versions are a per-store counter.
+ * monitor.
  *
  * <p>To let several "processes" share one memory (a zombie and the holder that replaced it, each
- * with its own store), create the memory once and hand it to {@link #over(InMemoryFencedStore, Policy)}
- * for each of them.
+ * with its own store), create an {@link InMemoryStorage} once and hand it to
+ * {@link Builder#storage} for each of them:
+ *
+ * <pre>{@code
+ * InMemoryStorage memory = new InMemoryStorage();
+ * FencedStore holder = InMemoryFencedStore.builder().storage(memory).build();
+ * FencedStore zombie = InMemoryFencedStore.builder().storage(memory).policy(Policy.STRICT).build();
+ * }</pre>
  */
-public final class InMemoryFencedStore implements StorageAccessor<Long> {
-
-    private final Map<String, Snapshot<Long>> items = new HashMap<>();
-    private long versions;
-    private @Nullable Runnable loseNextReply;
-    private int lostReplies;
+public final class InMemoryFencedStore {
 
     private InMemoryFencedStore() {}
 
-    /** A new, empty memory to share between stores made by {@link #over(InMemoryFencedStore, Policy)}. */
-    public static InMemoryFencedStore memory() {
-        return new InMemoryFencedStore();
-    }
-
-    /** A store with {@code policy} over {@code memory}, which other stores may share. */
-    public static FencedStore over(InMemoryFencedStore memory, Policy policy) {
-        return new StorageBasedFencedStore(Checks.requireNonNull("memory", memory), policy, FencingListener.NONE, 100);
-    }
-
-    /** A store with {@link Policy#MONOTONIC}. */
+    /** A {@link Policy#MONOTONIC} store with a memory of its own, telling no listener. */
     public static FencedStore create() {
-        return create(Policy.MONOTONIC);
+        return builder().build();
     }
 
-    /** A store with {@code policy}. */
-    public static FencedStore create(Policy policy) {
-        return create(policy, FencingListener.NONE);
+    /** A builder: a memory of its own, {@link Policy#MONOTONIC} and no listener unless set. */
+    public static Builder builder() {
+        return new Builder();
     }
 
-    /** A store with {@code policy} that tells {@code listener} of every refused write. */
-    public static FencedStore create(Policy policy, FencingListener listener) {
-        return new StorageBasedFencedStore(new InMemoryFencedStore(), policy, listener, 100);
-    }
+    /** Configures an {@link InMemoryFencedStore}; every setting is optional. */
+    public static final class Builder extends StoreBuilder<Builder> {
+        private @Nullable InMemoryStorage storage;
 
-    @Override
-    public synchronized Optional<Snapshot<Long>> load(String key) {
-        return Optional.ofNullable(items.get(key));
-    }
+        private Builder() {}
 
-    /**
-     * Simulates a reply lost after the store acted, for the contract's lost-reply cases: the next
-     * write to this memory is carried out, then {@code inTheWindow} runs (another writer), then the
-     * writer is told {@link WriteOutcomeUnknownException} — what a store that cannot prove its own
-     * write must say.
-     */
-    public synchronized void loseNextWriteReply(Runnable inTheWindow) {
-        loseNextReply = Checks.requireNonNull("inTheWindow", inTheWindow);
-    }
-
-    /** How many replies {@link #loseNextWriteReply} lost so far. */
-    public synchronized int lostReplies() {
-        return lostReplies;
-    }
-
-    @Override
-    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
-        Runnable lost;
-        WriteOutcome outcome;
-        synchronized (this) {
-            outcome = carryOutWrite(key, value, token, policy);
-            lost = takeLostReply();
+        /** The memory to keep items in, which other stores may share; default a new one per store. */
+        public Builder storage(InMemoryStorage storage) {
+            this.storage = Checks.requireNonNull("storage", storage);
+            return this;
         }
-        return reply(key, outcome, lost);
-    }
 
-    @Override
-    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
-            FencingToken token, Policy policy) {
-        Runnable lost;
-        WriteOutcome outcome;
-        synchronized (this) {
-            outcome = carryOutWriteIfUnchanged(key, expected, value, token, policy);
-            lost = takeLostReply();
+        @Override
+        protected Builder self() {
+            return this;
         }
-        return reply(key, outcome, lost);
-    }
 
-    private @Nullable Runnable takeLostReply() {
-        Runnable lost = loseNextReply;
-        if (lost != null) {
-            loseNextReply = null;
-            lostReplies++;
+        @Override
+        public FencedStore build() {
+            return storeOver((storage != null ? storage : new InMemoryStorage()).accessor());
         }
-        return lost;
-    }
-
-    /** The outcome, or — the reply lost — the window run outside the monitor and the unknown outcome. */
-    private static WriteOutcome reply(String key, WriteOutcome outcome, @Nullable Runnable lost) {
-        if (lost == null) {
-            return outcome;
-        }
-        lost.run();
-        throw WriteOutcomeUnknownException.of(key, new SocketException(
-                "Connection reset (a lost reply, simulated by InMemoryFencedStore)"));
-    }
-
-    private WriteOutcome carryOutWrite(String key, @Nullable String value, FencingToken token, Policy policy) {
-        Snapshot<Long> current = items.get(key);
-        if (current != null && current.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(Objects.requireNonNull(current.resource(),
-                    "a snapshot fenced by another lock keeps that lock's name"));
-        }
-        if (current != null && !policy.accepts(token.value(), current.token())) {
-            return WriteOutcome.stale(current.token());
-        }
-        items.put(key, new Snapshot<>(value, token.value(), token.resource(), ++versions));
-        return WriteOutcome.written();
-    }
-
-    private WriteOutcome carryOutWriteIfUnchanged(String key, @Nullable Snapshot<Long> expected, @Nullable String value,
-            FencingToken token, Policy policy) {
-        Snapshot<Long> current = items.get(key);
-        if (current != null && current.fencedByAnotherLockThan(token)) {
-            return WriteOutcome.foreign(Objects.requireNonNull(current.resource(),
-                    "a snapshot fenced by another lock keeps that lock's name"));
-        }
-        if (current != null && !policy.accepts(token.value(), current.token())) {
-            return WriteOutcome.stale(current.token());
-        }
-        Long currentVersion = current == null ? null : current.version();
-        Long expectedVersion = expected == null ? null : expected.version();
-        if (!Objects.equals(currentVersion, expectedVersion)) {
-            return WriteOutcome.conflict();
-        }
-        items.put(key, new Snapshot<>(value, token.value(), token.resource(), ++versions));
-        return WriteOutcome.written();
     }
 }

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * write request, its reply is lost, a given action runs in the window (another writer), and the
  * store's client sees a dropped connection. A store module implements it over the testkit's
  * {@link ReplyDroppingProxy} ({@link #through}); the reference store over
- * {@link InMemoryFencedStore#loseNextWriteReply}.
+ * {@link InMemoryStorage#loseNextWriteReply}.
  */
 public interface LostReplies extends AutoCloseable {
 

@@ -5,12 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.core.StoredValue;
@@ -126,8 +124,8 @@ public abstract class PropagationContract extends FencedStoreContract {
     @Test
     void aZombiesCallIsRefusedDownstreamAndTheNewerHoldersIsKept() throws Exception {
         InMemoryLockServer server = new InMemoryLockServer();
-        try (InMemoryLockProvider a = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
-                InMemoryLockProvider b = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE)) {
+        try (InMemoryLockProvider a = InMemoryLockProvider.builder().server(server).build();
+                InMemoryLockProvider b = InMemoryLockProvider.builder().server(server).build()) {
             String lock = key("zombie-lock");
             String key = key("order");
             FencedStore aClient = downstream(Policy.MONOTONIC).client();

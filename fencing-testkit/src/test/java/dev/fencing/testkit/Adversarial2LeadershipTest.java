@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.Backoff;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.leader.Leadership;
 import dev.fencing.core.leader.LeadershipListener;
 import dev.fencing.core.leader.RevocationReason;
@@ -56,7 +54,7 @@ class Adversarial2LeadershipTest {
     }
 
     private LockProvider provider() {
-        return closing(InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE));
+        return closing(InMemoryLockProvider.builder().server(server).build());
     }
 
     /** Whether a third provider can take {@code lock} right now (and gives it back). */

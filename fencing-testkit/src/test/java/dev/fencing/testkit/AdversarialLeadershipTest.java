@@ -11,7 +11,6 @@ import dev.fencing.core.Lease;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockProvider;
 import dev.fencing.core.LockUnavailableException;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.core.leader.Leadership;
 import dev.fencing.core.leader.LeadershipListener;
 import dev.fencing.core.leader.RevocationReason;
@@ -208,8 +207,8 @@ class AdversarialLeadershipTest {
     @Test
     void aConcurrentSecondStopMustNotReturnBeforeTheReleaseAnswered() throws Exception {
         InMemoryLockServer server = new InMemoryLockServer();
-        LockProvider delegate = closing(InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE));
-        LockProvider probe = closing(InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE));
+        LockProvider delegate = closing(InMemoryLockProvider.builder().server(server).build());
+        LockProvider probe = closing(InMemoryLockProvider.builder().server(server).build());
         CountDownLatch releaseEntered = new CountDownLatch(1);
         CountDownLatch releaseMayAnswer = new CountDownLatch(1);
         AtomicBoolean released = new AtomicBoolean();
@@ -277,10 +276,9 @@ class AdversarialLeadershipTest {
     void stopRacingAGrantOnItsWayLeavesNoLeaseBehindAndNoTermAfterStop() throws Exception {
         for (int round = 0; round < 100; round++) {
             InMemoryLockServer server = new InMemoryLockServer();
-            try (LockProvider pA = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
-                    LockProvider pB = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
-                    LockProvider probe = InMemoryLockProvider.connect(server, MonotonicClock.system(),
-                            FencingListener.NONE)) {
+            try (LockProvider pA = InMemoryLockProvider.builder().server(server).build();
+                    LockProvider pB = InMemoryLockProvider.builder().server(server).build();
+                    LockProvider probe = InMemoryLockProvider.builder().server(server).build()) {
                 Leadership a = Leadership.builder(pA, "race").ttl(Duration.ofSeconds(30)).start();
                 await().atMost(FIVE_S).pollInterval(Duration.ofMillis(2)).until(a::isLeader);
                 List<String> heardByB = new CopyOnWriteArrayList<>();
@@ -338,15 +336,14 @@ class AdversarialLeadershipTest {
     void aCampaignWhoseGrantReplyWasLostLeavesNoLockBehind() {
         InMemoryLockServer server = new InMemoryLockServer();
         CountDownLatch unclear = new CountDownLatch(1);
-        LockProvider provider = closing(InMemoryLockProvider.connect(server, MonotonicClock.system(),
-                new FencingListener() {
+        LockProvider provider = closing(InMemoryLockProvider.builder().server(server).listener(new FencingListener() {
                     @Override
                     public void onAcquireFinished(String resource, AcquireOutcome outcome, Duration waited) {
                         if (outcome == AcquireOutcome.UNAVAILABLE) {
                             unclear.countDown();
                         }
                     }
-                }));
+                }).build());
         server.loseAcquireReplies();
         Leadership leadership = closing(Leadership.builder(provider, "unclear").ttl(Duration.ofSeconds(30))
                 .reelectionBackoff(Backoff.fixed(Duration.ofMillis(50))).start());

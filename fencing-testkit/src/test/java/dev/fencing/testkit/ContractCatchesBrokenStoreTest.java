@@ -68,21 +68,21 @@ class ContractCatchesBrokenStoreTest {
      * sends a write again when its reply was lost, as an SDK's or a driver's blind retry does.
      */
     static class BlindRetryContract extends FencedStoreContract {
-        private final InMemoryFencedStore memory = InMemoryFencedStore.memory();
+        private final InMemoryStorage memory = new InMemoryStorage();
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return InMemoryFencedStore.over(memory, policy);
+            return InMemoryFencedStore.builder().storage(memory).policy(policy).build();
         }
 
         @Override
         protected LostReplies lostReplies() {
-            return LostReplies.of(policy -> new StorageBasedFencedStore(new Resending(memory), policy,
+            return LostReplies.of(policy -> new StorageBasedFencedStore(new Resending(memory.accessor()), policy,
                     FencingListener.NONE, 100), memory::loseNextWriteReply, memory::lostReplies, false, () -> { });
         }
     }
 
-    private record Resending(InMemoryFencedStore memory) implements StorageAccessor<Long> {
+    private record Resending(InMemoryStorageAccessor memory) implements StorageAccessor<Long> {
         @Override
         public Optional<Snapshot<Long>> load(String key) {
             return memory.load(key);

@@ -49,7 +49,7 @@ class FencingHelpersTest {
     @Test
     void aStoreTellsItsListenerOfEveryRefusal() {
         RecordingListener listener = new RecordingListener();
-        FencedStore store = InMemoryFencedStore.create(Policy.MONOTONIC, listener);
+        FencedStore store = InMemoryFencedStore.builder().listener(listener).build();
         store.write(FencingToken.of("r", 5), "k", "v");
         assertThatThrownBy(() -> store.write(FencingToken.of("r", 4), "k", "old")).isInstanceOf(StaleTokenException.class);
         assertThat(listener.staleRejected()).isEqualTo(1);

@@ -10,16 +10,16 @@ import dev.fencing.core.Policy;
  */
 class InMemoryFencedStoreTest extends FencedStoreContract {
 
-    private final InMemoryFencedStore memory = InMemoryFencedStore.memory();
+    private final InMemoryStorage memory = new InMemoryStorage();
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return InMemoryFencedStore.over(memory, policy);
+        return InMemoryFencedStore.builder().storage(memory).policy(policy).build();
     }
 
     @Override
     protected LostReplies lostReplies() {
-        return LostReplies.of(policy -> InMemoryFencedStore.over(memory, policy), memory::loseNextWriteReply,
+        return LostReplies.of(policy -> InMemoryFencedStore.builder().storage(memory).policy(policy).build(), memory::loseNextWriteReply,
                 memory::lostReplies, false, () -> { });
     }
 }

@@ -1,8 +1,6 @@
 package dev.fencing.testkit;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.MonotonicClock;
 
 /** The leadership contract on the in-memory reference provider: candidates share one lock server. */
 class InMemoryLeadershipTest extends LeadershipContract {
@@ -11,7 +9,7 @@ class InMemoryLeadershipTest extends LeadershipContract {
 
     @Override
     protected LockProvider createProvider() {
-        return InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        return InMemoryLockProvider.builder().server(server).build();
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.fencing.testkit;
 
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.MonotonicClock;
 
 class InMemoryLockProviderTest extends LockProviderContract {
 
@@ -10,13 +9,13 @@ class InMemoryLockProviderTest extends LockProviderContract {
 
     @Override
     protected LockProvider createProvider(FencingListener listener) {
-        return InMemoryLockProvider.connect(server, MonotonicClock.system(), listener);
+        return InMemoryLockProvider.builder().server(server).listener(listener).build();
     }
 
     @Override
     protected LockProvider createUnreachableProvider() {
         InMemoryLockServer cutOff = new InMemoryLockServer();
-        LockProvider provider = InMemoryLockProvider.connect(cutOff, MonotonicClock.system(), FencingListener.NONE);
+        LockProvider provider = InMemoryLockProvider.builder().server(cutOff).build();
         cutOff.disconnect();
         return provider;
     }
@@ -24,7 +23,7 @@ class InMemoryLockProviderTest extends LockProviderContract {
     /** Lock requests carried out whose answers the server then loses (the provider sharing its server). */
     @Override
     protected java.util.Optional<UnclearReplies> unclearReplies() {
-        InMemoryLockProvider own = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        InMemoryLockProvider own = InMemoryLockProvider.builder().server(server).build();
         return java.util.Optional.of(UnclearReplies.of(own, server::loseAcquireReplies, server::answerAgain, () -> {
             server.answerAgain();
             own.close();

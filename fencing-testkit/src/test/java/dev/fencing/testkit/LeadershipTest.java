@@ -88,8 +88,7 @@ class LeadershipTest {
     @Test
     void isLeaderEndsWithTheLeasesLocalValidityNotWithTheNextCheck() {
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
-        LockProvider manual = InMemoryLockProvider.connect(new InMemoryLockServer(), now::get,
-                dev.fencing.core.FencingListener.NONE);
+        LockProvider manual = InMemoryLockProvider.builder().server(new InMemoryLockServer()).clock(now::get).listener(dev.fencing.core.FencingListener.NONE).build();
         try {
             // a 60 s TTL: the validity check runs every 6 s of real time, the watchdog every 20 s
             Leadership leadership = Leadership.builder(manual, "manual").ttl(Duration.ofSeconds(60)).start();

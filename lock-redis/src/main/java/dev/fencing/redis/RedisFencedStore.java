@@ -1,28 +1,13 @@
 package dev.fencing.redis;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
-import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
 import dev.fencing.core.internal.Checks;
-import dev.fencing.core.spi.Snapshot;
-import dev.fencing.core.spi.StorageAccessor;
 import dev.fencing.core.spi.StoreBuilder;
-import dev.fencing.core.spi.WriteOutcome;
-import dev.fencing.redis.internal.LuaScript;
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
-import java.security.SecureRandom;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link FencedStore} on Redis, for efficiency-lock users who keep their state in Redis too.
@@ -49,23 +34,12 @@ import org.jspecify.annotations.Nullable;
  * <p>The store is only as durable as Redis: a restart without persistence forgets the marks
  * along with the values.
  */
-public final class RedisFencedStore implements StorageAccessor<String> {
+public final class RedisFencedStore {
 
     /** The prefix of the store's keys unless configured otherwise: apart from the providers' {@code fencing:}. */
     public static final String DEFAULT_PREFIX = "fencing:store:";
 
-    private static final LuaScript WRITE = LuaScript.load("store-write");
-    /** How long a write's marker outlives it: longer than any reconnect after which Lettuce re-sends. */
-    static final long MARKER_SECONDS = 600;
-    private static final SecureRandom WRITE_IDS = new SecureRandom();
-
-    private final RedisClusterCommands<String, String> redis;
-    private final String prefix;
-
-    private RedisFencedStore(RedisClusterCommands<String, String> redis, String prefix) {
-        this.redis = redis;
-        this.prefix = prefix;
-    }
+    private RedisFencedStore() {}
 
     /**
      * A {@link Policy#MONOTONIC} store on {@code connection} (which the caller owns and closes),
@@ -81,19 +55,6 @@ public final class RedisFencedStore implements StorageAccessor<String> {
      */
     public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix) {
         return builder(connection).prefix(prefix).build();
-    }
-
-    /**
-     * A store on {@code connection} (which the caller owns and closes), with keys under
-     * {@code prefix} (letters, digits and {@code :_-.}).
-     *
-     * @deprecated use {@code builder(connection).prefix(prefix).policy(policy).listener(listener).build()},
-     *     which names each setting and checks it
-     */
-    @Deprecated(since = "0.1.0")
-    public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix,
-            Policy policy, FencingListener listener) {
-        return builder(connection).prefix(prefix).policy(policy).listener(listener).build();
     }
 
     /**
@@ -119,83 +80,6 @@ public final class RedisFencedStore implements StorageAccessor<String> {
      */
     public static Builder builder(StatefulRedisClusterConnection<String, String> connection) {
         return new Builder(Checks.requireNonNull("connection", connection).sync());
-    }
-
-    private String itemKey(String key) {
-        return prefix + "{" + key + "}:item";
-    }
-
-    @Override
-    public Optional<Snapshot<String>> load(String key) {
-        List<KeyValue<String, String>> fields = redis.hmget(itemKey(key), "v", "t", "n", "r");
-        if (!fields.get(1).hasValue()) {
-            return Optional.empty();
-        }
-        String value = fields.get(0).hasValue() ? fields.get(0).getValue() : null;
-        String resource = fields.get(3).hasValue() ? fields.get(3).getValue() : null;
-        return Optional.of(new Snapshot<>(value, Long.parseLong(fields.get(1).getValue()), resource,
-                fields.get(2).getValue()));
-    }
-
-    @Override
-    public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
-        return run(key, value, token, policy, "*");
-    }
-
-    @Override
-    public WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<String> expected, String value, FencingToken token,
-            Policy policy) {
-        return run(key, value, token, policy, expected == null ? "" : expected.version());
-    }
-
-    private WriteOutcome run(String key, @Nullable String value, FencingToken token, Policy policy, String expectedVersion) {
-        String marker = markerKey(key);
-        String reply;
-        try {
-            reply = WRITE.runForText(redis, new String[] {itemKey(key), marker}, Long.toString(token.value()),
-                    policy == Policy.STRICT ? "1" : "0", value == null ? "1" : "0", value == null ? "" : value,
-                    expectedVersion, Long.toString(MARKER_SECONDS), token.resource());
-        } catch (RedisCommandExecutionException serverError) {
-            throw serverError; // the server answered with an error: the script did not write
-        } catch (RedisException unclear) { // timeout, dropped connection: the script may have run
-            return landed(key, marker, unclear);
-        }
-        if (reply.startsWith("r:")) {
-            return WriteOutcome.foreign(reply.substring(2));
-        }
-        return switch (reply) {
-            case "0" -> WriteOutcome.written();
-            case "-1" -> WriteOutcome.conflict();
-            default -> WriteOutcome.stale(Long.parseLong(reply));
-        };
-    }
-
-    private WriteOutcome landed(String key, String marker, RedisException unclear) {
-        long found;
-        try {
-            found = redis.exists(marker);
-        } catch (RedisException alsoUnclear) {
-            unclear.addSuppressed(alsoUnclear);
-            throw WriteOutcomeUnknownException.of(key, unclear);
-        }
-        if (found == 1) {
-            return WriteOutcome.written();
-        }
-        throw WriteOutcomeUnknownException.of(key, unclear);
-    }
-
-    private String markerKey(String key) {
-        byte[] id = new byte[16];
-        WRITE_IDS.nextBytes(id);
-        String writeId = HexFormat.of().formatHex(id);
-        if (key.charAt(0) == '}') {
-            // The item's hash tag ends at the key's first '}': it is empty, so Cluster hashes the whole
-            // item key. The marker must share the item's slot (one script touches both), so it is
-            // named with a tag of that slot. Item keys keep their names: renaming them would hide
-            // marks that older versions wrote.
-            return prefix + "{" + SlotTags.forSlot(SlotHash.getSlot(itemKey(key))) + "}:done:" + writeId;
-        }
-        return prefix + "{" + key + "}:done:" + writeId;
     }
 
     /** Configures a {@link RedisFencedStore}; every setting but the connection is optional. */
@@ -228,7 +112,7 @@ public final class RedisFencedStore implements StorageAccessor<String> {
         /** The store. Sends no command. */
         @Override
         public FencedStore build() {
-            return storeOver(new RedisFencedStore(redis, prefix));
+            return storeOver(new RedisStorageAccessor(redis, prefix));
         }
     }
 }

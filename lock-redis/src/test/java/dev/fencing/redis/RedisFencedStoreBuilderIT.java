@@ -122,20 +122,6 @@ class RedisFencedStoreBuilderIT {
     }
 
     @Test
-    @SuppressWarnings("deprecation")
-    void theDeprecatedFactoryStillBuildsTheSameStore() {
-        RecordingListener events = new RecordingListener();
-        FencedStore store = RedisFencedStore.create(connection, "old:", Policy.STRICT, events);
-        String key = key();
-        store.write(FencingToken.of("orders", 10), key, "a");
-        assertThatThrownBy(() -> store.write(FencingToken.of("orders", 10), key, "b"))
-                .as("STRICT").isInstanceOf(StaleTokenException.class);
-        assertThat(mark("old:{" + key + "}:item")).isEqualTo("10");
-        assertThat(events.accepted()).isEqualTo(1);
-        assertThat(events.staleRejected()).isEqualTo(1);
-    }
-
-    @Test
     void badInputIsRefusedNamingTheValue() {
         assertThatThrownBy(() -> RedisFencedStore.builder((StatefulRedisConnection<String, String>) null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connection must not be null");

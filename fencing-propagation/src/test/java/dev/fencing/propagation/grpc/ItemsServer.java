@@ -11,6 +11,7 @@ import dev.fencing.propagation.MissingTokenException;
 import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
 import dev.fencing.testkit.InMemoryFencedStore;
+import dev.fencing.testkit.InMemoryStorage;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -97,7 +98,7 @@ final class ItemsServer {
     static final MethodDescriptor<String, String> RELAY_BUSY = unary(FENCED, "RelayBusy");
 
     /** Every policy's store over one in-memory server, as one database under two services' settings. */
-    static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
+    static final InMemoryStorage MEMORY = new InMemoryStorage();
 
     /** The store the gated service's gate writes its marks to. */
     static final FencedStore GATE_MARKS = InMemoryFencedStore.create();
@@ -113,7 +114,7 @@ final class ItemsServer {
 
     static {
         for (Policy policy : Policy.values()) {
-            STORES.put(policy, InMemoryFencedStore.over(MEMORY, policy));
+            STORES.put(policy, InMemoryFencedStore.builder().storage(MEMORY).policy(policy).build());
         }
         ServerServiceDefinition fenced = ServerServiceDefinition.builder(FENCED)
                 .addMethod(WRITE, handler(ItemsServer::write))

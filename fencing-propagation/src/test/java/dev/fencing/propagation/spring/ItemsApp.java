@@ -12,6 +12,7 @@ import dev.fencing.propagation.TokenGate;
 import dev.fencing.propagation.TokenHeader;
 import dev.fencing.propagation.servlet.FencingTokenFilter;
 import dev.fencing.testkit.InMemoryFencedStore;
+import dev.fencing.testkit.InMemoryStorage;
 import dev.fencing.testkit.RecordingListener;
 import java.util.EnumMap;
 import java.util.List;
@@ -64,7 +65,7 @@ public class ItemsApp implements WebMvcConfigurer {
     static final List<FencingToken> ONCE_ADMITTED = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Every policy's store over one in-memory server, as one database under two services' settings. */
-    static final InMemoryFencedStore MEMORY = InMemoryFencedStore.memory();
+    static final InMemoryStorage MEMORY = new InMemoryStorage();
 
     /** The stores the gated endpoint's gate writes its marks to. */
     static final FencedStore GATE_MARKS = InMemoryFencedStore.create();
@@ -76,7 +77,7 @@ public class ItemsApp implements WebMvcConfigurer {
 
     public ItemsApp() {
         for (Policy policy : Policy.values()) {
-            stores.put(policy, InMemoryFencedStore.over(MEMORY, policy));
+            stores.put(policy, InMemoryFencedStore.builder().storage(MEMORY).policy(policy).build());
         }
     }
 

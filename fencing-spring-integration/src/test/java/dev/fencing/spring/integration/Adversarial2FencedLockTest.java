@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.InMemoryLockProvider;
 import dev.fencing.testkit.InMemoryLockServer;
@@ -56,7 +54,7 @@ class Adversarial2FencedLockTest {
     }
 
     private LockProvider provider() {
-        LockProvider provider = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        LockProvider provider = InMemoryLockProvider.builder().server(server).build();
         providers.add(provider);
         return provider;
     }

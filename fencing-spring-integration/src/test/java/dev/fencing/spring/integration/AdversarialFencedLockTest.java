@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.testkit.InMemoryFencedStore;
 import dev.fencing.testkit.InMemoryLockProvider;
 import dev.fencing.testkit.InMemoryLockServer;
@@ -49,7 +47,7 @@ class AdversarialFencedLockTest {
     }
 
     private FencedLockRegistry registry() {
-        LockProvider provider = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        LockProvider provider = InMemoryLockProvider.builder().server(server).build();
         providers.add(provider);
         return FencedLockRegistry.builder(provider).ttl(Duration.ofSeconds(10)).build();
     }
@@ -212,7 +210,7 @@ class AdversarialFencedLockTest {
      */
     @Test
     void expiringBetweenObtainAndLockKeepsOneInstanceOfTheKey() throws Exception {
-        LockProvider provider = InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        LockProvider provider = InMemoryLockProvider.builder().server(server).build();
         providers.add(provider);
         FencedLockRegistry registry = FencedLockRegistry.builder(provider)
                 .ttl(Duration.ofSeconds(10))

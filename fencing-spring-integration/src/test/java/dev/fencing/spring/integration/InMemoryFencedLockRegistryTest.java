@@ -1,8 +1,6 @@
 package dev.fencing.spring.integration;
 
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.LockProvider;
-import dev.fencing.core.MonotonicClock;
 import dev.fencing.testkit.InMemoryLockProvider;
 import dev.fencing.testkit.InMemoryLockServer;
 
@@ -13,6 +11,6 @@ class InMemoryFencedLockRegistryTest extends FencedLockRegistryContract {
 
     @Override
     protected LockProvider newProvider() {
-        return InMemoryLockProvider.connect(server, MonotonicClock.system(), FencingListener.NONE);
+        return InMemoryLockProvider.builder().server(server).build();
     }
 }
