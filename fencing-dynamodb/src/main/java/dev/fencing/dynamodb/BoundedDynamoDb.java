@@ -1,18 +1,10 @@
 package dev.fencing.dynamodb;
 
-import dev.fencing.core.internal.Checks;
+import dev.fencing.aws.internal.RequestBounds;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.function.Function;
-import software.amazon.awssdk.awscore.AwsRequest;
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
-import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbServiceClientConfiguration;
@@ -42,108 +34,46 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  */
 final class BoundedDynamoDb {
 
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
+    static final Duration DEFAULT_REQUEST_TIMEOUT = RequestBounds.DEFAULT_REQUEST_TIMEOUT;
 
-    private final Duration callTimeout;
-    private final Duration attemptTimeout;
-    private final Duration requested;
-    private final String server;
+    private BoundedDynamoDb() {}
 
-    private BoundedDynamoDb(DynamoDbServiceClientConfiguration client, Duration requestTimeout) {
-        ClientOverrideConfiguration own = client.overrideConfiguration();
-        this.requested = requestTimeout;
-        this.callTimeout = shorter(own.apiCallTimeout(), requestTimeout);
-        this.attemptTimeout = shorter(own.apiCallAttemptTimeout(), callTimeout);
-        this.server = "DynamoDB at " + client.endpointOverride().map(Object::toString)
-                .orElseGet(() -> "region " + client.region());
+    private static RequestBounds bounds(DynamoDbServiceClientConfiguration client, Duration requestTimeout) {
+        return new RequestBounds("DynamoDB at " + client.endpointOverride().map(Object::toString)
+                .orElseGet(() -> "region " + client.region()), client.overrideConfiguration(), requestTimeout,
+                "a server that accepts connections but never answers, or one slower than the bound");
     }
 
     /** Checks a request timeout: 100 ms to 1 h. */
     static Duration check(Duration requestTimeout) {
-        return Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(100), Duration.ofHours(1));
+        return RequestBounds.check(requestTimeout);
     }
 
     /** {@code client} with every request the toolkit sends bounded by {@code requestTimeout}. */
     static DynamoDbClient wrap(DynamoDbClient client, Duration requestTimeout) {
         DynamoDbClient callers = client instanceof Sync bounded ? bounded.client : client;
-        return new Sync(callers, new BoundedDynamoDb(callers.serviceClientConfiguration(), requestTimeout));
+        return new Sync(callers, bounds(callers.serviceClientConfiguration(), requestTimeout));
     }
 
     /** {@code client} with every request the toolkit sends bounded by {@code requestTimeout}. */
     static DynamoDbAsyncClient wrap(DynamoDbAsyncClient client, Duration requestTimeout) {
-        return new Async(client, new BoundedDynamoDb(client.serviceClientConfiguration(), requestTimeout));
-    }
-
-    private static Duration shorter(Optional<Duration> configured, Duration bound) {
-        return configured.filter(own -> own.compareTo(bound) < 0).orElse(bound);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <R extends AwsRequest> R bounded(R request) {
-        Optional<AwsRequestOverrideConfiguration> callers = request.overrideConfiguration();
-        Duration call = shorter(callers.flatMap(AwsRequestOverrideConfiguration::apiCallTimeout), callTimeout);
-        Duration attempt = shorter(callers.flatMap(AwsRequestOverrideConfiguration::apiCallAttemptTimeout),
-                attemptTimeout);
-        AwsRequestOverrideConfiguration override = callers.map(AwsRequestOverrideConfiguration::toBuilder)
-                .orElseGet(AwsRequestOverrideConfiguration::builder).apiCallTimeout(call)
-                .apiCallAttemptTimeout(attempt.compareTo(call) < 0 ? attempt : call).build();
-        return (R) request.toBuilder().overrideConfiguration(override).build();
-    }
-
-    /** A timeout of the SDK as the one message a caller should see; anything else unchanged. */
-    private Throwable named(Throwable failure, AwsRequest request, String tables) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause()
-                : failure;
-        if (!(cause instanceof ApiCallTimeoutException || cause instanceof ApiCallAttemptTimeoutException)) {
-            return failure;
-        }
-        Duration bound = request.overrideConfiguration().flatMap(AwsRequestOverrideConfiguration::apiCallTimeout)
-                .orElse(callTimeout);
-        String setting = bound.equals(requested) ? "requestTimeout" : "the client's or request's apiCallTimeout";
-        return ApiCallTimeoutException.builder().cause(cause).message(server + " did not answer "
-                + request.getClass().getSimpleName().replace("Request", "") + " on " + tables + " within " + setting
-                + " " + bound.toMillis() + " ms (a server that accepts connections but never answers, or one slower"
-                + " than the bound)").build();
+        return new Async(client, bounds(client.serviceClientConfiguration(), requestTimeout));
     }
 
     private static String table(String name) {
-        return "table '" + name + "'";
+        return "on table '" + name + "'";
     }
 
     private static String tables(Collection<String> names) {
-        return "tables " + names;
-    }
-
-    private <R extends AwsRequest, T> T call(R request, String tables, Function<R, T> send) {
-        R bounded = bounded(request);
-        try {
-            return send.apply(bounded);
-        } catch (SdkClientException e) {
-            Throwable named = named(e, bounded, tables);
-            throw named instanceof SdkClientException client ? client : e;
-        }
-    }
-
-    private <R extends AwsRequest, T> CompletableFuture<T> callAsync(R request, String tables,
-            Function<R, CompletableFuture<T>> send) {
-        R bounded = bounded(request);
-        CompletableFuture<T> result = new CompletableFuture<>();
-        send.apply(bounded).whenComplete((value, failure) -> {
-            if (failure == null) {
-                result.complete(value);
-            } else {
-                result.completeExceptionally(named(failure, bounded, tables));
-            }
-        });
-        return result;
+        return "on tables " + names;
     }
 
     /** The synchronous client, bounded. */
     private static final class Sync implements DynamoDbClient {
         private final DynamoDbClient client;
-        private final BoundedDynamoDb bound;
+        private final RequestBounds bound;
 
-        Sync(DynamoDbClient client, BoundedDynamoDb bound) {
+        Sync(DynamoDbClient client, RequestBounds bound) {
             this.client = client;
             this.bound = bound;
         }
@@ -170,12 +100,12 @@ final class BoundedDynamoDb {
 
         @Override
         public TransactGetItemsResponse transactGetItems(TransactGetItemsRequest request) {
-            return bound.call(request, "a transaction", client::transactGetItems);
+            return bound.call(request, "on a transaction", client::transactGetItems);
         }
 
         @Override
         public TransactWriteItemsResponse transactWriteItems(TransactWriteItemsRequest request) {
-            return bound.call(request, "a transaction", client::transactWriteItems);
+            return bound.call(request, "on a transaction", client::transactWriteItems);
         }
 
         @Override
@@ -202,9 +132,9 @@ final class BoundedDynamoDb {
     /** The asynchronous client, bounded. */
     private static final class Async implements DynamoDbAsyncClient {
         private final DynamoDbAsyncClient client;
-        private final BoundedDynamoDb bound;
+        private final RequestBounds bound;
 
-        Async(DynamoDbAsyncClient client, BoundedDynamoDb bound) {
+        Async(DynamoDbAsyncClient client, RequestBounds bound) {
             this.client = client;
             this.bound = bound;
         }
@@ -231,12 +161,12 @@ final class BoundedDynamoDb {
 
         @Override
         public CompletableFuture<TransactGetItemsResponse> transactGetItems(TransactGetItemsRequest request) {
-            return bound.callAsync(request, "a transaction", client::transactGetItems);
+            return bound.callAsync(request, "on a transaction", client::transactGetItems);
         }
 
         @Override
         public CompletableFuture<TransactWriteItemsResponse> transactWriteItems(TransactWriteItemsRequest request) {
-            return bound.callAsync(request, "a transaction", client::transactWriteItems);
+            return bound.callAsync(request, "on a transaction", client::transactWriteItems);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
@@ -141,7 +142,7 @@ public final class FencedDynamoDb {
     public PutItemResponse putItem(FencingToken token, PutItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        String writeId = LostReplies.newWriteId();
+        String writeId = AwsReplies.newWriteId();
         PutItemRequest fenced = fencer.fence(token, writeId, request, keys);
         Map<String, AttributeValue> key = RequestFencer.keyOf(request.item(), keys);
         try {
@@ -159,7 +160,7 @@ public final class FencedDynamoDb {
     public UpdateItemResponse updateItem(FencingToken token, UpdateItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        String writeId = LostReplies.newWriteId();
+        String writeId = AwsReplies.newWriteId();
         UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
         try {
             return client.updateItem(fenced);
@@ -181,7 +182,7 @@ public final class FencedDynamoDb {
      */
     WriteOutcome update(FencingToken token, UpdateItemRequest request) {
         List<String> keys = keys(request.tableName());
-        String writeId = LostReplies.newWriteId();
+        String writeId = AwsReplies.newWriteId();
         UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
         try {
             client.updateItem(fenced);
@@ -202,7 +203,7 @@ public final class FencedDynamoDb {
     public DeleteItemResponse deleteItem(FencingToken token, DeleteItemRequest request) {
         Checks.requireNonNull("token", token);
         List<String> keys = keys(Checks.requireNonNull("request", request).tableName());
-        String writeId = LostReplies.newWriteId();
+        String writeId = AwsReplies.newWriteId();
         PutItemRequest tombstone = fencer.tombstone(token, writeId, request, keys);
         try {
             PutItemResponse response = client.putItem(tombstone);
@@ -363,7 +364,7 @@ public final class FencedDynamoDb {
      * carries {@code writeId} (the write landed); throws {@link WriteOutcomeUnknownException} otherwise.
      */
     private void landedOrUnknown(SdkException failure, String writeId, String table, Map<String, AttributeValue> key) {
-        if (!LostReplies.unclear(failure)) {
+        if (!AwsReplies.unclear(failure)) {
             throw failure;
         }
         Map<String, AttributeValue> item;

@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -70,7 +71,7 @@ public final class FencedDynamoDbAsync {
     /** See {@link FencedDynamoDb#putItem}. */
     public CompletableFuture<PutItemResponse> putItem(FencingToken token, PutItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            String writeId = LostReplies.newWriteId();
+            String writeId = AwsReplies.newWriteId();
             PutItemRequest fenced = fencer.fence(token, writeId, request, keys);
             return translate(client.putItem(fenced), token, request.tableName(), RequestFencer.keyOf(request.item(), keys),
                     writeId, () -> PutItemResponse.builder().build());
@@ -80,7 +81,7 @@ public final class FencedDynamoDbAsync {
     /** See {@link FencedDynamoDb#updateItem}. */
     public CompletableFuture<UpdateItemResponse> updateItem(FencingToken token, UpdateItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            String writeId = LostReplies.newWriteId();
+            String writeId = AwsReplies.newWriteId();
             UpdateItemRequest fenced = fencer.fence(token, writeId, request, keys);
             return translate(client.updateItem(fenced), token, request.tableName(), request.key(), writeId,
                     () -> UpdateItemResponse.builder().build());
@@ -90,7 +91,7 @@ public final class FencedDynamoDbAsync {
     /** See {@link FencedDynamoDb#deleteItem}: a tombstone that keeps the key and the token. */
     public CompletableFuture<DeleteItemResponse> deleteItem(FencingToken token, DeleteItemRequest request) {
         return withKeys(token, request == null ? null : request.tableName(), keys -> {
-            String writeId = LostReplies.newWriteId();
+            String writeId = AwsReplies.newWriteId();
             PutItemRequest tombstone = fencer.tombstone(token, writeId, request, keys);
             return translate(client.putItem(tombstone), token, request.tableName(), request.key(), writeId,
                     () -> PutItemResponse.builder().build())
@@ -165,7 +166,7 @@ public final class FencedDynamoDbAsync {
                     throw new CompletionException(fencer.staleOr(e, item, token, table, key));
                 });
             }
-            if (cause != null && LostReplies.unclear(cause)) { // a cause implies a failure; unclear(null) is false
+            if (cause != null && AwsReplies.unclear(cause)) { // a cause implies a failure; unclear(null) is false
                 return client.getItem(r -> r.tableName(table).key(key).consistentRead(true)).handle((read, readFailure) -> {
                     if (readFailure == null && LostReplies.carries(read.hasItem() ? read.item() : Map.of(), writeId)) {
                         return landed.get();

@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
@@ -116,7 +117,7 @@ final class RequestFencer {
                 .expressionAttributeValues(condition.values())
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
         if (writeId != null) {
-            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+            fenced.overrideConfiguration(AwsReplies.withoutBlindRetries(request.overrideConfiguration()));
         }
         return fenced.build();
     }
@@ -156,7 +157,7 @@ final class RequestFencer {
                 .expressionAttributeValues(condition.values())
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD);
         if (writeId != null) {
-            fenced.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+            fenced.overrideConfiguration(AwsReplies.withoutBlindRetries(request.overrideConfiguration()));
         }
         return fenced.build();
     }
@@ -191,7 +192,7 @@ final class RequestFencer {
             put.returnValues(request.returnValuesAsString());
         }
         if (writeId != null) {
-            put.overrideConfiguration(LostReplies.withoutBlindRetries(request.overrideConfiguration()));
+            put.overrideConfiguration(AwsReplies.withoutBlindRetries(request.overrideConfiguration()));
         }
         return put.build();
     }

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.ConcurrentUpdateException;
 import dev.fencing.core.FencingException;
 import dev.fencing.core.FencingListener;
@@ -49,7 +50,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *   <li>Send the conditional request. On 412/409/404 the object changed: look again. If it now
  *       carries this write's own write id, the write landed and the answer was for a retry of it
  *       (an unclear reply); otherwise re-check the token and try again, up to {@code maxAttempts}.
- *   <li>The conditional request is sent without the SDK's blind retries ({@link BlindRetries}). When
+ *   <li>The conditional request is sent without the SDK's blind retries ({@link AwsReplies}). When
  *       its reply is lost (timeout, dropped connection, 5xx), look again: the object carries this
  *       write's id → written; otherwise {@link WriteOutcomeUnknownException} — never a second
  *       attempt, which could apply the change again after a same-token writer replaced ours.
@@ -206,7 +207,7 @@ final class FencedWrites<B> {
             @Override
             public CompletableFuture<PutObjectResponse> send(@Nullable String ifMatch, @Nullable String ifNoneMatch) {
                 return s3.put(request.toBuilder().ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
-                        .overrideConfiguration(BlindRetries.off(request.overrideConfiguration())).build(), body.get());
+                        .overrideConfiguration(AwsReplies.withoutBlindRetries(request.overrideConfiguration())).build(), body.get());
             }
 
             @Override
@@ -232,7 +233,7 @@ final class FencedWrites<B> {
                             return CompletableFuture.completedFuture(new Swap<>(response, state));
                         }
                         cache.remove(write.id());
-                        if (BlindRetries.unclear(failure)) {
+                        if (AwsReplies.unclear(failure)) {
                             return landedOrUnknown(write, state, failure, sender);
                         }
                         if (S3Errors.classify(failure) != S3Errors.Kind.CHANGED && !isNoSuchUpload(failure)) {
@@ -424,7 +425,7 @@ final class FencedWrites<B> {
                     @Nullable String ifNoneMatch) {
                 return s3.completeMultipartUpload(complete(write.bucket(), write.key(), uploadId, parts)
                         .ifMatch(ifMatch).ifNoneMatch(ifNoneMatch)
-                        .overrideConfiguration(BlindRetries.off(Optional.empty())).build());
+                        .overrideConfiguration(AwsReplies.withoutBlindRetries(Optional.empty())).build());
             }
 
             @Override

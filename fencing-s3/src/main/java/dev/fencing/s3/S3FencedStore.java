@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.RequestBounds;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -86,8 +87,7 @@ public final class S3FencedStore {
          * {@link FencedS3.Builder#requestTimeout}).
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(100),
-                    Duration.ofHours(1));
+            this.requestTimeout = RequestBounds.check(requestTimeout);
             return this;
         }
 

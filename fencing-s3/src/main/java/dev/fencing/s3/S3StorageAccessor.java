@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
@@ -86,12 +87,12 @@ final class S3StorageAccessor implements StorageAccessor<String> {
         PutObjectRequest conditional = request(key).toBuilder().metadata(metadata)
                 .ifMatch(expected == null ? null : expected.version())
                 .ifNoneMatch(expected == null ? "*" : null)
-                .overrideConfiguration(BlindRetries.off(Optional.empty())).build();
+                .overrideConfiguration(AwsReplies.withoutBlindRetries(Optional.empty())).build();
         try {
             s3.putObject(conditional, RequestBody.fromBytes(StoreEnvelope.encode(token.value(), writeId, value)));
             return WriteOutcome.written();
         } catch (RuntimeException e) {
-            if (BlindRetries.unclear(e)) { // the reply was lost: did this very write land?
+            if (AwsReplies.unclear(e)) { // the reply was lost: did this very write land?
                 if (landed(key, writeId, e)) {
                     return WriteOutcome.written();
                 }

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.RequestBounds;
 import dev.fencing.core.FencingListener;
 import dev.fencing.core.Policy;
 import dev.fencing.core.internal.Checks;
@@ -52,8 +53,7 @@ abstract class WriterBuilder<T extends WriterBuilder<T>> {
      * of a body too: raise it for objects or parts that take longer to upload or download.
      */
     public T requestTimeout(Duration requestTimeout) {
-        this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(100),
-                Duration.ofHours(1));
+        this.requestTimeout = RequestBounds.check(requestTimeout);
         return self();
     }
 
