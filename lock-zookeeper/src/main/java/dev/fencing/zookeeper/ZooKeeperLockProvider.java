@@ -41,120 +41,23 @@ import org.jspecify.annotations.Nullable;
  * A lock on ZooKeeper (through Apache Curator) whose grants carry the holder znode's
  * {@code czxid} as the fencing token.
  *
- * <h2>Algorithm (the ZooKeeper lock recipe)</h2>
- * <ol>
- *   <li>A contender creates an ephemeral sequential znode {@code <root>/<resource>/_c_<uuid>-lock-N}
- *       (the parent a container znode, created if missing) holding its owner id. The contender
- *       with the lowest sequence number holds the lock.
- *   <li>{@code tryAcquire}, and the first attempt of a waiting {@code acquire}: create, list the
- *       children; lowest — the lease; otherwise delete the znode again, so a refused attempt
- *       leaves nothing in line.
- *   <li>A waiting {@code acquire} stands in line: one ephemeral sequential ticket per process and
- *       resource, which watches only the znode just before it. Each release therefore wakes one
- *       process, the next in line — no herd. When the ticket reaches the head, a waiter of that
- *       process claims it (writes its owner id into it) and holds the lock.
- *   <li>Release deletes the lease's own znode, by its unique path (the {@code uuid} and the
- *       sequence number make it the owner check: no other holder's znode has that path).
- * </ol>
+ * <p>Each contender creates an ephemeral sequential znode under the resource's parent; the lowest
+ * holds the lock, and a waiting {@code acquire} watches only its predecessor. The token is the
+ * zxid of the transaction that created the holder's znode: global, strictly increasing, durable
+ * across restarts and leader changes, so tokens strictly increase per resource. A lease is valid
+ * no longer than its TTL, kept by the holder's process, and no longer than the ensemble surely
+ * keeps its session (see {@link Builder#serverTickTime}); a renewal confirms the znode through the
+ * leader.
  *
- * <h2>What the token guarantees, and what the lock alone does not</h2>
- * The token is the holder znode's {@code czxid}: the zxid of the transaction that created it, from
- * ZooKeeper's replicated, totally ordered log — {@code epoch << 32 | counter}, global across all
- * resources, strictly increasing, and durable across restarts and leader changes (a new leader's
- * epoch is higher). Every grant is the lowest live contender; every earlier holder was lower in the
- * same queue, or lived under an earlier incarnation of the parent, so its znode was created
- * earlier: tokens strictly increase per resource. The sequence suffix is not used: it restarts at 0
- * whenever the parent is deleted (an empty container is) and created again.
- *
- * <p>Old state coming back breaks that: a server or ensemble restored from an older snapshot or
- * disk backup continues from the backup's zxid and hands out czxids — tokens — again, unless the
- * restore leaves the ensemble a newer epoch (the high 32 bits of a zxid): then every czxid is
- * numerically above every earlier one, and tokens do not repeat although the data is older. The
- * provider remembers the highest zxid any answer showed it — the last zxid of every reply its
- * client got (also on handles Curator made again after a session ended), and the czxid, mzxid and
- * pzxid of every stat — so a process that only renewed since the backup notices too: a grant whose
- * create (or a waiting line's claim) got a zxid at or below that mark is given back and refused
- * with {@link LockUnavailableException} ("went back", naming both zxids) until the zxid passes it,
- * and a renewal answered, after its {@code sync}, at a zxid below the mark loses the lease (the
- * listener is told). ZooKeeper's client itself refuses, on reconnecting, a server behind the last
- * zxid it saw, until Curator gives up the session and makes a new handle; the mark outlives that
- * handle. A provider started after the restore cannot tell, and its tokens repeat: the stores'
- * marks then refuse its writes as stale ({@code ZooKeeperRestoreIT}, {@code ZooKeeperEnsembleRestoreIT}).
- *
- * <p>The lock alone cannot protect the data: a holder that pauses (GC, swap) or is cut off past
- * its session keeps running with a lease it no longer has, while ZooKeeper already granted the lock
- * to the next contender. Only a store that refuses the older token stops its late write.
- *
- * <h2>Leases, TTL and the session</h2>
- * ZooKeeper knows no TTL of its own: an ephemeral znode lives as long as the session that created
- * it, and a session lives while its client sends heartbeats. This provider maps the toolkit's
- * lease onto that as follows.
- * <ul>
- *   <li>The lease's TTL is kept by the holder's process: a lease not renewed for a TTL is counted
- *       invalid from then on, and its znode is deleted {@value #LAPSE_MARGIN_MILLIS} ms later (so no
- *       takeover is possible while it still counts itself valid).
- *   <li>A renewal confirms through the leader that the lease's znode still exists — which proves
- *       its session is alive, since ZooKeeper deletes a session's ephemeral znodes when it ends —
- *       and extends the TTL from the start of its request. It sends a {@code sync} and the existence
- *       check together (one round trip from the server to the leader, no log write): a follower
- *       answers reads from its own copy, and one cut off from its leader goes on answering from it
- *       until it notices ({@code syncLimit × tickTime}), while the leader may have ended the
- *       session and granted the lock again. A renewal not confirmed within the operation timeout
- *       (twice the connection timeout) extends nothing. It holds no lock of the lease while its
- *       request is in flight: a suspension, a loss or a release never waits for it, and a renewal
- *       answered after one of them extends nothing.
- *   <li>A process that dies, pauses or is cut off sends no heartbeats: ZooKeeper ends its session
- *       after the negotiated session timeout and deletes its znodes. So the lock is free at most
- *       {@code max(TTL, session timeout)} after the holder's last sign of life.
- *   <li>A {@code SUSPENDED} connection (the client lost the server) makes a lease invalid — reported
- *       lost — once the session could have ended on the server: at the latest one session timeout
- *       after the start of the lease's last request the leader confirmed (its acquire or its last
- *       renewal), earlier if its TTL runs out first. Reconnecting within the same session in time
- *       keeps it. To ride out short disconnections, renew more often than the session timeout
- *       (auto-renewal with a TTL no longer than the session timeout does).
- *   <li>A client of a follower cut off from its leader is not suspended until the follower notices,
- *       but the leader ends the session one session timeout after it last heard of the client, and it
- *       hears of a follower's clients only when it pings the follower, every half tick. So a lease is
- *       valid no longer than the ensemble surely keeps its session, whatever its TTL: until the start of
- *       the latest request of the session the leader surely heard of — one confirmed through the leader
- *       (the grant's write, a renewal, or the provider's own check), proven heard by a later one sent at
- *       least half a tick after it was answered — plus the session timeout, less 1% for the servers'
- *       clocks; a reconnect negotiates the timeout again, and the bound counts with the shortest one the
- *       session had. The provider confirms its session through the leader every tenth of that
- *       timeout (a {@code sync} and a read, no write); a lease whose bound passes is invalid at once and
- *       reported lost on the next check. The tick is taken as half the negotiated session timeout unless
- *       {@link Builder#serverTickTime} says otherwise.
- *   <li>A session that ended ({@code LOST}, an expired session) loses every lease of it: the
- *       listener is told, and the next contender's token is larger.
- *   <li>{@link #close()} ends the provider's session: ZooKeeper deletes its znodes at once, so its
- *       held leases are reported lost right away rather than lapsing on their TTL.
- * </ul>
- *
- * <h2>Unclear replies</h2>
- * A create whose reply was lost is resolved by Curator's protected mode (see {@code Znodes}): a
- * retry finds the znode by its uuid instead of creating a second — and the provider reads that
- * znode's czxid and session back, since Curator reports no stat for a found znode — and a create
- * that fails for good (or an interrupted one) has Curator delete the uuid's znode in the
- * background. Deletes are Curator's guaranteed deletes, retried after a reconnect for as long as
- * the session lives. A release sends its delete once first: a znode already gone then means the
- * lease was lost; if that reply is lost instead, the retry finding the znode gone in the lease's
- * own session counts as released (nothing else deletes a held lease's znode while its session
- * lives, a lapse aside, which counts as expired). All znodes are ephemeral, so whatever is left
- * over goes with the session at the latest.
- *
- * <p>When an attempt gives up: an attempt made while the client has no connection waits at most
- * the connection timeout for one and then fails. A server that keeps the connection open but stops
- * answering is noticed only through the client's read timeout (two thirds of the session timeout);
- * Curator retries a request only while the connection timeout has not passed since it was sent, so
- * such an attempt fails about then — measured 6.9 s with the 10 s session and 5 s connection
- * timeouts, and the next attempt, disconnected, 5 s (before, Curator's four tries gave 38 s and
- * 45 s) — and an acquire's wait timeout can be overrun by that much. Such an attempt fails with
- * {@link LockUnavailableException}; Curator deletes in the background the znode the create may
- * have made, and the server ends the session it could not reach, and its znodes with it, a session
- * timeout later at the latest.
+ * <p>What can go wrong: a holder that pauses or is cut off past its session keeps running with a
+ * lease it no longer has, and only a store that refuses the older token stops its late write; an
+ * ensemble restored from an older snapshot can hand out tokens again, which a provider started
+ * after the restore cannot tell.
  *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
- * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
+ * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}. The recipe, the lease
+ * validity rule under partitions, restores, unclear replies and measured timings are in
+ * {@code docs/zookeeper.md}.
  */
 public final class ZooKeeperLockProvider extends AbstractLockProvider {
 
