@@ -47,85 +47,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * A lock on etcd whose grants carry the lock key's <b>create revision</b> as their fencing token.
  *
- * <h2>Algorithm</h2>
- * <ol>
- *   <li>Acquire grants a fresh etcd lease for the holder (its TTL the lease TTL, rounded up to
- *       whole seconds with a small margin, see below), then runs one transaction on the lock key
- *       {@code <prefix>/<resource>/lock}: if the key does not exist ({@code create_revision == 0}),
- *       put it with the holder's 128-bit owner id as its value and the lease attached, and read it
- *       back; else read it. The token is the key's create revision.
- *   <li>Renewal is the toolkit's {@link dev.fencing.core.spi.LeaseWatchdog} calling
- *       {@code keepAliveOnce} every TTL/3 and then reading the key to check that it still carries
- *       this holder's create revision and lease. jetcd's own keep-alive stream is not used: it has
- *       been seen to stop silently (jetcd#1383, #686), leaving a holder that believes it holds. A
- *       {@link dev.fencing.core.Lease#renew renew} to a longer TTL than the etcd lease's moves the
- *       key to a new lease in a transaction guarded by the create revision and owner id (the create
- *       revision, and so the token, stays).
- *   <li>Release is an owner-checked delete (a transaction comparing the key's create revision and
- *       value), then a revoke of the lease.
- *   <li>Waiting acquires stand in line, the etcd queue recipe: one ticket key per waiting process
- *       and resource, ordered by create revision; the head watches the lock key (from the revision
- *       its failed attempt saw, so a release in between is not missed), every other process only
- *       the ticket before its own. A release wakes one process, not every waiter (no herd), and
- *       waiting processes are served in the order they came ({@link EtcdWaitQueue}).
- * </ol>
+ * <p>Acquire grants an etcd lease and creates {@code <prefix>/<resource>/lock} in one transaction
+ * if the key does not exist; the toolkit's {@link dev.fencing.core.spi.LeaseWatchdog} renews it
+ * (not jetcd's keep-alive stream), and release is an owner-checked delete. The create revision is
+ * etcd's global revision, raised through the Raft log by every write, so each grant's token is
+ * strictly greater than every earlier grant's of the same resource, as long as a majority keeps its
+ * data. Tokens are global revisions, not consecutive per resource.
  *
- * <h2>What the token guarantees, and what the lock alone does not</h2>
- * The create revision is etcd's global revision at the transaction that created the key: every
- * write to the cluster raises it by one, through the Raft log, durably (fsynced on a majority)
- * before the grant is answered. Each grant creates the key anew, so each grant's token is strictly
- * greater than every earlier grant's token of the same resource (of any resource, in fact) — across
- * client restarts, member crashes, restarts and leader changes, as long as a majority keeps its
- * data.
+ * <p>What can go wrong: a holder paused or partitioned past its TTL goes on believing it holds
+ * while etcd grants the lock to someone else (Jepsen, etcd#11456); only the store's token check
+ * stops its late write. A cluster restored from an older snapshot hands tokens out again, which a
+ * provider started after the restore cannot tell.
  *
- * <p>The lock itself cannot promise mutual exclusion, and Jepsen's analysis of etcd 3.4.3
- * (etcd#11456, #11457) showed it does not: a lease is time, and a holder that is paused (GC, swap,
- * SIGSTOP), slow or partitioned past its TTL still believes it holds the lock while etcd has
- * expired the lease and granted the lock to someone else. Jepsen's lock workload lost updates that
- * way under process pauses and partitions, with nothing wrong in etcd's key-value operations
- * (strict serializable throughout). Its conclusion is the article's: use the lock key's revision
- * as a fencing token and have the protected resource check it. That is what this provider's token
- * is for: a store of this toolkit refuses the paused holder's late write because its token is
- * below the new holder's. (The implementation bug Jepsen found — etcd's Lock RPC returning a lock
- * whose lease had expired while it waited in the queue — does not apply here: this provider does
- * not use the Lock RPC, and a put with an expired lease fails.)
- *
- * <h2>Failure modes</h2>
- * <ul>
- *   <li><b>Two holders at once</b> after a pause or partition past the TTL, as above: the local
- *       validity ends before etcd expires the lease (it is counted from before each request, and
- *       the server's TTL is the lease TTL plus 1% + 2 ms rounded up to a whole second), but a
- *       thread that does not look at it keeps going. The token is what keeps data safe then.
- *   <li><b>Unclear replies.</b> An acquire whose transaction got no answer (timeout, dropped
- *       connection, interrupt) may have created the key. The provider then revokes the attempt's
- *       lease — which deletes the key if it was created — and resends the revoke while it fails,
- *       until the etcd lease would have expired anyway; so a key nobody holds a lease for lasts at
- *       most one TTL, and usually one round trip. A transaction that etcd applied twice (a client
- *       retry) finds its own owner id and is granted.
- *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot or
- *       disk backup ({@code etcdctl snapshot restore}) restarts the revision at the backup's:
- *       tokens handed out after it are handed out again. The provider remembers the highest
- *       revision any answer showed it — grants, keep-alives, reads, the waiting line's listings
- *       and watch events — so a process that only renewed or read since the backup notices too: a
- *       grant at or below that revision is given back and refused with
- *       {@link LockUnavailableException} ("went back", naming both numbers) until the revision
- *       passes it, and a renewal whose linearizable read answers below it loses the lease (the
- *       listener is told, its etcd lease revoked). A provider started after the restore saw
- *       nothing newer and cannot tell: its tokens repeat, and the stores' marks refuse its writes
- *       as stale (a token equal to a mark passes under {@code Policy.MONOTONIC}). etcd 3.4's
- *       {@code etcdctl snapshot restore} cannot raise the revision; {@code --bump-revision N
- *       --mark-compacted} (etcd#16029 in {@code etcdutl}, 3.6; backported to 3.5, etcd#16165) can,
- *       with {@code N} above the number of writes since the backup ({@code EtcdRestoreIT}).
- *   <li><b>Losing a majority</b> stops every grant, renewal and release (they fail with
- *       {@link LockUnavailableException}); leases are not lost by it — a new leader extends every
- *       lease by its TTL — but a holder whose renewals fail past its local validity is reported
- *       lost.
- *   <li><b>Someone deletes the key</b> (an operator, another tool): the next renewal finds it gone
- *       and reports the lease lost.
- * </ul>
- *
- * <p>Tokens are global revisions, not consecutive per resource: they jump by the writes to
- * other keys in between. Not reentrant. Thread-safe; one jetcd client serves every call.
+ * <p>Not reentrant. Thread-safe; one jetcd client serves every call. The algorithm, the validity
+ * rule, unclear replies, restores, the waiting line and the failure modes are in
+ * {@code docs/etcd.md}.
  */
 public final class EtcdLockProvider extends AbstractLockProvider {
 
