@@ -40,63 +40,22 @@ import org.jspecify.annotations.Nullable;
  * A lock on Redis — a single server, a Sentinel-managed master or a Redis Cluster, through
  * Lettuce — whose grants carry fencing tokens.
  *
- * <h2>Algorithm</h2>
- * <ol>
- *   <li>Acquire is one Lua script: if the lock key is free, {@code SET lockKey ownerId PX ttl}
- *       and {@code SET tokenKey max(counter + 1, TIME in µs)}; it returns that token (the same
- *       token again to a resent script of the same owner id). The lock key is
- *       {@code <prefix>{resource}:lock}, the token key {@code <prefix>{resource}:token}: the hash
- *       tag keeps both in one Redis Cluster slot. The token key has no TTL of its own beyond the
- *       optional idle expiry.
- *   <li>Renew and release are owner-checked scripts (compare the stored owner id, then
- *       {@code PEXPIRE} / {@code DEL}); a release also {@code PUBLISH}es on the resource's
- *       channel {@code <prefix>{resource}:released}. A process subscribes to that channel only
- *       while one of its threads waits for the resource, so an uncontended lock sends no
- *       notices to anyone; a waiter that misses one retries after a jittered backoff.
- *   <li>Scripts run by {@code EVALSHA}, falling back to {@code EVAL} on {@code NOSCRIPT}.
- * </ol>
+ * <p>Acquire is one Lua script that sets the lock key to the owner id with the TTL and takes the
+ * token {@code max(counter + 1, server TIME in µs)}; renew and release are owner-checked scripts,
+ * and a release publishes a notice to waiting processes. The tokens of a resource strictly
+ * increase while the counter survives, and keep increasing when it comes back old — provided the
+ * granting server's clock is not set back by more than the restart or failover time and fewer
+ * than one grant per microsecond is sustained (see {@link Builder#tokenSeeding}).
  *
- * <h2>What the tokens guarantee</h2>
- * Every grant takes {@code max(counter + 1, server TIME in microseconds)} and stores it, so the
- * tokens of a resource strictly increase while the counter survives, and keep increasing when it
- * comes back old or not at all — a restart without persistence or from an older RDB snapshot or
- * AOF, a failover to a replica that missed the last grants, the idle expiry — provided
- * <ol type="a">
- *   <li>the clock of the server that grants after the loss is not behind the clock of the
- *       server that granted before it by more than the time between the last grant before and
- *       the first grant after (the restart or failover time), and
- *   <li>fewer than one grant per microsecond is sustained on the resource (a burst pushes the
- *       counter ahead of the clock by its length in microseconds, no more).
- * </ol>
- * A clock stepped back by more than that gap, or a promoted replica whose clock lags, can repeat
- * tokens; the store's check then refuses only the older of two holders that write in order, and
- * {@link dev.fencing.core.Policy#MONOTONIC} accepts two holders of one token. With
- * {@linkplain Builder#tokenSeeding seeding} off, tokens are plain {@code counter + 1}: they start
- * at 1 and repeat whenever the counter comes back old — only for a Redis that cannot lose a write
- * ({@code appendfsync always}, no asynchronous failover). Tokens stay below 2<sup>53</sup>: a
- * counter above 2<sup>53</sup> − 1, which Lua's doubles would round, is refused and nothing is taken.
- *
- * <h2>Unclear replies and validity</h2>
- * An acquire whose reply is lost — the command timeout, a dropped connection, an interrupt — and
- * that therefore hands no lease to the caller sends the owner-checked release, resent while the
- * connection is down until the TTL has passed, so no lock stays behind under an owner id nobody
- * has. A lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its
- * request and each renewal: it ends before the server's expiry while the server's clock runs no
- * more than {@code driftFactor} fast. A renewal waits for its reply at most a third of the TTL (never
- * more than the command timeout): no answer by then is unclear, not lost, and the watchdog retries
- * before the lease lapses. Needs Redis 5.0 or newer, checked on connect.
- *
- * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
- * failover and grant the lock twice. The store's check of the token is what keeps data safe then.
+ * <p>What can go wrong: asynchronous replication can lose a lock key in a failover and grant the
+ * lock twice; the store's check of the token is what keeps data safe then. A lease counts itself
+ * valid for {@code ttl - (ttl * driftFactor + 2 ms)}, so it ends before the server's expiry while
+ * the server's clock runs no more than {@code driftFactor} fast. Needs Redis 5.0 or newer.
  *
  * <p>Not reentrant: a second acquire of a held resource waits like any other caller, even from
- * the thread that holds it. {@link #acquireAsync} waits on a provider thread and completes a
- * {@code CompletableFuture}.
- *
- * <p>Thread-safe; one shared connection multiplexes every call. On a standalone or Sentinel
- * connection commands fail fast while it is down; on a Cluster they wait for a reconnect up to the
- * command timeout. Either way a lease that cannot renew is reported lost once it expires, and
- * Redis errors surface as {@link LockUnavailableException}.
+ * the thread that holds it. Thread-safe; one shared connection multiplexes every call, and Redis
+ * errors surface as {@link LockUnavailableException}. The scripts, the token assumption exactly,
+ * unclear replies and connection loss are in {@code docs/redis.md}.
  */
 public final class RedisLockProvider extends AbstractLockProvider {
 
