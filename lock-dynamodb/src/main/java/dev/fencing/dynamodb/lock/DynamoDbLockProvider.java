@@ -49,48 +49,21 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * A lock on one DynamoDB table: one item per resource, taken by one conditional write that also
  * raises the item's token. For teams on AWS with DynamoDB and no Redis, etcd or ZooKeeper.
  *
- * <h2>The token</h2>
- * The grant writes {@code token = max(previous token + 1, the acquirer's clock in microseconds)}
- * with the condition {@code token < :new} in the same {@code UpdateItem} that takes the lock, so
- * tokens of one resource are strictly increasing whatever the clocks do, and durable (DynamoDB
- * acknowledges a write once it is stored on several replicas). The item is never deleted — a
- * release only removes its owner — so the counter cannot start over. The clock floor keeps the
- * tokens ahead of the last grant after a point-in-time restore of the table to an older state, as
- * long as the acquirers' clocks were not set back by more than the restore went back.
+ * <p>The grant writes {@code token = max(previous token + 1, the acquirer's clock in µs)} under the
+ * condition {@code token < :new} in the same {@code UpdateItem} that takes the lock, and the item is
+ * never deleted by a release: tokens of one resource are strictly increasing whatever the clocks
+ * do, and durable. Expiry needs no synchronized clocks by default ({@link Expiry#OWN_CLOCK}): a
+ * waiter takes a held lock only after seeing the same version for a whole lease on its own
+ * monotonic clock.
  *
- * <h2>Expiry without synchronized clocks</h2>
- * DynamoDB has no server clock usable in a condition. By default ({@link Expiry#OWN_CLOCK}, as
- * amazon-dynamodb-lock-client) every grant and renewal writes a new {@code version} and the lease's
- * length, and a waiter takes a held lock only after seeing the same version for a whole lease on its
- * own monotonic clock; the holder counts its lease on its own monotonic clock from before its last
- * write, so its lease is over first, whatever the wall clocks say. {@link Expiry#SYNCHRONIZED_CLOCKS}
- * instead compares the holder's written {@code expires} with the waiter's wall clock: a takeover as
- * soon as the lease ends, but a waiter whose clock runs ahead by {@code d} takes the lock up to
- * {@code d} early. Neither repeats a token: a takeover carries a larger token, so every fenced store
- * refuses the earlier holder from its first write on.
+ * <p>What can go wrong: with {@link Expiry#SYNCHRONIZED_CLOCKS} a waiter whose clock runs ahead by
+ * {@code d} takes the lock up to {@code d} early, but its larger token makes every fenced store
+ * refuse the earlier holder; a point-in-time restore of the table brings old counters back, and the
+ * clock floor keeps tokens ahead only while no token granted since ran ahead of the clocks.
  *
- * <h2>Unclear replies</h2>
- * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
- * attempt's owner and token); an attempt that ends without an answer sends an owner-checked write
- * that gives the lock back and throws {@link LockUnavailableException} without waiting for it (so a
- * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
- * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
- * give-backs still going out. Releases and renewals are owner-checked and refused past the
- * lease's own expiry (its monotonic clock; its wall clock with {@link Expiry#SYNCHRONIZED_CLOCKS}):
- * a lease whose TTL ran out is lost even if nobody took the lock. A
- * release records its token as the item's last released one, so a re-sent release whose first send
- * landed reports success, even if a waiter took the freed lock before the SDK re-sent it. A grant
- * answered "throttled" is no grant: a waiting acquire goes on waiting (whatever an earlier send may
- * have granted is given back).
- *
- * <h2>Items</h2>
- * An item per resource stays in the table for good (a release removes only its owner): its token is
- * the floor of the next grant. A table used for many short-lived resource names grows by one small
- * item (under 200 bytes) per name.
- *
- * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
- * attempt within it. There are no release notices: a waiting acquire polls with its backoff.
- * Thread-safe; close it to stop its renewals (the client is the caller's to close).
+ * <p>Every request is bounded by {@link Builder#requestTimeout}. Thread-safe; close it to stop its
+ * renewals (the client is the caller's to close). Expiry, restores, unclear replies and the item
+ * layout are in {@code docs/dynamodb-lock.md}.
  */
 public final class DynamoDbLockProvider extends AbstractLockProvider {
 
