@@ -1,7 +1,6 @@
 package dev.fencing.etcd;
 
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -12,7 +11,6 @@ import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.core.spi.SharedWatches;
 import dev.fencing.etcd.internal.Replies;
-import dev.fencing.etcd.internal.ServerTtl;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -21,16 +19,8 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
-import io.etcd.jetcd.options.PutOption;
 import io.netty.handler.ssl.SslContext;
 import java.net.URI;
 import java.time.Duration;
@@ -67,18 +57,18 @@ public final class EtcdLockProvider extends AbstractLockProvider {
 
     private final Client client;
     private final boolean ownsClient;
-    private final KV kv;
-    private final Lease leases;
+    final KV kv;
+    final Lease leases;
     private final Watch watches;
     private final EtcdKeys keys;
-    private final Duration requestTimeout;
-    private final String target;
+    final Duration requestTimeout;
+    final String target;
     /** The newest revision this provider saw, and the one each resource's last failed attempt saw. */
-    private final EtcdRevisions revisions = new EtcdRevisions();
+    final EtcdRevisions revisions = new EtcdRevisions();
     /** One try of the lock key: the lease, the transaction, the token. */
     private final LockKeyAttempt lockKeyAttempt;
     /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
-    private final SpareLeases spareLeases;
+    final SpareLeases spareLeases;
     /** This process's place in each resource's waiting line, while some of its threads wait. */
     private final SharedWatches<String, EtcdWaitQueue> queues;
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
@@ -269,12 +259,13 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     /** One try of the lock key ({@link LockKeyAttempt}); the key taken becomes the lease. */
     private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos) {
         return lockKeyAttempt.attempt(resource, options.ttl(), requestedAtNanos)
-                .map(taken -> new EtcdLease(FencingToken.of(resource, taken.token()), taken.ownerId(), taken.key(),
-                        taken.owner(), taken.leaseId(), taken.leaseTtlSeconds(), taken.validFromNanos(), options.ttl()));
+                .map(taken -> new EtcdLease(this, clock(), listener(), FencingToken.of(resource, taken.token()),
+                        taken.ownerId(), taken.key(), taken.owner(), taken.leaseId(), taken.leaseTtlSeconds(),
+                        taken.validFromNanos(), options.ttl()));
     }
 
     /** Raises the high-water mark to {@code revision}, the revision of an answer. */
-    private void seen(long revision) {
+    void seen(long revision) {
         revisions.seen(revision);
     }
 
@@ -283,7 +274,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      * have expired anyway ({@code ttlSeconds} from now). Revoking a lease deletes the keys attached
      * to it and makes a put that names it fail, so it gives back whatever an attempt may have taken.
      */
-    private void giveBack(long leaseId, long ttlSeconds) {
+    void giveBack(long leaseId, long ttlSeconds) {
         giveBack(leaseId, System.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds), 0);
     }
 
@@ -319,7 +310,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         return queues.join(resource);
     }
 
-    private LockUnavailableException unreachable(String resource, String what, Throwable cause) {
+    LockUnavailableException unreachable(String resource, String what, Throwable cause) {
         return LockKeyAttempt.unreachable(target, resource, what, cause);
     }
 
@@ -328,6 +319,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      * that a lock an attempt took while the provider was closing is given back rather than left
      * for its TTL; then closes the client if the provider created it.
      */
+    /** Wakes this process's waiters for {@code resource}: its lease ended. */
+    void signalRelease(String resource) {
+        releaseSignals().signal(resource);
+    }
+
     @Override
     protected void doClose() {
         spareLeases.close();
@@ -353,144 +349,6 @@ public final class EtcdLockProvider extends AbstractLockProvider {
 
     private static String text(ByteSequence bytes) {
         return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    /** One holder: its lock key, owner id and etcd lease. */
-    private final class EtcdLease extends AbstractLease {
-        private final ByteSequence key;
-        private final ByteSequence owner;
-        private long leaseId; // guarded by this
-        private long leaseTtlSeconds; // guarded by this
-        /** The start of the request that last set the etcd lease's TTL: its grant or last keep-alive. */
-        private long leaseRefreshedAtNanos; // guarded by this
-
-        EtcdLease(FencingToken token, String ownerId, ByteSequence key, ByteSequence owner, long leaseId,
-                long leaseTtlSeconds, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
-            this.key = key;
-            this.owner = owner;
-            this.leaseId = leaseId;
-            this.leaseTtlSeconds = leaseTtlSeconds;
-            this.leaseRefreshedAtNanos = requestedAtNanos;
-        }
-
-        private Cmp[] stillMine() {
-            return new Cmp[] {
-                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(token().value())),
-                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(owner))
-            };
-        }
-
-        @Override
-        protected synchronized boolean doRenew(Duration ttl) {
-            long wanted = ServerTtl.seconds(ttl);
-            long seenBefore = revisions.newest(); // a linearizable answer to this renewal is at least this
-            try {
-                if (wanted > leaseTtlSeconds) {
-                    return moveToLongerLease(wanted);
-                }
-                try {
-                    long sentAt = clock().nanoTime();
-                    LeaseKeepAliveResponse alive = Replies.await(leases.keepAliveOnce(leaseId), timeoutFor(ttl));
-                    seen(alive.getHeader().getRevision()); // possibly a lagging member's: only recorded
-                    if (alive.getTTL() <= 0) {
-                        return false;
-                    }
-                    leaseRefreshedAtNanos = sentAt;
-                } catch (Replies.Unclear e) {
-                    if (Replies.isLeaseNotFound(e.getCause())) {
-                        return false; // expired or revoked: the key went with it
-                    }
-                    throw unreachable(resource(), "the lease keep-alive", e);
-                }
-                // the lease lives; is the key still this holder's (not deleted by someone else)?
-                GetResponse got = Replies.await(kv.get(key), timeoutFor(ttl));
-                long answered = got.getHeader().getRevision();
-                seen(answered);
-                if (answered < seenBefore) {
-                    throw wentBack(answered, seenBefore);
-                }
-                return got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
-                        && held.getValue().equals(owner) && held.getLease() == leaseId);
-            } catch (Replies.Unclear e) {
-                throw unreachable(resource(), "the renewal", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw LockUnavailableException.unreachable(resource(), "interrupted while renewing", e);
-            }
-        }
-
-        /**
-         * The linearizable read of a renewal answered with a revision below one seen before it was
-         * sent: etcd was restored from an older backup. The lease is lost (the key it finds, if
-         * any, is the backup's) and its etcd lease revoked, so the restored key goes too.
-         */
-        private LeaseLostException wentBack(long answered, long seenBefore) {
-            String reason = "etcd at " + target + " went back: the renewal was answered at revision " + answered
-                    + " after this provider had seen revision " + seenBefore + " — the cluster was restored from an"
-                    + " older snapshot or backup, and what it says about this lease is the backup's";
-            giveBack(leaseId, leaseTtlSeconds);
-            markLost(reason, null);
-            return LeaseLostException.of(token(), reason);
-        }
-
-        /** etcd cannot lengthen a lease's TTL: a longer renewal moves the key to a new lease, keeping its create revision. */
-        private boolean moveToLongerLease(long wantedSeconds) throws Replies.Unclear, InterruptedException {
-            long sentAt = clock().nanoTime();
-            LeaseGrantResponse grant = Replies.await(leases.grant(wantedSeconds), requestTimeout);
-            TxnResponse moved;
-            try {
-                moved = Replies.await(kv.txn().If(stillMine())
-                        .Then(Op.put(key, owner, PutOption.builder().withLeaseId(grant.getID()).build()))
-                        .commit(), requestTimeout);
-            } catch (Replies.Unclear | InterruptedException e) {
-                // the key may be on either lease now: keep both; the next renewal settles it
-                throw e;
-            }
-            seen(grant.getHeader().getRevision());
-            seen(moved.getHeader().getRevision());
-            if (!moved.isSucceeded()) {
-                giveBack(grant.getID(), grant.getTTL());
-                return false;
-            }
-            giveBack(leaseId, leaseTtlSeconds);
-            leaseId = grant.getID();
-            leaseTtlSeconds = grant.getTTL();
-            leaseRefreshedAtNanos = sentAt;
-            return true;
-        }
-
-        /** A renewal answers within a third of the TTL or the request timeout, whichever is shorter (at least 100 ms). */
-        private Duration timeoutFor(Duration ttl) {
-            Duration third = ttl.dividedBy(3);
-            Duration bounded = third.compareTo(requestTimeout) < 0 ? third : requestTimeout;
-            return bounded.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : bounded;
-        }
-
-        @Override
-        protected synchronized boolean doRelease() {
-            boolean deletedHere = false;
-            try {
-                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
-                // the lock is given back and the thread keeps its interrupt status
-                TxnResponse deleted = Replies.awaitUninterruptibly(kv.txn().If(stillMine())
-                        .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), requestTimeout);
-                seen(deleted.getHeader().getRevision());
-                deletedHere = deleted.isSucceeded();
-                return deletedHere;
-            } catch (Replies.Unclear e) {
-                throw unreachable(resource(), "the release transaction (the lease is revoked, so the key goes with it)",
-                        e);
-            } finally {
-                if (deletedHere) {
-                    // its key is gone, by this holder's own delete: the lease holds nothing and can serve the next grant
-                    spareLeases.offer(new SpareLeases.Spare(leaseId, leaseTtlSeconds, leaseRefreshedAtNanos));
-                } else {
-                    giveBack(leaseId, leaseTtlSeconds);
-                }
-                releaseSignals().signal(resource());
-            }
-        }
     }
 
     /** Configures an {@link EtcdLockProvider}; every setting but the endpoints or client is optional. */

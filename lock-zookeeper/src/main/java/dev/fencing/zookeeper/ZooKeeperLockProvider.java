@@ -1,7 +1,6 @@
 package dev.fencing.zookeeper;
 
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -18,14 +17,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -64,14 +58,14 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     /** How long after a lease's local validity ends its znode is deleted by its process. */
     public static final long LAPSE_MARGIN_MILLIS = 20;
 
-    private final Znodes znodes;
+    final Znodes znodes;
     private final CuratorFramework client;
     private final String root;
     private final String target;
-    private final Duration operationTimeout;
+    final Duration operationTimeout;
     private final Duration connectionTimeout;
-    private final ScheduledThreadPoolExecutor timers;
-    private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
+    final ScheduledThreadPoolExecutor timers;
+    final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final SharedWatches<String, WaitQueue> queues;
     private final @Nullable Duration serverTickTime;
     private final Object sessionLock = new Object();
@@ -190,7 +184,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     /** A request of {@code bound}'s session sent at {@code start} was confirmed through the leader now. */
-    private void confirmed(SessionBound bound, long start) {
+    void confirmed(SessionBound bound, long start) {
         long answered = clock().nanoTime();
         synchronized (sessionLock) {
             if (bound == session) {
@@ -211,7 +205,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     /** The earliest clock reading at which the ensemble may have ended {@code bound}'s session. */
-    private long sessionDeadline(SessionBound bound) {
+    long sessionDeadline(SessionBound bound) {
         synchronized (sessionLock) {
             return bound.deadline();
         }
@@ -307,8 +301,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
 
     private ZooKeeperLease grant(String resource, String ownerId, Znodes.Created znode, LeaseOptions options,
             long requestedAt) {
-        ZooKeeperLease lease = new ZooKeeperLease(FencingToken.of(resource, znode.czxid()), ownerId, requestedAt,
-                options.ttl(), znode, boundOf(znode.sessionId()));
+        ZooKeeperLease lease = new ZooKeeperLease(this, clock(), listener(), FencingToken.of(resource, znode.czxid()),
+                ownerId, requestedAt, options.ttl(), znode, boundOf(znode.sessionId()));
         confirmed(lease.bound, requestedAt); // its create or claim was a write, through the leader
         held.add(lease);
         lease.scheduleLapse();
@@ -398,7 +392,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
     }
 
-    private LockUnavailableException unreachable(String resource, String what, Exception e) {
+    LockUnavailableException unreachable(String resource, String what, Exception e) {
         if (e instanceof org.apache.zookeeper.KeeperException.NoAuthException refused) {
             return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " refused " + what
                     + ": the ACL of " + refused.getPath() + " does not let this session's authorization in (a wrong"
@@ -408,6 +402,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 + ": " + e, e);
     }
 
+    /** Wakes this process's waiters for {@code resource}: its lease ended. */
+    void signalRelease(String resource) {
+        releaseSignals().signal(resource);
+    }
+
     @Override
     protected void doClose() {
         for (ZooKeeperLease lease : List.copyOf(held)) {
@@ -415,245 +414,6 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
         timers.shutdownNow();
         client.close();
-    }
-
-    /** A held znode: the lease's TTL, lapse and suspension timers on top of the session. */
-    private final class ZooKeeperLease extends AbstractLease {
-        private final String path;
-        private final long sessionId;
-        private final SessionBound bound;
-        private long serverDeadline; // guarded by this
-        private long confirmedAt; // guarded by this: the start of the last request ZooKeeper answered
-        private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
-        private @Nullable ScheduledFuture<?> lapse; // guarded by this
-        private @Nullable ScheduledFuture<?> suspension; // guarded by this
-        private long suspendedSessionNanos; // guarded by this: the session timeout when the connection was suspended
-        private @Nullable CompletableFuture<Optional<Stat>> confirming; // guarded by this: a renewal's request in flight
-
-        ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode,
-                SessionBound bound) {
-            super(token, ownerId, requestedAt, ttl, clock(), listener());
-            this.path = znode.path();
-            this.sessionId = znode.sessionId();
-            this.bound = bound;
-            this.serverDeadline = requestedAt + ttl.toNanos();
-            this.confirmedAt = requestedAt;
-        }
-
-        /** Valid no longer than the ensemble surely keeps the session: see the lease validity rule. */
-        @Override
-        protected long boundedDeadline(long deadlineNanos) {
-            long sessionEnd = sessionDeadline(bound);
-            return sessionEnd - deadlineNanos < 0 ? sessionEnd : deadlineNanos;
-        }
-
-        synchronized void scheduleLapse() {
-            if (lapse != null) {
-                lapse.cancel(false);
-            }
-            long delay = serverDeadline - clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(LAPSE_MARGIN_MILLIS);
-            try {
-                lapse = timers.schedule(this::lapseIfDue, Math.max(0, delay), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                lapse = null; // the provider is closing: its session ends and takes the znode along
-            }
-        }
-
-        private synchronized void lapseIfDue() {
-            if (gone) {
-                return;
-            }
-            if (clock().nanoTime() - serverDeadline < 0) {
-                scheduleLapse(); // renewed meanwhile
-                return;
-            }
-            dropZnode();
-        }
-
-        /** Deletes the znode in the background and forgets the lease; the local waiters are told. */
-        private void dropZnode() {
-            gone = true;
-            cancelTimers();
-            held.remove(this);
-            znodes.deleteInBackground(path);
-            releaseSignals().signal(resource());
-        }
-
-        synchronized void suspended(Duration sessionTimeout) {
-            if (gone || suspension != null) {
-                return;
-            }
-            suspendedSessionNanos = sessionTimeout.toNanos();
-            scheduleSuspension();
-        }
-
-        /** Schedules the loss a session timeout after the last confirmed request; called holding this. */
-        private void scheduleSuspension() {
-            long sessionMillis = TimeUnit.NANOSECONDS.toMillis(suspendedSessionNanos);
-            long lostAt = Math.min(serverDeadline, confirmedAt + suspendedSessionNanos);
-            try {
-                suspension = timers.schedule(() -> lose("the connection to ZooKeeper was suspended for longer than"
-                        + " the session could live (" + sessionMillis + " ms after the lease's last"
-                        + " confirmed request)"), Math.max(0, lostAt - clock().nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                lose("the connection to ZooKeeper was suspended while the provider closed");
-            }
-        }
-
-        synchronized void reconnected(long currentSession) {
-            if (currentSession != sessionId) {
-                lose("ZooKeeper reconnected with a new session: the lease's session ended and its znode with it");
-                return;
-            }
-            if (suspension != null) {
-                suspension.cancel(false);
-                suspension = null;
-            }
-        }
-
-        void lose(String reason) {
-            synchronized (this) {
-                if (gone) {
-                    return;
-                }
-                gone = true;
-                cancelTimers();
-                held.remove(this);
-                znodes.deleteInBackground(path); // mostly gone already; a closed client's session took it along
-            }
-            markLost(reason, null);
-            releaseSignals().signal(resource());
-        }
-
-        /** Cancels the timers, and ends the wait of a renewal in flight; called holding this. */
-        private void cancelTimers() {
-            if (lapse != null) {
-                lapse.cancel(false);
-            }
-            if (suspension != null) {
-                suspension.cancel(false);
-            }
-            if (confirming != null) {
-                confirming.cancel(false);
-            }
-        }
-
-        /**
-         * Confirms through the leader that the znode still exists in the lease's session, and
-         * extends the TTL from the start of that request. The lease's lock is held only to read its
-         * state before the request and to apply the answer after it, never across the network call:
-         * a suspension, a loss or the lapse timer never waits for a renewal. If the lease was lost,
-         * released or lapsed while the request was in flight, the answer is dropped and the wait
-         * ends at once. A request not answered within the operation timeout extends nothing.
-         */
-        @Override
-        protected boolean doRenew(Duration ttl) {
-            long start = clock().nanoTime();
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                if (start - serverDeadline >= 0) {
-                    dropZnode(); // expired: as a server-side TTL would, refuse to bring it back
-                    return false;
-                }
-            }
-            if (start - sessionDeadline(bound) >= 0) {
-                lose("its ZooKeeper session was not confirmed through the leader in time: the ensemble may have"
-                        + " ended it (see the lease validity rule of ZooKeeperLockProvider)");
-                return false;
-            }
-            CompletableFuture<Optional<Stat>> answer;
-            try {
-                answer = znodes.statFromLeader(path);
-            } catch (Exception e) {
-                throw unreachable(resource(), "the renewal's check of the lease's znode", e);
-            }
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                confirming = answer;
-            }
-            Optional<Stat> stat;
-            try {
-                stat = answer.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (CancellationException e) {
-                return false; // lost, released or lapsed while the request was in flight
-            } catch (TimeoutException e) {
-                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader within "
-                        + operationTimeout.toMillis() + " ms", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw unreachable(resource(), "the renewal's check of the lease's znode before an interrupt", e);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof Znodes.WentBackwards back) {
-                    // what the restored server says about this znode is the backup's: the lease is lost
-                    lose(String.valueOf(back.getMessage()));
-                    throw LeaseLostException.of(token(), String.valueOf(back.getMessage()), back);
-                }
-                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader",
-                        e.getCause() instanceof Exception cause ? cause : e);
-            } finally {
-                answer.cancel(false);
-                synchronized (this) {
-                    if (confirming == answer) {
-                        confirming = null;
-                    }
-                }
-            }
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                if (stat.isEmpty() || stat.get().getEphemeralOwner() != sessionId) {
-                    gone = true;
-                    cancelTimers();
-                    held.remove(this);
-                    return false;
-                }
-                if (clock().nanoTime() - serverDeadline >= 0) {
-                    dropZnode(); // expired while the request was in flight: not brought back either
-                    return false;
-                }
-                confirmedAt = start;
-                serverDeadline = start + ttl.toNanos();
-                confirmed(bound, start);
-                scheduleLapse();
-                if (suspension != null) { // answered after the suspension began: the session lived until then
-                    suspension.cancel(false);
-                    scheduleSuspension();
-                }
-                return true;
-            }
-        }
-
-        @Override
-        protected boolean doRelease() {
-            boolean expired;
-            synchronized (this) {
-                long now = clock().nanoTime();
-                expired = gone || now - serverDeadline >= 0 || now - sessionDeadline(bound) >= 0;
-                gone = true;
-                cancelTimers();
-                held.remove(this);
-            }
-            try {
-                Znodes.Deletion deletion = znodes.delete(path, operationTimeout);
-                // gone after a lost reply, in the lease's own session: nothing else deletes a held
-                // lease's znode while its session lives (a lapse counts as expired), so the lost
-                // request did — the lease was held until this release
-                boolean mine = deletion == Znodes.Deletion.DELETED
-                        || (deletion == Znodes.Deletion.GONE_AFTER_A_LOST_REPLY && znodes.sessionId() == sessionId);
-                return mine && !expired;
-            } catch (IllegalStateException e) {
-                return false; // the client is closed: its session ended and took the znode along
-            } catch (Exception e) {
-                throw unreachable(resource(), "the release (a guaranteed delete, retried in the background)", e);
-            } finally {
-                releaseSignals().signal(resource());
-            }
-        }
     }
 
     /** Configures a {@link ZooKeeperLockProvider}; every setting but the connect string is optional. */
