@@ -60,20 +60,20 @@ import org.jspecify.annotations.Nullable;
 public final class RedisLockProvider extends AbstractLockProvider {
 
     private static final LuaScript ACQUIRE = LuaScript.load("acquire");
-    private static final LuaScript RENEW = LuaScript.load("renew");
-    private static final LuaScript RELEASE = LuaScript.load("release");
+    static final LuaScript RENEW = LuaScript.load("renew");
+    static final LuaScript RELEASE = LuaScript.load("release");
 
-    private final RedisBackend backend;
+    final RedisBackend backend;
     private final RedisScriptingCommands<String, String> redis;
-    private final String target;
-    private final RedisKeys keys;
+    final String target;
+    final RedisKeys keys;
     private final ReleaseSubscriptions subscriptions;
-    private final Duration commandTimeout;
+    final Duration commandTimeout;
     private final boolean seedTokens;
-    private final double driftFactor;
+    final double driftFactor;
     /** The shortest TTL that leaves a valid lease after the drift margin, computed once. */
     private final Duration minimumTtl;
-    private final String tokenIdleExpiryMillis;
+    final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
     private final AtomicLong releaseNotices = new AtomicLong();
@@ -246,15 +246,15 @@ public final class RedisLockProvider extends AbstractLockProvider {
         if (token == 0) {
             return Optional.empty();
         }
-        RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, lockKey, requestedAtNanos,
-                options.ttl());
+        RedisLease lease = new RedisLease(this, clock(), listener(), FencingToken.of(resource, token), ownerId, lockKey,
+                requestedAtNanos, options.ttl());
         if (waitReplicas > 0) {
             awaitReplicas(lease, options.ttl());
         }
         return Optional.of(lease);
     }
 
-    private void requireTtlAboveMinimum(Duration ttl) {
+    void requireTtlAboveMinimum(Duration ttl) {
         if (ttl.compareTo(minimumTtl) < 0) {
             DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider"); // throws, naming the minimum
         }
@@ -330,7 +330,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
     }
 
-    private LockUnavailableException unreachable(String resource, String what, RedisException e) {
+    LockUnavailableException unreachable(String resource, String what, RedisException e) {
         if (refusedByScript(e)) {
             return LockUnavailableException.unreachable(resource, "Redis at " + target + " refused " + what + ": "
                     + e.getMessage(), e);
@@ -360,75 +360,6 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
         backendClosed = true;
         backend.close();
-    }
-
-    private final class RedisLease extends AbstractLease {
-        private final String lockKey;
-
-        RedisLease(FencingToken token, String ownerId, String lockKey, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl.minus(DriftMargin.of(ttl, driftFactor)), clock(), listener());
-            this.lockKey = lockKey;
-        }
-
-        @Override
-        protected Duration validityOf(Duration ttl) {
-            return ttl.minus(DriftMargin.of(ttl, driftFactor));
-        }
-
-        /**
-         * Waits for the renew script at most a third of {@code ttl} (and never longer than the
-         * command timeout), so that the watchdog, which renews every third of the TTL, can try
-         * again before the lease lapses. No answer by then is unclear, not lost:
-         * {@link LockUnavailableException}, and the lease's validity runs on unextended.
-         */
-        @Override
-        protected boolean doRenew(Duration ttl) {
-            requireTtlAboveMinimum(ttl);
-            Duration bound = ttl.dividedBy(3).compareTo(commandTimeout) < 0 ? ttl.dividedBy(3) : commandTimeout;
-            try {
-                return RENEW.runAsync(backend.asyncScripting(), new String[] {lockKey, tokenKey(resource())},
-                        ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis)
-                        .get(bound.toNanos(), TimeUnit.NANOSECONDS) == 1;
-            } catch (RedisException e) {
-                throw unreachable(resource(), "the renew script", e);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RedisException redisFailure) {
-                    throw unreachable(resource(), "the renew script", redisFailure);
-                }
-                throw LockUnavailableException.unreachable(resource(), "the renew script on Redis at " + target
-                        + " failed: " + e.getCause(), e.getCause());
-            } catch (TimeoutException e) {
-                throw LockUnavailableException.unreachable(resource(), "Redis at " + target + " did not answer the"
-                        + " renew script within " + bound.toMillis() + " ms (a third of the TTL, at most the command"
-                        + " timeout); the lease is not known to be lost and stays valid until its current validity"
-                        + " ends", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw LockUnavailableException.unreachable(resource(), "interrupted while waiting for the renew"
-                        + " script on Redis at " + target + "; the lease is not known to be lost", e);
-            }
-        }
-
-        @Override
-        protected boolean doRelease() {
-            try {
-                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
-                // the lock is given back and the thread keeps its interrupt status
-                return RELEASE.runUninterruptibly(backend.asyncScripting(), commandTimeout,
-                        new String[] {lockKey}, ownerId(), keys.releaseChannel(resource()), resource()) == 1;
-            } catch (RedisException e) {
-                throw unreachable(resource(), "the release script", e);
-            }
-        }
-
-        /** Gives the lock back before the lease was handed out (the caller never sees it). */
-        void releaseQuietly() {
-            try {
-                doRelease();
-            } catch (LockUnavailableException e) {
-                // the key expires with its TTL
-            }
-        }
     }
 
     /** Opens the backend of a provider from the builder's timeouts and TLS settings. */
