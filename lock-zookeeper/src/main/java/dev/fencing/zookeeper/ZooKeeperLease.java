@@ -54,7 +54,8 @@ final class ZooKeeperLease extends AbstractLease {
         if (lapse != null) {
             lapse.cancel(false);
         }
-        long delay = serverDeadline - clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ZooKeeperLockProvider.LAPSE_MARGIN_MILLIS);
+        long margin = TimeUnit.MILLISECONDS.toNanos(ZooKeeperLockProvider.LAPSE_MARGIN_MILLIS);
+        long delay = serverDeadline - clock.nanoTime() + margin;
         try {
             lapse = provider.timers.schedule(this::lapseIfDue, Math.max(0, delay), TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
