@@ -386,7 +386,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         /**
          * How long one etcd request may take before the provider gives up on it; default 5 s, from
          * 10 ms to 5 min. An acquire whose transaction did not answer in time revokes its lease (see
-         * the class Javadoc); a renewal waits at most a third of the TTL or this, whichever is less.
+         * "Unclear replies" in {@code docs/etcd.md}); a renewal waits at most a third of the TTL or
+         * this, whichever is less.
          */
         public Builder requestTimeout(Duration requestTimeout) {
             this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),

@@ -43,7 +43,7 @@ final class ZooKeeperLease extends AbstractLease {
         this.confirmedAt = requestedAt;
     }
 
-    /** Valid no longer than the ensemble surely keeps the session: see the lease validity rule. */
+    /** Valid no longer than the ensemble surely keeps the session: see the lease validity rule in docs/zookeeper.md. */
     @Override
     protected long boundedDeadline(long deadlineNanos) {
         long sessionEnd = provider.sessionDeadline(bound);
