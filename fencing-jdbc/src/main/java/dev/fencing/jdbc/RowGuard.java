@@ -1,3 +1,4 @@
+// Over 500 lines: five public operations with their contracts; the SQL work is already in package classes.
 package dev.fencing.jdbc;
 
 import dev.fencing.core.FencingListener;

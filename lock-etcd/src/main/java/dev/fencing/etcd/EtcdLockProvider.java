@@ -1,3 +1,4 @@
+// Over 500 lines: a third is the public nested Builder (API); lease, queue and attempt have their own files.
 package dev.fencing.etcd;
 
 import dev.fencing.core.FencingToken;

@@ -1,3 +1,4 @@
+// Over 500 lines: grants and the session bound share one session state; a third is the public nested Builder.
 package dev.fencing.zookeeper;
 
 import dev.fencing.core.FencingToken;
