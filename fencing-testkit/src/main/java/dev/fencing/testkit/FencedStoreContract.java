@@ -1,6 +1,5 @@
 package dev.fencing.testkit;
 
-
 import dev.fencing.core.FencedStore;
 
 /**

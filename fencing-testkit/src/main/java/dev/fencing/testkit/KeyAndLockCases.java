@@ -279,7 +279,6 @@ abstract class KeyAndLockCases extends LostReplyCases {
         assertThat(store.read(whole).map(StoredValue::value)).contains("a whole emoji is fine");
     }
 
-
     private static void assertForeign(Runnable write, String key, FencingToken presented) {
         assertThatThrownBy(write::run).isInstanceOfSatisfying(ForeignTokenException.class, e -> {
             assertThat(e.key()).isEqualTo(key);
@@ -288,7 +287,6 @@ abstract class KeyAndLockCases extends LostReplyCases {
             assertThat(e.getMessage()).contains(presented.resource()).contains(e.boundResource());
         });
     }
-
 
     @ParameterizedTest
     @NullAndEmptySource

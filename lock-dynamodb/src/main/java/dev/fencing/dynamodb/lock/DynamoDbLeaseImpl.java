@@ -33,7 +33,6 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 final class DynamoDbLeaseImpl extends AbstractLease implements DynamoDbLease {
     private final DynamoDbLockProvider provider;
 
-
     /** Renewals sent so far (one at a time: the base class serialises them). */
     private long renewals;
     /** The data the next renewal or release writes, set by the overloads that take data. */
