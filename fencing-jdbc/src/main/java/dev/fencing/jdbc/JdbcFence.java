@@ -22,25 +22,14 @@ import javax.sql.DataSource;
  * }
  * }</pre>
  *
- * <h2>Why it is safe</h2>
- * The fence row stays locked from the upsert to the commit. A zombie whose transaction waits on
- * that lock sees the newer token once it gets the row (PostgreSQL re-checks the condition on the
- * newest row version under READ COMMITTED; InnoDB's update reads the latest committed row) and
- * fails as stale; if the zombie came first, the newer holder waits for it and then advances past
- * it. A refusal reads the mark with {@code SELECT ... FOR UPDATE}, the newest committed row under
- * every isolation level. Under PostgreSQL's REPEATABLE READ or SERIALIZABLE a zombie that waited for
- * the row gets a serialization failure (SQLState 40001) instead: {@link #inTransaction} then runs
- * the fence again in a new transaction — the callback has not run yet — whose snapshot shows the
- * newer token, so the zombie gets {@link StaleTokenException} with the real mark. With
- * {@link #advance} in your own transaction the 40001 surfaces: roll back and retry.
+ * <p>The fence row stays locked from the upsert to the commit, so a zombie waiting on it sees the
+ * newer token once it gets the row and fails as stale. Only writes made inside the callback are
+ * fenced, and a fence serves one database. Under PostgreSQL's REPEATABLE READ or SERIALIZABLE a
+ * zombie gets a serialization failure instead: {@link #inTransaction} runs the fence again, while
+ * with {@link #advance} in your own transaction the 40001 is yours to roll back and retry.
  *
- * <p>Needs the {@code fencing_fence} table from the {@code migrations} module; on first use the
- * fence checks that it compares resources byte for byte and keeps locks' fence rows apart from
- * the row guard's entries (an install from before either conversion is refused, naming the
- * migration). Any lock name is fine, one spelled like a row guard entry included: its fence row is
- * the lock's own (see {@link RowGuard}). A fence serves one database. Only writes made inside the
- * callback are fenced. The cost is one statement, so one round trip, more than the same
- * transaction without the fence. Thread-safe.
+ * <p>Needs the {@code fencing_fence} table from the {@code migrations} module. Thread-safe. Why it
+ * is safe under each isolation level, the SQL per database and the cost are in {@code docs/sql.md}.
  */
 public final class JdbcFence {
 

@@ -1,3 +1,4 @@
+// Over 500 lines: five public operations with their contracts; the SQL work is already in package classes.
 package dev.fencing.jdbc;
 
 import dev.fencing.core.FencingListener;
@@ -33,91 +34,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * // UPDATE accounts SET balance = ?, fencing_token = ? WHERE id = ? AND fencing_token <= ?
  * }</pre>
  *
- * <table>
- *   <caption>What each operation runs, after the fence row of the token's lock</caption>
- *   <tr><th>operation</th><th>SQL</th><th>when nothing matched</th></tr>
- *   <tr><td>{@link #update}</td><td>one guarded {@code UPDATE}</td>
- *       <td>reads the row's token and entry: stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
- *   <tr><td>{@link #upsert}</td><td>the row's fence entry, then the guarded {@code UPDATE}, or an
- *       {@code INSERT} if the row is absent</td>
- *       <td>stale → {@link StaleTokenException}</td></tr>
- *   <tr><td>{@link #insert}</td><td>the row's fence entry, then {@code INSERT}</td>
- *       <td>row exists → {@code false}, nothing written; stale → {@link StaleTokenException}</td></tr>
- *   <tr><td>{@link #delete}</td><td>the row's fence entry, then a guarded {@code DELETE}</td>
- *       <td>stale → {@link StaleTokenException}; no row → {@code false}</td></tr>
- *   <tr><td>{@link #execute}</td><td>your {@code UPDATE}, with the token set and the key and guard
- *       AND-ed to your condition</td>
- *       <td>stale → {@link StaleTokenException}; otherwise 0</td></tr>
- * </table>
+ * <p>Every operation first raises the fence row of the token's lock (the row {@link JdbcFence} and
+ * {@link JdbiFence} advance) and, for inserts, upserts and deletes, the row's own fence entry,
+ * which outlives the row: so writes through the row guard and through a fence row of the same lock
+ * refuse each other's older tokens, and a zombie cannot re-create a row a newer holder deleted. A
+ * refused write throws {@link StaleTokenException} naming the mark the store really holds.
  *
- * <p>After a statement matched nothing, the row's token and its fence entry are read with
- * {@code SELECT ... FOR UPDATE}, which sees the newest committed rows under every isolation level
- * (a plain read under REPEATABLE READ would see the transaction's old snapshot); a refusal names
- * the greater of the two, the mark the store really holds. PostgreSQL under REPEATABLE READ may
- * instead refuse a statement on a row changed after the snapshot with a serialization failure
- * (SQLState 40001): in a transaction of the guard's own it is run again, in yours it surfaces.
- *
- * <h2>The row guard and the fence row share a mark</h2>
- * Every operation first raises the fence row of the token's lock ({@code token.resource()}, the row
- * {@link JdbcFence} and {@link JdbiFence} advance) to the token, with {@code <=} whatever the
- * table's policy (one token may write many rows), and keeps it locked until the transaction ends.
- * So on one table, writes through the row guard and through a fence row of the same lock refuse
- * each other's older tokens: a zombie with token 7 gets {@link StaleTokenException} after token 10
- * wrote through either path. This holds when both use the same fence table (by default: the
- * toolkit's tables next to yours); a {@link JdbcFence} with {@link dev.fencing.core.Policy#STRICT}
- * then also refuses a token that already wrote through the row guard. Each operation therefore runs
- * in a transaction (its own on an auto-commit connection), and row guard writes under one lock
- * serialize on its fence row.
- *
- * <p>A lock may have any name, the name of a row's fence entry included ({@code public.accounts:42},
- * the natural name of one lock per row): locks' fence rows and rows' entries are two namespaces of
- * the fence table (its {@code kind} column, {@code 'lock'} or {@code 'row'}, part of its key). Such a
- * lock still has a fence row of its own, raised by every operation and checked by {@link JdbcFence},
- * and the row's mark ({@link #highWaterMark}, what writers of the row under other locks meet) stays
- * the row's own.
- *
- * <h2>The fence entry, and which key columns can have one</h2>
- * The row's fence entry is a row of the fence table ({@code fencing_fence}) in the row namespace
- * (kind {@code 'row'}), named {@code <schema>.<table>:<key values>}: the table as the catalog resolves it (so
- * {@code accounts}, {@code public.accounts} and {@code ACCOUNTS} on PostgreSQL name one entry) and
- * each key value as the database compares it, with {@code ','} and {@code '\'} inside a value
- * escaped. On first use in a database the table is described: key columns must be integers (bound
- * as numbers, {@code "07"} is 7), UUIDs, or text that compares byte for byte (a binary NO PAD
- * collation, {@code VARBINARY}, a deterministic PostgreSQL collation) or byte for byte after
- * trailing spaces (a binary PAD SPACE collation, {@code char(n)}: trailing spaces are dropped).
- * Case- or accent-insensitive and nondeterministic collations are refused with
- * {@link IllegalStateException}: the database would take {@code 'AliceN'} and {@code 'alicen'} for
- * one row, and their entries would differ. The token column must be {@code BIGINT NOT NULL}. An
- * unqualified name is resolved through the first connection's {@code search_path} and statements
- * name the resolved table; a connection of MySQL/MariaDB that counts changed rows
- * ({@code useAffectedRows=true}) is refused.
- *
- * <p>A key is named as the database stores it, so a key the column cannot hold as given is refused
- * with {@link IllegalArgumentException} naming the key, the column and its size, before anything is
- * written: text longer than {@code VARCHAR(n)}/{@code char(n)} (an INSERT would drop the trailing
- * spaces beyond n, on PostgreSQL and MySQL/MariaDB alike, and store another key's row), more bytes
- * than a MySQL {@code VARBINARY}/{@code TEXT} column holds, an integer outside the column type's
- * range. On MySQL/MariaDB an insert (by {@link #insert} or {@link #upsert}) is refused with
- * {@link IllegalStateException} on a connection without strict mode ({@code sql_mode} lacking
- * {@code STRICT_TRANS_TABLES} and {@code STRICT_ALL_TABLES}), which would clamp or cut what it cannot
- * store; the mode is read before each insert.
- *
- * <p>The fence table lives next to the data table: an unqualified fence table name (the default
- * {@code fencing_fence}) is looked up in the data table's own schema (PostgreSQL) or database
- * (MySQL/MariaDB), never through a connection's {@code search_path} or current database, so every
- * client of one table keeps its marks in one place; if that schema has none, the table is refused
- * with {@link IllegalStateException} naming it, as is a fence table from an install before the two
- * namespaces (naming the migration that converts it, before anything is written). {@link Builder#fenceTable}
- * with a qualified name puts them elsewhere.
- *
- * <p>The entry is advanced to the token with the conditional upsert of {@link JdbcFence}. Every insert, upsert and delete of the row passes it first, so they serialize
- * on its lock, and it outlives the row: its token is the deleted row's mark, and a zombie cannot
- * re-create a row a newer holder deleted. The fence table thus keeps one small row per row ever
- * created or deleted through the guard. These operations need several statements: on a
- * connection in auto-commit mode they run in their own transaction; inside your transaction they
- * join it (roll back on an exception). With Jdbi, pass {@code handle.getConnection()}.
- * Identifiers are validated when the table is described; values are always bound. Immutable and
- * thread-safe.
+ * <p>What is refused up front: key columns whose comparison the entry's name cannot reproduce
+ * (case- or accent-insensitive collations, with {@link IllegalStateException}), keys the column
+ * cannot hold as given ({@link IllegalArgumentException}), and a data table whose schema has no
+ * fence table. The operations run in a transaction (their own on an auto-commit connection, else
+ * yours). Immutable and thread-safe. What each operation runs, the two namespaces of the fence
+ * table, key columns and where {@code fencing_fence} lives are in {@code docs/sql.md}.
  */
 public final class RowGuard {
 

@@ -1,3 +1,4 @@
+// Over 500 lines: one conditional-write algorithm for both SDK clients; its restructuring is separate work.
 package dev.fencing.s3;
 
 import dev.fencing.aws.internal.AwsReplies;

@@ -1,3 +1,4 @@
+// Over 500 lines: one contract users extend by name; its round trips are LockProviderTransportContract already.
 package dev.fencing.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,7 +1,7 @@
+// Over 500 lines: a third is the public nested Builder (API); lease, queue and attempt have their own files.
 package dev.fencing.etcd;
 
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -12,7 +12,6 @@ import dev.fencing.core.spi.ProviderBuilder;
 import dev.fencing.core.spi.ReleaseWatch;
 import dev.fencing.core.spi.SharedWatches;
 import dev.fencing.etcd.internal.Replies;
-import dev.fencing.etcd.internal.ServerTtl;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -21,16 +20,8 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
-import io.etcd.jetcd.lease.LeaseGrantResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
-import io.etcd.jetcd.options.PutOption;
 import io.netty.handler.ssl.SslContext;
 import java.net.URI;
 import java.time.Duration;
@@ -47,102 +38,38 @@ import org.jspecify.annotations.Nullable;
 /**
  * A lock on etcd whose grants carry the lock key's <b>create revision</b> as their fencing token.
  *
- * <h2>Algorithm</h2>
- * <ol>
- *   <li>Acquire grants a fresh etcd lease for the holder (its TTL the lease TTL, rounded up to
- *       whole seconds with a small margin, see below), then runs one transaction on the lock key
- *       {@code <prefix>/<resource>/lock}: if the key does not exist ({@code create_revision == 0}),
- *       put it with the holder's 128-bit owner id as its value and the lease attached, and read it
- *       back; else read it. The token is the key's create revision.
- *   <li>Renewal is the toolkit's {@link dev.fencing.core.spi.LeaseWatchdog} calling
- *       {@code keepAliveOnce} every TTL/3 and then reading the key to check that it still carries
- *       this holder's create revision and lease. jetcd's own keep-alive stream is not used: it has
- *       been seen to stop silently (jetcd#1383, #686), leaving a holder that believes it holds. A
- *       {@link dev.fencing.core.Lease#renew renew} to a longer TTL than the etcd lease's moves the
- *       key to a new lease in a transaction guarded by the create revision and owner id (the create
- *       revision, and so the token, stays).
- *   <li>Release is an owner-checked delete (a transaction comparing the key's create revision and
- *       value), then a revoke of the lease.
- *   <li>Waiting acquires stand in line, the etcd queue recipe: one ticket key per waiting process
- *       and resource, ordered by create revision; the head watches the lock key (from the revision
- *       its failed attempt saw, so a release in between is not missed), every other process only
- *       the ticket before its own. A release wakes one process, not every waiter (no herd), and
- *       waiting processes are served in the order they came ({@link EtcdWaitQueue}).
- * </ol>
+ * <p>Acquire grants an etcd lease and creates {@code <prefix>/<resource>/lock} in one transaction
+ * if the key does not exist; the toolkit's {@link dev.fencing.core.spi.LeaseWatchdog} renews it
+ * (not jetcd's keep-alive stream), and release is an owner-checked delete. The create revision is
+ * etcd's global revision, raised through the Raft log by every write, so each grant's token is
+ * strictly greater than every earlier grant's of the same resource, as long as a majority keeps its
+ * data. Tokens are global revisions, not consecutive per resource.
  *
- * <h2>What the token guarantees, and what the lock alone does not</h2>
- * The create revision is etcd's global revision at the transaction that created the key: every
- * write to the cluster raises it by one, through the Raft log, durably (fsynced on a majority)
- * before the grant is answered. Each grant creates the key anew, so each grant's token is strictly
- * greater than every earlier grant's token of the same resource (of any resource, in fact) — across
- * client restarts, member crashes, restarts and leader changes, as long as a majority keeps its
- * data.
+ * <p>What can go wrong: a holder paused or partitioned past its TTL goes on believing it holds
+ * while etcd grants the lock to someone else (Jepsen, etcd#11456); only the store's token check
+ * stops its late write. A cluster restored from an older snapshot hands tokens out again, which a
+ * provider started after the restore cannot tell.
  *
- * <p>The lock itself cannot promise mutual exclusion, and Jepsen's analysis of etcd 3.4.3
- * (etcd#11456, #11457) showed it does not: a lease is time, and a holder that is paused (GC, swap,
- * SIGSTOP), slow or partitioned past its TTL still believes it holds the lock while etcd has
- * expired the lease and granted the lock to someone else. Jepsen's lock workload lost updates that
- * way under process pauses and partitions, with nothing wrong in etcd's key-value operations
- * (strict serializable throughout). Its conclusion is the article's: use the lock key's revision
- * as a fencing token and have the protected resource check it. That is what this provider's token
- * is for: a store of this toolkit refuses the paused holder's late write because its token is
- * below the new holder's. (The implementation bug Jepsen found — etcd's Lock RPC returning a lock
- * whose lease had expired while it waited in the queue — does not apply here: this provider does
- * not use the Lock RPC, and a put with an expired lease fails.)
- *
- * <h2>Failure modes</h2>
- * <ul>
- *   <li><b>Two holders at once</b> after a pause or partition past the TTL, as above: the local
- *       validity ends before etcd expires the lease (it is counted from before each request, and
- *       the server's TTL is the lease TTL plus 1% + 2 ms rounded up to a whole second), but a
- *       thread that does not look at it keeps going. The token is what keeps data safe then.
- *   <li><b>Unclear replies.</b> An acquire whose transaction got no answer (timeout, dropped
- *       connection, interrupt) may have created the key. The provider then revokes the attempt's
- *       lease — which deletes the key if it was created — and resends the revoke while it fails,
- *       until the etcd lease would have expired anyway; so a key nobody holds a lease for lasts at
- *       most one TTL, and usually one round trip. A transaction that etcd applied twice (a client
- *       retry) finds its own owner id and is granted.
- *   <li><b>Old state comes back.</b> Restoring a member or cluster from an older snapshot or
- *       disk backup ({@code etcdctl snapshot restore}) restarts the revision at the backup's:
- *       tokens handed out after it are handed out again. The provider remembers the highest
- *       revision any answer showed it — grants, keep-alives, reads, the waiting line's listings
- *       and watch events — so a process that only renewed or read since the backup notices too: a
- *       grant at or below that revision is given back and refused with
- *       {@link LockUnavailableException} ("went back", naming both numbers) until the revision
- *       passes it, and a renewal whose linearizable read answers below it loses the lease (the
- *       listener is told, its etcd lease revoked). A provider started after the restore saw
- *       nothing newer and cannot tell: its tokens repeat, and the stores' marks refuse its writes
- *       as stale (a token equal to a mark passes under {@code Policy.MONOTONIC}). etcd 3.4's
- *       {@code etcdctl snapshot restore} cannot raise the revision; {@code --bump-revision N
- *       --mark-compacted} (etcd#16029 in {@code etcdutl}, 3.6; backported to 3.5, etcd#16165) can,
- *       with {@code N} above the number of writes since the backup ({@code EtcdRestoreIT}).
- *   <li><b>Losing a majority</b> stops every grant, renewal and release (they fail with
- *       {@link LockUnavailableException}); leases are not lost by it — a new leader extends every
- *       lease by its TTL — but a holder whose renewals fail past its local validity is reported
- *       lost.
- *   <li><b>Someone deletes the key</b> (an operator, another tool): the next renewal finds it gone
- *       and reports the lease lost.
- * </ul>
- *
- * <p>Tokens are global revisions, not consecutive per resource: they jump by the writes to
- * other keys in between. Not reentrant. Thread-safe; one jetcd client serves every call.
+ * <p>Not reentrant. Thread-safe; one jetcd client serves every call. The algorithm, the validity
+ * rule, unclear replies, restores, the waiting line and the failure modes are in
+ * {@code docs/etcd.md}.
  */
 public final class EtcdLockProvider extends AbstractLockProvider {
 
     private final Client client;
     private final boolean ownsClient;
-    private final KV kv;
-    private final Lease leases;
+    final KV kv;
+    final Lease leases;
     private final Watch watches;
     private final EtcdKeys keys;
-    private final Duration requestTimeout;
-    private final String target;
+    final Duration requestTimeout;
+    final String target;
     /** The newest revision this provider saw, and the one each resource's last failed attempt saw. */
-    private final EtcdRevisions revisions = new EtcdRevisions();
+    final EtcdRevisions revisions = new EtcdRevisions();
     /** One try of the lock key: the lease, the transaction, the token. */
     private final LockKeyAttempt lockKeyAttempt;
     /** Leases granted ahead, so an acquire waits for one etcd write instead of two. */
-    private final SpareLeases spareLeases;
+    final SpareLeases spareLeases;
     /** This process's place in each resource's waiting line, while some of its threads wait. */
     private final SharedWatches<String, EtcdWaitQueue> queues;
     /** Keeps the waiting lines' ticket leases alive (asynchronous calls: never blocked by a slow etcd). */
@@ -333,12 +260,13 @@ public final class EtcdLockProvider extends AbstractLockProvider {
     /** One try of the lock key ({@link LockKeyAttempt}); the key taken becomes the lease. */
     private Optional<AbstractLease> attemptLockKey(String resource, LeaseOptions options, long requestedAtNanos) {
         return lockKeyAttempt.attempt(resource, options.ttl(), requestedAtNanos)
-                .map(taken -> new EtcdLease(FencingToken.of(resource, taken.token()), taken.ownerId(), taken.key(),
-                        taken.owner(), taken.leaseId(), taken.leaseTtlSeconds(), taken.validFromNanos(), options.ttl()));
+                .map(taken -> new EtcdLease(this, clock(), listener(), FencingToken.of(resource, taken.token()),
+                        taken.ownerId(), taken.key(), taken.owner(), taken.leaseId(), taken.leaseTtlSeconds(),
+                        taken.validFromNanos(), options.ttl()));
     }
 
     /** Raises the high-water mark to {@code revision}, the revision of an answer. */
-    private void seen(long revision) {
+    void seen(long revision) {
         revisions.seen(revision);
     }
 
@@ -347,7 +275,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      * have expired anyway ({@code ttlSeconds} from now). Revoking a lease deletes the keys attached
      * to it and makes a put that names it fail, so it gives back whatever an attempt may have taken.
      */
-    private void giveBack(long leaseId, long ttlSeconds) {
+    void giveBack(long leaseId, long ttlSeconds) {
         giveBack(leaseId, System.nanoTime() + TimeUnit.SECONDS.toNanos(ttlSeconds), 0);
     }
 
@@ -383,7 +311,7 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         return queues.join(resource);
     }
 
-    private LockUnavailableException unreachable(String resource, String what, Throwable cause) {
+    LockUnavailableException unreachable(String resource, String what, Throwable cause) {
         return LockKeyAttempt.unreachable(target, resource, what, cause);
     }
 
@@ -392,6 +320,11 @@ public final class EtcdLockProvider extends AbstractLockProvider {
      * that a lock an attempt took while the provider was closing is given back rather than left
      * for its TTL; then closes the client if the provider created it.
      */
+    /** Wakes this process's waiters for {@code resource}: its lease ended. */
+    void signalRelease(String resource) {
+        releaseSignals().signal(resource);
+    }
+
     @Override
     protected void doClose() {
         spareLeases.close();
@@ -417,144 +350,6 @@ public final class EtcdLockProvider extends AbstractLockProvider {
 
     private static String text(ByteSequence bytes) {
         return bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    /** One holder: its lock key, owner id and etcd lease. */
-    private final class EtcdLease extends AbstractLease {
-        private final ByteSequence key;
-        private final ByteSequence owner;
-        private long leaseId; // guarded by this
-        private long leaseTtlSeconds; // guarded by this
-        /** The start of the request that last set the etcd lease's TTL: its grant or last keep-alive. */
-        private long leaseRefreshedAtNanos; // guarded by this
-
-        EtcdLease(FencingToken token, String ownerId, ByteSequence key, ByteSequence owner, long leaseId,
-                long leaseTtlSeconds, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl, clock(), listener());
-            this.key = key;
-            this.owner = owner;
-            this.leaseId = leaseId;
-            this.leaseTtlSeconds = leaseTtlSeconds;
-            this.leaseRefreshedAtNanos = requestedAtNanos;
-        }
-
-        private Cmp[] stillMine() {
-            return new Cmp[] {
-                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(token().value())),
-                new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(owner))
-            };
-        }
-
-        @Override
-        protected synchronized boolean doRenew(Duration ttl) {
-            long wanted = ServerTtl.seconds(ttl);
-            long seenBefore = revisions.newest(); // a linearizable answer to this renewal is at least this
-            try {
-                if (wanted > leaseTtlSeconds) {
-                    return moveToLongerLease(wanted);
-                }
-                try {
-                    long sentAt = clock().nanoTime();
-                    LeaseKeepAliveResponse alive = Replies.await(leases.keepAliveOnce(leaseId), timeoutFor(ttl));
-                    seen(alive.getHeader().getRevision()); // possibly a lagging member's: only recorded
-                    if (alive.getTTL() <= 0) {
-                        return false;
-                    }
-                    leaseRefreshedAtNanos = sentAt;
-                } catch (Replies.Unclear e) {
-                    if (Replies.isLeaseNotFound(e.getCause())) {
-                        return false; // expired or revoked: the key went with it
-                    }
-                    throw unreachable(resource(), "the lease keep-alive", e);
-                }
-                // the lease lives; is the key still this holder's (not deleted by someone else)?
-                GetResponse got = Replies.await(kv.get(key), timeoutFor(ttl));
-                long answered = got.getHeader().getRevision();
-                seen(answered);
-                if (answered < seenBefore) {
-                    throw wentBack(answered, seenBefore);
-                }
-                return got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
-                        && held.getValue().equals(owner) && held.getLease() == leaseId);
-            } catch (Replies.Unclear e) {
-                throw unreachable(resource(), "the renewal", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw LockUnavailableException.unreachable(resource(), "interrupted while renewing", e);
-            }
-        }
-
-        /**
-         * The linearizable read of a renewal answered with a revision below one seen before it was
-         * sent: etcd was restored from an older backup. The lease is lost (the key it finds, if
-         * any, is the backup's) and its etcd lease revoked, so the restored key goes too.
-         */
-        private LeaseLostException wentBack(long answered, long seenBefore) {
-            String reason = "etcd at " + target + " went back: the renewal was answered at revision " + answered
-                    + " after this provider had seen revision " + seenBefore + " — the cluster was restored from an"
-                    + " older snapshot or backup, and what it says about this lease is the backup's";
-            giveBack(leaseId, leaseTtlSeconds);
-            markLost(reason, null);
-            return LeaseLostException.of(token(), reason);
-        }
-
-        /** etcd cannot lengthen a lease's TTL: a longer renewal moves the key to a new lease, keeping its create revision. */
-        private boolean moveToLongerLease(long wantedSeconds) throws Replies.Unclear, InterruptedException {
-            long sentAt = clock().nanoTime();
-            LeaseGrantResponse grant = Replies.await(leases.grant(wantedSeconds), requestTimeout);
-            TxnResponse moved;
-            try {
-                moved = Replies.await(kv.txn().If(stillMine())
-                        .Then(Op.put(key, owner, PutOption.builder().withLeaseId(grant.getID()).build()))
-                        .commit(), requestTimeout);
-            } catch (Replies.Unclear | InterruptedException e) {
-                // the key may be on either lease now: keep both; the next renewal settles it
-                throw e;
-            }
-            seen(grant.getHeader().getRevision());
-            seen(moved.getHeader().getRevision());
-            if (!moved.isSucceeded()) {
-                giveBack(grant.getID(), grant.getTTL());
-                return false;
-            }
-            giveBack(leaseId, leaseTtlSeconds);
-            leaseId = grant.getID();
-            leaseTtlSeconds = grant.getTTL();
-            leaseRefreshedAtNanos = sentAt;
-            return true;
-        }
-
-        /** A renewal answers within a third of the TTL or the request timeout, whichever is shorter (at least 100 ms). */
-        private Duration timeoutFor(Duration ttl) {
-            Duration third = ttl.dividedBy(3);
-            Duration bounded = third.compareTo(requestTimeout) < 0 ? third : requestTimeout;
-            return bounded.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : bounded;
-        }
-
-        @Override
-        protected synchronized boolean doRelease() {
-            boolean deletedHere = false;
-            try {
-                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
-                // the lock is given back and the thread keeps its interrupt status
-                TxnResponse deleted = Replies.awaitUninterruptibly(kv.txn().If(stillMine())
-                        .Then(Op.delete(key, DeleteOption.DEFAULT)).commit(), requestTimeout);
-                seen(deleted.getHeader().getRevision());
-                deletedHere = deleted.isSucceeded();
-                return deletedHere;
-            } catch (Replies.Unclear e) {
-                throw unreachable(resource(), "the release transaction (the lease is revoked, so the key goes with it)",
-                        e);
-            } finally {
-                if (deletedHere) {
-                    // its key is gone, by this holder's own delete: the lease holds nothing and can serve the next grant
-                    spareLeases.offer(new SpareLeases.Spare(leaseId, leaseTtlSeconds, leaseRefreshedAtNanos));
-                } else {
-                    giveBack(leaseId, leaseTtlSeconds);
-                }
-                releaseSignals().signal(resource());
-            }
-        }
     }
 
     /** Configures an {@link EtcdLockProvider}; every setting but the endpoints or client is optional. */
@@ -592,7 +387,8 @@ public final class EtcdLockProvider extends AbstractLockProvider {
         /**
          * How long one etcd request may take before the provider gives up on it; default 5 s, from
          * 10 ms to 5 min. An acquire whose transaction did not answer in time revokes its lease (see
-         * the class Javadoc); a renewal waits at most a third of the TTL or this, whichever is less.
+         * "Unclear replies" in {@code docs/etcd.md}); a renewal waits at most a third of the TTL or
+         * this, whichever is less.
          */
         public Builder requestTimeout(Duration requestTimeout) {
             this.requestTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),

@@ -27,63 +27,23 @@ import org.jspecify.annotations.Nullable;
 /**
  * PostgreSQL session advisory locks whose grants carry durable fencing tokens.
  *
- * <h2>Algorithm</h2>
- * <ol>
- *   <li>Each lease borrows a dedicated connection from the {@link DataSource} (HikariCP or any
- *       pool) and keeps it until release.
- *   <li>Acquire is one statement, one round trip: {@code pg_try_advisory_lock(key)} and, only if
- *       it was taken, {@code set_config('idle_session_timeout', ttl)} and the upsert
- *       {@code INSERT INTO fencing_token_counter ... ON CONFLICT (resource) DO UPDATE SET token =
- *       GREATEST(token + 1, clock in µs) RETURNING token}. The key is {@link AdvisoryKeys#of(String)}.
- *   <li>The TTL is enforced by the server: {@code idle_session_timeout} ends a session that sends
- *       nothing for a TTL, which releases its locks. A holder that pauses, is partitioned or dies
- *       loses the lock one TTL after its last renewal; the watchdog's renewal (every TTL/3, which
- *       also checks {@code pg_locks} that the session still holds the key) keeps a live one. A
- *       renewal the server does not answer within a third of the TTL closes its connection (the
- *       session ends, and its lock with it) and the lease is lost.
- *   <li>A waiting {@code acquire} retries with the core backoff, woken early by releases in this
- *       JVM. Try-and-back-off was chosen over a blocking {@code pg_advisory_lock} under
- *       {@code lock_timeout}: a waiter holds no connection and no server backend between tries,
- *       and honours interruption and the wait timeout — to within the least waits an attempt
- *       still gets once the deadline passed ({@link #MIN_BORROW_WAIT} for a pooled connection,
- *       {@link #MIN_STATEMENT_WAIT} for the statement).
- *   <li>Release runs {@code pg_advisory_unlock(key)}, puts back the {@code idle_session_timeout}
- *       the session had before the acquire and returns the connection.
- * </ol>
+ * <p>Each lease borrows a dedicated connection from the {@link DataSource} and keeps it until
+ * release. Acquire is one statement: {@code pg_try_advisory_lock} on {@link AdvisoryKeys#of(String)}
+ * and, only if taken, {@code idle_session_timeout} set to the TTL and the upsert of the resource's
+ * counter to {@code max(counter + 1, clock_timestamp() in µs)}, committed durably before the lease
+ * is handed out. So tokens strictly increase per resource across crashes, restarts and failovers,
+ * and by the clock also when the counter comes back lower, while the server's clock does not go
+ * back by more than the time that passed.
  *
- * <h2>What the tokens guarantee</h2>
- * The counter row is advanced in the same statement that observed the lock taken, and committed
- * durably before the lease is handed out: the statement raises {@code synchronous_commit} to
- * {@code on} for its own transaction when the server, role or session has it {@code off} or
- * {@code local} (a throughput setting under which a crash loses the last commits and tokens
- * would be handed out again). Each token is {@code max(counter + 1, the server's clock_timestamp()
- * in µs)}, so tokens are strictly increasing per resource across server crashes, restarts and
- * failovers to a synchronous replica by the counter alone, and — by the clock — also when the
- * counter comes back lower: a failover to an asynchronous replica that lost the last commits, a
- * database restored from an older backup, a transaction rolled back to a savepoint taken before
- * {@link TransactionLocks#lock}. The clock part holds while the server's clock (the new server's,
- * after a failover) did not go back by more than the time that passed, and fewer than one grant
- * per µs per resource is sustained.
+ * <p>What can go wrong: the TTL is the server's idle bound, so a holder that pauses, is
+ * partitioned or dies loses the lock one TTL after its last renewal and must rely on the store's
+ * token check; holders that fill the pool and then need it for their fenced writes wait for a
+ * connection only their own release would free. Behind PgBouncer in transaction pooling mode
+ * session locks leak to other clients: use {@link TransactionLocks} there.
  *
- * <h2>The pool</h2>
- * Each held lease pins one pooled connection until release. The wait timeout bounds the whole
- * acquire, borrowing included (each borrow may wait at least {@link #MIN_BORROW_WAIT}), and the
- * acquire statement too (at least {@link #MIN_STATEMENT_WAIT}, through the connection's network
- * timeout); an
- * interrupt while waiting for the pool is an {@link InterruptedException} of {@code acquire}.
- * Size the pool for the leases held at once plus the connections the holders' own work needs,
- * or give the provider a pool of its own: holders that fill the pool and then need it for their
- * fenced writes wait for a connection only their own release would free. A dry pool fails an
- * acquire with a {@link LockUnavailableException} that says so. {@link #close()} stops the
- * renewals; leases still held keep their connections until released, and their locks lapse on
- * the server's idle bound.
- *
- * <h2>Limits</h2>
- * Session locks need a session per lease: behind PgBouncer in transaction pooling mode they leak
- * to other clients of the server connection — use {@link TransactionLocks} there. Needs
- * PostgreSQL 14 or newer ({@code idle_session_timeout}) and the {@code fencing_token_counter}
- * table from the migrations module. Thread-safe; not reentrant (a second acquire from the same
- * provider waits like any other).
+ * <p>Needs PostgreSQL 14 or newer and the {@code fencing_token_counter} table from the migrations
+ * module. Thread-safe; not reentrant (a second acquire from the same provider waits like any
+ * other). The algorithm, waiting, the pool and outages are in {@code docs/postgres.md}.
  */
 public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
 

@@ -13,7 +13,8 @@ import java.util.Optional;
 /**
  * Advisory locks scoped to the caller's own transaction ({@code pg_advisory_xact_lock}), with a
  * token from the counter table taken in the same statement. The lock is released by the
- * transaction's commit or rollback; nothing to release by hand.
+ * transaction's commit or rollback; nothing to release by hand. Works behind PgBouncer in
+ * transaction pooling mode, where session locks leak.
  *
  * <pre>{@code
  * jdbi.useTransaction(handle -> {
@@ -23,30 +24,14 @@ import java.util.Optional;
  * });
  * }</pre>
  *
- * <p>Needs READ COMMITTED (PostgreSQL's default): at REPEATABLE READ or SERIALIZABLE the
- * transaction's snapshot predates the lock, so a contended lock fails with a serialization error
- * and reads under the lock see the past. Such a transaction is refused with
- * {@link IllegalStateException} before anything is locked or counted.
+ * <p>The counter increment rolls back with the transaction, so use the token only for writes in
+ * the same transaction (the fence row or row guard of {@code fencing-jdbc} in the same database),
+ * never for a store outside it; after a {@code ROLLBACK TO SAVEPOINT} taken before the lock the
+ * transaction no longer holds the lock. Needs READ COMMITTED: a transaction at REPEATABLE READ or
+ * SERIALIZABLE is refused with {@link IllegalStateException} before anything is locked or counted.
  *
- * <p>Works behind PgBouncer in transaction pooling mode, where session locks leak: everything
- * happens inside one transaction, on one server connection.
- *
- * <p>Durability: the lock statement sets {@code synchronous_commit} to {@code on} for the rest of
- * the caller's transaction ({@code set_config(..., true)}) when the server, role or session has
- * it {@code off} or {@code local}, so the commit that publishes the token waits for the WAL
- * flush: a crash cannot take the counter back below a token whose transaction committed. This
- * costs the caller's transaction one WAL flush at commit, which is the price of a token that
- * means anything; other transactions are not affected.
- *
- * <p>The counter increment is part of the transaction and rolls back with it — also with a
- * {@code ROLLBACK TO SAVEPOINT} taken before the lock, which releases the lock as well while the
- * transaction goes on. Tokens still do not repeat: each is {@code max(counter + 1, the server's
- * clock in µs)} (see {@link PostgresAdvisoryLockProvider}), so the next grant's token is above
- * the one rolled back as long as the clock moved on. But the transaction no longer holds the
- * lock: do not roll back to a savepoint taken before the lock and keep using its token. Use the
- * token only for writes in the same transaction (the fence row or row guard of
- * {@code fencing-jdbc} in the same database), which roll back with it — never for a store outside
- * the database. Thread-safe; immutable.
+ * <p>Thread-safe; immutable. Durability ({@code synchronous_commit}), savepoints and isolation are
+ * in {@code docs/postgres.md}.
  */
 public final class TransactionLocks {
 

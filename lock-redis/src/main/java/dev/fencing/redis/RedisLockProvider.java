@@ -40,81 +40,40 @@ import org.jspecify.annotations.Nullable;
  * A lock on Redis — a single server, a Sentinel-managed master or a Redis Cluster, through
  * Lettuce — whose grants carry fencing tokens.
  *
- * <h2>Algorithm</h2>
- * <ol>
- *   <li>Acquire is one Lua script: if the lock key is free, {@code SET lockKey ownerId PX ttl}
- *       and {@code SET tokenKey max(counter + 1, TIME in µs)}; it returns that token (the same
- *       token again to a resent script of the same owner id). The lock key is
- *       {@code <prefix>{resource}:lock}, the token key {@code <prefix>{resource}:token}: the hash
- *       tag keeps both in one Redis Cluster slot. The token key has no TTL of its own beyond the
- *       optional idle expiry.
- *   <li>Renew and release are owner-checked scripts (compare the stored owner id, then
- *       {@code PEXPIRE} / {@code DEL}); a release also {@code PUBLISH}es on the resource's
- *       channel {@code <prefix>{resource}:released}. A process subscribes to that channel only
- *       while one of its threads waits for the resource, so an uncontended lock sends no
- *       notices to anyone; a waiter that misses one retries after a jittered backoff.
- *   <li>Scripts run by {@code EVALSHA}, falling back to {@code EVAL} on {@code NOSCRIPT}.
- * </ol>
+ * <p>Acquire is one Lua script that sets the lock key to the owner id with the TTL and takes the
+ * token {@code max(counter + 1, server TIME in µs)}; renew and release are owner-checked scripts,
+ * and a release publishes a notice to waiting processes. The tokens of a resource strictly
+ * increase while the counter survives, and keep increasing when it comes back old — provided the
+ * granting server's clock is not set back by more than the restart or failover time and fewer
+ * than one grant per microsecond is sustained (see {@link Builder#tokenSeeding}).
  *
- * <h2>What the tokens guarantee</h2>
- * Every grant takes {@code max(counter + 1, server TIME in microseconds)} and stores it, so the
- * tokens of a resource strictly increase while the counter survives, and keep increasing when it
- * comes back old or not at all — a restart without persistence or from an older RDB snapshot or
- * AOF, a failover to a replica that missed the last grants, the idle expiry — provided
- * <ol type="a">
- *   <li>the clock of the server that grants after the loss is not behind the clock of the
- *       server that granted before it by more than the time between the last grant before and
- *       the first grant after (the restart or failover time), and
- *   <li>fewer than one grant per microsecond is sustained on the resource (a burst pushes the
- *       counter ahead of the clock by its length in microseconds, no more).
- * </ol>
- * A clock stepped back by more than that gap, or a promoted replica whose clock lags, can repeat
- * tokens; the store's check then refuses only the older of two holders that write in order, and
- * {@link dev.fencing.core.Policy#MONOTONIC} accepts two holders of one token. With
- * {@linkplain Builder#tokenSeeding seeding} off, tokens are plain {@code counter + 1}: they start
- * at 1 and repeat whenever the counter comes back old — only for a Redis that cannot lose a write
- * ({@code appendfsync always}, no asynchronous failover). Tokens stay below 2<sup>53</sup>: a
- * counter above 2<sup>53</sup> − 1, which Lua's doubles would round, is refused and nothing is taken.
- *
- * <h2>Unclear replies and validity</h2>
- * An acquire whose reply is lost — the command timeout, a dropped connection, an interrupt — and
- * that therefore hands no lease to the caller sends the owner-checked release, resent while the
- * connection is down until the TTL has passed, so no lock stays behind under an owner id nobody
- * has. A lease counts itself valid for {@code ttl - (ttl * driftFactor + 2 ms)} from before its
- * request and each renewal: it ends before the server's expiry while the server's clock runs no
- * more than {@code driftFactor} fast. A renewal waits for its reply at most a third of the TTL (never
- * more than the command timeout): no answer by then is unclear, not lost, and the watchdog retries
- * before the lease lapses. Needs Redis 5.0 or newer, checked on connect.
- *
- * <p>The lock itself is only as safe as Redis: asynchronous replication can lose a lock key in a
- * failover and grant the lock twice. The store's check of the token is what keeps data safe then.
+ * <p>What can go wrong: asynchronous replication can lose a lock key in a failover and grant the
+ * lock twice; the store's check of the token is what keeps data safe then. A lease counts itself
+ * valid for {@code ttl - (ttl * driftFactor + 2 ms)}, so it ends before the server's expiry while
+ * the server's clock runs no more than {@code driftFactor} fast. Needs Redis 5.0 or newer.
  *
  * <p>Not reentrant: a second acquire of a held resource waits like any other caller, even from
- * the thread that holds it. {@link #acquireAsync} waits on a provider thread and completes a
- * {@code CompletableFuture}.
- *
- * <p>Thread-safe; one shared connection multiplexes every call. On a standalone or Sentinel
- * connection commands fail fast while it is down; on a Cluster they wait for a reconnect up to the
- * command timeout. Either way a lease that cannot renew is reported lost once it expires, and
- * Redis errors surface as {@link LockUnavailableException}.
+ * the thread that holds it. Thread-safe; one shared connection multiplexes every call, and Redis
+ * errors surface as {@link LockUnavailableException}. The scripts, the token assumption exactly,
+ * unclear replies and connection loss are in {@code docs/redis.md}.
  */
 public final class RedisLockProvider extends AbstractLockProvider {
 
     private static final LuaScript ACQUIRE = LuaScript.load("acquire");
-    private static final LuaScript RENEW = LuaScript.load("renew");
-    private static final LuaScript RELEASE = LuaScript.load("release");
+    static final LuaScript RENEW = LuaScript.load("renew");
+    static final LuaScript RELEASE = LuaScript.load("release");
 
-    private final RedisBackend backend;
+    final RedisBackend backend;
     private final RedisScriptingCommands<String, String> redis;
-    private final String target;
-    private final RedisKeys keys;
+    final String target;
+    final RedisKeys keys;
     private final ReleaseSubscriptions subscriptions;
-    private final Duration commandTimeout;
+    final Duration commandTimeout;
     private final boolean seedTokens;
-    private final double driftFactor;
+    final double driftFactor;
     /** The shortest TTL that leaves a valid lease after the drift margin, computed once. */
     private final Duration minimumTtl;
-    private final String tokenIdleExpiryMillis;
+    final String tokenIdleExpiryMillis;
     private final int waitReplicas;
     private final Duration waitTimeout;
     private final AtomicLong releaseNotices = new AtomicLong();
@@ -287,15 +246,15 @@ public final class RedisLockProvider extends AbstractLockProvider {
         if (token == 0) {
             return Optional.empty();
         }
-        RedisLease lease = new RedisLease(FencingToken.of(resource, token), ownerId, lockKey, requestedAtNanos,
-                options.ttl());
+        RedisLease lease = new RedisLease(this, clock(), listener(), FencingToken.of(resource, token), ownerId, lockKey,
+                requestedAtNanos, options.ttl());
         if (waitReplicas > 0) {
             awaitReplicas(lease, options.ttl());
         }
         return Optional.of(lease);
     }
 
-    private void requireTtlAboveMinimum(Duration ttl) {
+    void requireTtlAboveMinimum(Duration ttl) {
         if (ttl.compareTo(minimumTtl) < 0) {
             DriftMargin.requireTtlAbove(ttl, driftFactor, 0, "RedisLockProvider"); // throws, naming the minimum
         }
@@ -371,7 +330,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
     }
 
-    private LockUnavailableException unreachable(String resource, String what, RedisException e) {
+    LockUnavailableException unreachable(String resource, String what, RedisException e) {
         if (refusedByScript(e)) {
             return LockUnavailableException.unreachable(resource, "Redis at " + target + " refused " + what + ": "
                     + e.getMessage(), e);
@@ -401,75 +360,6 @@ public final class RedisLockProvider extends AbstractLockProvider {
         }
         backendClosed = true;
         backend.close();
-    }
-
-    private final class RedisLease extends AbstractLease {
-        private final String lockKey;
-
-        RedisLease(FencingToken token, String ownerId, String lockKey, long requestedAtNanos, Duration ttl) {
-            super(token, ownerId, requestedAtNanos, ttl.minus(DriftMargin.of(ttl, driftFactor)), clock(), listener());
-            this.lockKey = lockKey;
-        }
-
-        @Override
-        protected Duration validityOf(Duration ttl) {
-            return ttl.minus(DriftMargin.of(ttl, driftFactor));
-        }
-
-        /**
-         * Waits for the renew script at most a third of {@code ttl} (and never longer than the
-         * command timeout), so that the watchdog, which renews every third of the TTL, can try
-         * again before the lease lapses. No answer by then is unclear, not lost:
-         * {@link LockUnavailableException}, and the lease's validity runs on unextended.
-         */
-        @Override
-        protected boolean doRenew(Duration ttl) {
-            requireTtlAboveMinimum(ttl);
-            Duration bound = ttl.dividedBy(3).compareTo(commandTimeout) < 0 ? ttl.dividedBy(3) : commandTimeout;
-            try {
-                return RENEW.runAsync(backend.asyncScripting(), new String[] {lockKey, tokenKey(resource())},
-                        ownerId(), Long.toString(ttl.toMillis()), tokenIdleExpiryMillis)
-                        .get(bound.toNanos(), TimeUnit.NANOSECONDS) == 1;
-            } catch (RedisException e) {
-                throw unreachable(resource(), "the renew script", e);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof RedisException redisFailure) {
-                    throw unreachable(resource(), "the renew script", redisFailure);
-                }
-                throw LockUnavailableException.unreachable(resource(), "the renew script on Redis at " + target
-                        + " failed: " + e.getCause(), e.getCause());
-            } catch (TimeoutException e) {
-                throw LockUnavailableException.unreachable(resource(), "Redis at " + target + " did not answer the"
-                        + " renew script within " + bound.toMillis() + " ms (a third of the TTL, at most the command"
-                        + " timeout); the lease is not known to be lost and stays valid until its current validity"
-                        + " ends", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw LockUnavailableException.unreachable(resource(), "interrupted while waiting for the renew"
-                        + " script on Redis at " + target + "; the lease is not known to be lost", e);
-            }
-        }
-
-        @Override
-        protected boolean doRelease() {
-            try {
-                // not cut short by an interrupt (a try-with-resources closing in an interrupted thread):
-                // the lock is given back and the thread keeps its interrupt status
-                return RELEASE.runUninterruptibly(backend.asyncScripting(), commandTimeout,
-                        new String[] {lockKey}, ownerId(), keys.releaseChannel(resource()), resource()) == 1;
-            } catch (RedisException e) {
-                throw unreachable(resource(), "the release script", e);
-            }
-        }
-
-        /** Gives the lock back before the lease was handed out (the caller never sees it). */
-        void releaseQuietly() {
-            try {
-                doRelease();
-            } catch (LockUnavailableException e) {
-                // the key expires with its TTL
-            }
-        }
     }
 
     /** Opens the backend of a provider from the builder's timeouts and TLS settings. */

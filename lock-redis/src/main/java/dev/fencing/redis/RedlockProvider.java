@@ -31,51 +31,21 @@ import java.util.function.LongSupplier;
 /**
  * Redlock: a lock held by a majority of N independent Redis masters, with fencing tokens.
  *
- * <h2>Algorithm (article §10)</h2>
- * <ol>
- *   <li>Read the monotonic clock.
- *   <li>On all N nodes in parallel, the single-instance acquire script (take the lock if free and
- *       the node's token {@code max(counter + 1, seed)}, the seed being this process's clock in µs,
- *       the same for every node, while it is within {@link Builder#tokenClockTolerance} of the
- *       node's {@code TIME}, else the node's own {@code TIME}), each answer awaited at most the per-node
- *       timeout (default 100 ms, never more than a third of the TTL).
- *   <li>Granted only if at least {@code N/2+1} nodes took it and the validity
- *       {@code ttl - elapsed - drift} is positive, with {@code drift = ttl * driftFactor + 2 ms}.
- *       A TTL whose validity after the drift would not outlast a round (a third of the TTL) is
- *       refused with {@link IllegalArgumentException}. When a majority of the nodes is silent
- *       (down, failing or past the deadline) the attempt throws {@link LockUnavailableException}
- *       naming them; empty means held elsewhere or a split vote.
- *   <li>The token is the largest counter value among the nodes that took it. Unless a majority
- *       already answered exactly that value (their counters hold it — the usual case, which costs
- *       no extra round), it is written back ({@code raise-token.lua}: the counter goes up to it,
- *       never down) and the grant stands only if a majority confirmed before the validity ran out.
- *   <li>Otherwise the lock is released on <em>all</em> nodes — also those that timed out or
- *       failed, which may have applied the {@code SET} without the reply arriving.
- * </ol>
- * Each round (acquire, write-back, renew, release) ends as soon as a majority decided it; the
- * remaining nodes' commands still complete, in order on their connections. A waiting acquire
- * retries with full-jitter exponential backoff ({@link Builder#retryBackoff}, which replaces
- * {@link LeaseOptions#backoff()} here) so that clients that split the vote do not collide again
- * in lock-step, and is woken early by a release: the release script publishes on every node that
- * held the lock, and a process subscribes to the resource's channel on every node while one of
- * its threads waits. Renewal and release count the answers that arrived by their deadline: done
- * with a majority of confirmations, lost only when a majority answered "not held", otherwise
- * unclear — {@link LockUnavailableException}, the lease not lost (its validity runs on unextended;
- * the watchdog retries). Release runs on all nodes.
+ * <p>Each round runs the single-instance scripts on all N nodes in parallel; the lock is granted
+ * only with {@code N/2+1} nodes and a positive validity {@code ttl - elapsed - drift}, otherwise it
+ * is released on every node, also those that did not answer in time. The token is the largest of
+ * the majority's counters, written back to a majority before the lease is handed out unless they
+ * already hold it, so any later majority shares a node that has seen it: tokens strictly increase
+ * while no node loses its counter, and under {@link RedisLockProvider}'s clock assumption,
+ * tightened by twice the {@linkplain Builder#tokenClockTolerance tolerance}, when nodes do.
  *
- * <h2>What the tokens guarantee, and how it breaks</h2>
- * Every grant's token is at least one more than the counter of every node in its majority, and
- * that majority's counters are raised to it before the lease is handed out. Any later grant needs a
- * majority too, which shares a node with this one, whose counter is already at the token: the next
- * token is larger. So tokens strictly increase while no node loses its counter. A node that comes
- * back without its data — restarted without persistence, or from an older snapshot — also comes
- * back without its lock keys (the lock can be granted twice: restart a crashed node only after the
- * longest TTL has passed, the delayed-restart rule), and with an old counter; because each node's
- * token is at least its clock in microseconds minus the {@linkplain Builder#tokenClockTolerance
- * tolerance}, tokens keep increasing under the clock assumption of {@link RedisLockProvider},
- * tightened by twice the tolerance (the node's clock not behind the others' by more than the time
- * it was away minus twice the tolerance). With seeding off they can repeat. None of this makes Redlock safe for correctness on its own: pauses and clock jumps
- * can still grant the lock twice. The store's check of the token is what keeps data safe.
+ * <p>What can go wrong: a node that comes back without its data also comes back without its lock
+ * keys, and pauses and clock jumps can grant the lock twice; Redlock is not safe for correctness
+ * on its own. The store's check of the token is what keeps data safe. A waiting acquire retries
+ * with {@link Builder#retryBackoff}, which replaces {@link LeaseOptions#backoff()} here.
+ *
+ * <p>The algorithm (article §10), unclear renewals and releases, and the token analysis are in
+ * {@code docs/redis.md}.
  */
 public final class RedlockProvider extends AbstractLockProvider {
 

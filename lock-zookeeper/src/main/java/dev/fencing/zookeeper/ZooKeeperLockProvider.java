@@ -1,7 +1,7 @@
+// Over 500 lines: grants and the session bound share one session state; a third is the public nested Builder.
 package dev.fencing.zookeeper;
 
 import dev.fencing.core.FencingToken;
-import dev.fencing.core.LeaseLostException;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockState;
 import dev.fencing.core.LockUnavailableException;
@@ -18,14 +18,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.apache.curator.framework.AuthInfo;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -41,134 +36,37 @@ import org.jspecify.annotations.Nullable;
  * A lock on ZooKeeper (through Apache Curator) whose grants carry the holder znode's
  * {@code czxid} as the fencing token.
  *
- * <h2>Algorithm (the ZooKeeper lock recipe)</h2>
- * <ol>
- *   <li>A contender creates an ephemeral sequential znode {@code <root>/<resource>/_c_<uuid>-lock-N}
- *       (the parent a container znode, created if missing) holding its owner id. The contender
- *       with the lowest sequence number holds the lock.
- *   <li>{@code tryAcquire}, and the first attempt of a waiting {@code acquire}: create, list the
- *       children; lowest — the lease; otherwise delete the znode again, so a refused attempt
- *       leaves nothing in line.
- *   <li>A waiting {@code acquire} stands in line: one ephemeral sequential ticket per process and
- *       resource, which watches only the znode just before it. Each release therefore wakes one
- *       process, the next in line — no herd. When the ticket reaches the head, a waiter of that
- *       process claims it (writes its owner id into it) and holds the lock.
- *   <li>Release deletes the lease's own znode, by its unique path (the {@code uuid} and the
- *       sequence number make it the owner check: no other holder's znode has that path).
- * </ol>
+ * <p>Each contender creates an ephemeral sequential znode under the resource's parent; the lowest
+ * holds the lock, and a waiting {@code acquire} watches only its predecessor. The token is the
+ * zxid of the transaction that created the holder's znode: global, strictly increasing, durable
+ * across restarts and leader changes, so tokens strictly increase per resource. A lease is valid
+ * no longer than its TTL, kept by the holder's process, and no longer than the ensemble surely
+ * keeps its session (see {@link Builder#serverTickTime}); a renewal confirms the znode through the
+ * leader.
  *
- * <h2>What the token guarantees, and what the lock alone does not</h2>
- * The token is the holder znode's {@code czxid}: the zxid of the transaction that created it, from
- * ZooKeeper's replicated, totally ordered log — {@code epoch << 32 | counter}, global across all
- * resources, strictly increasing, and durable across restarts and leader changes (a new leader's
- * epoch is higher). Every grant is the lowest live contender; every earlier holder was lower in the
- * same queue, or lived under an earlier incarnation of the parent, so its znode was created
- * earlier: tokens strictly increase per resource. The sequence suffix is not used: it restarts at 0
- * whenever the parent is deleted (an empty container is) and created again.
- *
- * <p>Old state coming back breaks that: a server or ensemble restored from an older snapshot or
- * disk backup continues from the backup's zxid and hands out czxids — tokens — again, unless the
- * restore leaves the ensemble a newer epoch (the high 32 bits of a zxid): then every czxid is
- * numerically above every earlier one, and tokens do not repeat although the data is older. The
- * provider remembers the highest zxid any answer showed it — the last zxid of every reply its
- * client got (also on handles Curator made again after a session ended), and the czxid, mzxid and
- * pzxid of every stat — so a process that only renewed since the backup notices too: a grant whose
- * create (or a waiting line's claim) got a zxid at or below that mark is given back and refused
- * with {@link LockUnavailableException} ("went back", naming both zxids) until the zxid passes it,
- * and a renewal answered, after its {@code sync}, at a zxid below the mark loses the lease (the
- * listener is told). ZooKeeper's client itself refuses, on reconnecting, a server behind the last
- * zxid it saw, until Curator gives up the session and makes a new handle; the mark outlives that
- * handle. A provider started after the restore cannot tell, and its tokens repeat: the stores'
- * marks then refuse its writes as stale ({@code ZooKeeperRestoreIT}, {@code ZooKeeperEnsembleRestoreIT}).
- *
- * <p>The lock alone cannot protect the data: a holder that pauses (GC, swap) or is cut off past
- * its session keeps running with a lease it no longer has, while ZooKeeper already granted the lock
- * to the next contender. Only a store that refuses the older token stops its late write.
- *
- * <h2>Leases, TTL and the session</h2>
- * ZooKeeper knows no TTL of its own: an ephemeral znode lives as long as the session that created
- * it, and a session lives while its client sends heartbeats. This provider maps the toolkit's
- * lease onto that as follows.
- * <ul>
- *   <li>The lease's TTL is kept by the holder's process: a lease not renewed for a TTL is counted
- *       invalid from then on, and its znode is deleted {@value #LAPSE_MARGIN_MILLIS} ms later (so no
- *       takeover is possible while it still counts itself valid).
- *   <li>A renewal confirms through the leader that the lease's znode still exists — which proves
- *       its session is alive, since ZooKeeper deletes a session's ephemeral znodes when it ends —
- *       and extends the TTL from the start of its request. It sends a {@code sync} and the existence
- *       check together (one round trip from the server to the leader, no log write): a follower
- *       answers reads from its own copy, and one cut off from its leader goes on answering from it
- *       until it notices ({@code syncLimit × tickTime}), while the leader may have ended the
- *       session and granted the lock again. A renewal not confirmed within the operation timeout
- *       (twice the connection timeout) extends nothing. It holds no lock of the lease while its
- *       request is in flight: a suspension, a loss or a release never waits for it, and a renewal
- *       answered after one of them extends nothing.
- *   <li>A process that dies, pauses or is cut off sends no heartbeats: ZooKeeper ends its session
- *       after the negotiated session timeout and deletes its znodes. So the lock is free at most
- *       {@code max(TTL, session timeout)} after the holder's last sign of life.
- *   <li>A {@code SUSPENDED} connection (the client lost the server) makes a lease invalid — reported
- *       lost — once the session could have ended on the server: at the latest one session timeout
- *       after the start of the lease's last request the leader confirmed (its acquire or its last
- *       renewal), earlier if its TTL runs out first. Reconnecting within the same session in time
- *       keeps it. To ride out short disconnections, renew more often than the session timeout
- *       (auto-renewal with a TTL no longer than the session timeout does).
- *   <li>A client of a follower cut off from its leader is not suspended until the follower notices,
- *       but the leader ends the session one session timeout after it last heard of the client, and it
- *       hears of a follower's clients only when it pings the follower, every half tick. So a lease is
- *       valid no longer than the ensemble surely keeps its session, whatever its TTL: until the start of
- *       the latest request of the session the leader surely heard of — one confirmed through the leader
- *       (the grant's write, a renewal, or the provider's own check), proven heard by a later one sent at
- *       least half a tick after it was answered — plus the session timeout, less 1% for the servers'
- *       clocks; a reconnect negotiates the timeout again, and the bound counts with the shortest one the
- *       session had. The provider confirms its session through the leader every tenth of that
- *       timeout (a {@code sync} and a read, no write); a lease whose bound passes is invalid at once and
- *       reported lost on the next check. The tick is taken as half the negotiated session timeout unless
- *       {@link Builder#serverTickTime} says otherwise.
- *   <li>A session that ended ({@code LOST}, an expired session) loses every lease of it: the
- *       listener is told, and the next contender's token is larger.
- *   <li>{@link #close()} ends the provider's session: ZooKeeper deletes its znodes at once, so its
- *       held leases are reported lost right away rather than lapsing on their TTL.
- * </ul>
- *
- * <h2>Unclear replies</h2>
- * A create whose reply was lost is resolved by Curator's protected mode (see {@code Znodes}): a
- * retry finds the znode by its uuid instead of creating a second — and the provider reads that
- * znode's czxid and session back, since Curator reports no stat for a found znode — and a create
- * that fails for good (or an interrupted one) has Curator delete the uuid's znode in the
- * background. Deletes are Curator's guaranteed deletes, retried after a reconnect for as long as
- * the session lives. A release sends its delete once first: a znode already gone then means the
- * lease was lost; if that reply is lost instead, the retry finding the znode gone in the lease's
- * own session counts as released (nothing else deletes a held lease's znode while its session
- * lives, a lapse aside, which counts as expired). All znodes are ephemeral, so whatever is left
- * over goes with the session at the latest.
- *
- * <p>When an attempt gives up: an attempt made while the client has no connection waits at most
- * the connection timeout for one and then fails. A server that keeps the connection open but stops
- * answering is noticed only through the client's read timeout (two thirds of the session timeout);
- * Curator retries a request only while the connection timeout has not passed since it was sent, so
- * such an attempt fails about then — measured 6.9 s with the 10 s session and 5 s connection
- * timeouts, and the next attempt, disconnected, 5 s (before, Curator's four tries gave 38 s and
- * 45 s) — and an acquire's wait timeout can be overrun by that much. Such an attempt fails with
- * {@link LockUnavailableException}; Curator deletes in the background the znode the create may
- * have made, and the server ends the session it could not reach, and its znodes with it, a session
- * timeout later at the latest.
+ * <p>What can go wrong: a holder that pauses or is cut off past its session keeps running with a
+ * lease it no longer has, and only a store that refuses the older token stops its late write; an
+ * ensemble restored from an older snapshot can hand out tokens again, which a provider started
+ * after the restore cannot tell.
  *
  * <p>Thread-safe; not reentrant (a second acquire of a held resource waits like any other caller).
- * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}.
+ * ZooKeeper errors and timeouts surface as {@link LockUnavailableException}. The recipe, the lease
+ * validity rule under partitions, restores, unclear replies and measured timings are in
+ * {@code docs/zookeeper.md}.
  */
 public final class ZooKeeperLockProvider extends AbstractLockProvider {
 
     /** How long after a lease's local validity ends its znode is deleted by its process. */
     public static final long LAPSE_MARGIN_MILLIS = 20;
 
-    private final Znodes znodes;
+    final Znodes znodes;
     private final CuratorFramework client;
     private final String root;
     private final String target;
-    private final Duration operationTimeout;
+    final Duration operationTimeout;
     private final Duration connectionTimeout;
-    private final ScheduledThreadPoolExecutor timers;
-    private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
+    final ScheduledThreadPoolExecutor timers;
+    final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final SharedWatches<String, WaitQueue> queues;
     private final @Nullable Duration serverTickTime;
     private final Object sessionLock = new Object();
@@ -287,7 +185,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     /** A request of {@code bound}'s session sent at {@code start} was confirmed through the leader now. */
-    private void confirmed(SessionBound bound, long start) {
+    void confirmed(SessionBound bound, long start) {
         long answered = clock().nanoTime();
         synchronized (sessionLock) {
             if (bound == session) {
@@ -308,7 +206,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     }
 
     /** The earliest clock reading at which the ensemble may have ended {@code bound}'s session. */
-    private long sessionDeadline(SessionBound bound) {
+    long sessionDeadline(SessionBound bound) {
         synchronized (sessionLock) {
             return bound.deadline();
         }
@@ -404,8 +302,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
 
     private ZooKeeperLease grant(String resource, String ownerId, Znodes.Created znode, LeaseOptions options,
             long requestedAt) {
-        ZooKeeperLease lease = new ZooKeeperLease(FencingToken.of(resource, znode.czxid()), ownerId, requestedAt,
-                options.ttl(), znode, boundOf(znode.sessionId()));
+        ZooKeeperLease lease = new ZooKeeperLease(this, clock(), listener(), FencingToken.of(resource, znode.czxid()),
+                ownerId, requestedAt, options.ttl(), znode, boundOf(znode.sessionId()));
         confirmed(lease.bound, requestedAt); // its create or claim was a write, through the leader
         held.add(lease);
         lease.scheduleLapse();
@@ -495,7 +393,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
     }
 
-    private LockUnavailableException unreachable(String resource, String what, Exception e) {
+    LockUnavailableException unreachable(String resource, String what, Exception e) {
         if (e instanceof org.apache.zookeeper.KeeperException.NoAuthException refused) {
             return LockUnavailableException.unreachable(resource, "ZooKeeper at " + target + " refused " + what
                     + ": the ACL of " + refused.getPath() + " does not let this session's authorization in (a wrong"
@@ -505,6 +403,11 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 + ": " + e, e);
     }
 
+    /** Wakes this process's waiters for {@code resource}: its lease ended. */
+    void signalRelease(String resource) {
+        releaseSignals().signal(resource);
+    }
+
     @Override
     protected void doClose() {
         for (ZooKeeperLease lease : List.copyOf(held)) {
@@ -512,245 +415,6 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
         timers.shutdownNow();
         client.close();
-    }
-
-    /** A held znode: the lease's TTL, lapse and suspension timers on top of the session. */
-    private final class ZooKeeperLease extends AbstractLease {
-        private final String path;
-        private final long sessionId;
-        private final SessionBound bound;
-        private long serverDeadline; // guarded by this
-        private long confirmedAt; // guarded by this: the start of the last request ZooKeeper answered
-        private boolean gone; // guarded by this: deleted (lapsed, released) or lost with the session
-        private @Nullable ScheduledFuture<?> lapse; // guarded by this
-        private @Nullable ScheduledFuture<?> suspension; // guarded by this
-        private long suspendedSessionNanos; // guarded by this: the session timeout when the connection was suspended
-        private @Nullable CompletableFuture<Optional<Stat>> confirming; // guarded by this: a renewal's request in flight
-
-        ZooKeeperLease(FencingToken token, String ownerId, long requestedAt, Duration ttl, Znodes.Created znode,
-                SessionBound bound) {
-            super(token, ownerId, requestedAt, ttl, clock(), listener());
-            this.path = znode.path();
-            this.sessionId = znode.sessionId();
-            this.bound = bound;
-            this.serverDeadline = requestedAt + ttl.toNanos();
-            this.confirmedAt = requestedAt;
-        }
-
-        /** Valid no longer than the ensemble surely keeps the session: see the lease validity rule. */
-        @Override
-        protected long boundedDeadline(long deadlineNanos) {
-            long sessionEnd = sessionDeadline(bound);
-            return sessionEnd - deadlineNanos < 0 ? sessionEnd : deadlineNanos;
-        }
-
-        synchronized void scheduleLapse() {
-            if (lapse != null) {
-                lapse.cancel(false);
-            }
-            long delay = serverDeadline - clock().nanoTime() + TimeUnit.MILLISECONDS.toNanos(LAPSE_MARGIN_MILLIS);
-            try {
-                lapse = timers.schedule(this::lapseIfDue, Math.max(0, delay), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                lapse = null; // the provider is closing: its session ends and takes the znode along
-            }
-        }
-
-        private synchronized void lapseIfDue() {
-            if (gone) {
-                return;
-            }
-            if (clock().nanoTime() - serverDeadline < 0) {
-                scheduleLapse(); // renewed meanwhile
-                return;
-            }
-            dropZnode();
-        }
-
-        /** Deletes the znode in the background and forgets the lease; the local waiters are told. */
-        private void dropZnode() {
-            gone = true;
-            cancelTimers();
-            held.remove(this);
-            znodes.deleteInBackground(path);
-            releaseSignals().signal(resource());
-        }
-
-        synchronized void suspended(Duration sessionTimeout) {
-            if (gone || suspension != null) {
-                return;
-            }
-            suspendedSessionNanos = sessionTimeout.toNanos();
-            scheduleSuspension();
-        }
-
-        /** Schedules the loss a session timeout after the last confirmed request; called holding this. */
-        private void scheduleSuspension() {
-            long sessionMillis = TimeUnit.NANOSECONDS.toMillis(suspendedSessionNanos);
-            long lostAt = Math.min(serverDeadline, confirmedAt + suspendedSessionNanos);
-            try {
-                suspension = timers.schedule(() -> lose("the connection to ZooKeeper was suspended for longer than"
-                        + " the session could live (" + sessionMillis + " ms after the lease's last"
-                        + " confirmed request)"), Math.max(0, lostAt - clock().nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                lose("the connection to ZooKeeper was suspended while the provider closed");
-            }
-        }
-
-        synchronized void reconnected(long currentSession) {
-            if (currentSession != sessionId) {
-                lose("ZooKeeper reconnected with a new session: the lease's session ended and its znode with it");
-                return;
-            }
-            if (suspension != null) {
-                suspension.cancel(false);
-                suspension = null;
-            }
-        }
-
-        void lose(String reason) {
-            synchronized (this) {
-                if (gone) {
-                    return;
-                }
-                gone = true;
-                cancelTimers();
-                held.remove(this);
-                znodes.deleteInBackground(path); // mostly gone already; a closed client's session took it along
-            }
-            markLost(reason, null);
-            releaseSignals().signal(resource());
-        }
-
-        /** Cancels the timers, and ends the wait of a renewal in flight; called holding this. */
-        private void cancelTimers() {
-            if (lapse != null) {
-                lapse.cancel(false);
-            }
-            if (suspension != null) {
-                suspension.cancel(false);
-            }
-            if (confirming != null) {
-                confirming.cancel(false);
-            }
-        }
-
-        /**
-         * Confirms through the leader that the znode still exists in the lease's session, and
-         * extends the TTL from the start of that request. The lease's lock is held only to read its
-         * state before the request and to apply the answer after it, never across the network call:
-         * a suspension, a loss or the lapse timer never waits for a renewal. If the lease was lost,
-         * released or lapsed while the request was in flight, the answer is dropped and the wait
-         * ends at once. A request not answered within the operation timeout extends nothing.
-         */
-        @Override
-        protected boolean doRenew(Duration ttl) {
-            long start = clock().nanoTime();
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                if (start - serverDeadline >= 0) {
-                    dropZnode(); // expired: as a server-side TTL would, refuse to bring it back
-                    return false;
-                }
-            }
-            if (start - sessionDeadline(bound) >= 0) {
-                lose("its ZooKeeper session was not confirmed through the leader in time: the ensemble may have"
-                        + " ended it (see the lease validity rule of ZooKeeperLockProvider)");
-                return false;
-            }
-            CompletableFuture<Optional<Stat>> answer;
-            try {
-                answer = znodes.statFromLeader(path);
-            } catch (Exception e) {
-                throw unreachable(resource(), "the renewal's check of the lease's znode", e);
-            }
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                confirming = answer;
-            }
-            Optional<Stat> stat;
-            try {
-                stat = answer.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (CancellationException e) {
-                return false; // lost, released or lapsed while the request was in flight
-            } catch (TimeoutException e) {
-                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader within "
-                        + operationTimeout.toMillis() + " ms", e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw unreachable(resource(), "the renewal's check of the lease's znode before an interrupt", e);
-            } catch (ExecutionException e) {
-                if (e.getCause() instanceof Znodes.WentBackwards back) {
-                    // what the restored server says about this znode is the backup's: the lease is lost
-                    lose(String.valueOf(back.getMessage()));
-                    throw LeaseLostException.of(token(), String.valueOf(back.getMessage()), back);
-                }
-                throw unreachable(resource(), "the renewal's check of the lease's znode through the leader",
-                        e.getCause() instanceof Exception cause ? cause : e);
-            } finally {
-                answer.cancel(false);
-                synchronized (this) {
-                    if (confirming == answer) {
-                        confirming = null;
-                    }
-                }
-            }
-            synchronized (this) {
-                if (gone) {
-                    return false;
-                }
-                if (stat.isEmpty() || stat.get().getEphemeralOwner() != sessionId) {
-                    gone = true;
-                    cancelTimers();
-                    held.remove(this);
-                    return false;
-                }
-                if (clock().nanoTime() - serverDeadline >= 0) {
-                    dropZnode(); // expired while the request was in flight: not brought back either
-                    return false;
-                }
-                confirmedAt = start;
-                serverDeadline = start + ttl.toNanos();
-                confirmed(bound, start);
-                scheduleLapse();
-                if (suspension != null) { // answered after the suspension began: the session lived until then
-                    suspension.cancel(false);
-                    scheduleSuspension();
-                }
-                return true;
-            }
-        }
-
-        @Override
-        protected boolean doRelease() {
-            boolean expired;
-            synchronized (this) {
-                long now = clock().nanoTime();
-                expired = gone || now - serverDeadline >= 0 || now - sessionDeadline(bound) >= 0;
-                gone = true;
-                cancelTimers();
-                held.remove(this);
-            }
-            try {
-                Znodes.Deletion deletion = znodes.delete(path, operationTimeout);
-                // gone after a lost reply, in the lease's own session: nothing else deletes a held
-                // lease's znode while its session lives (a lapse counts as expired), so the lost
-                // request did — the lease was held until this release
-                boolean mine = deletion == Znodes.Deletion.DELETED
-                        || (deletion == Znodes.Deletion.GONE_AFTER_A_LOST_REPLY && znodes.sessionId() == sessionId);
-                return mine && !expired;
-            } catch (IllegalStateException e) {
-                return false; // the client is closed: its session ended and took the znode along
-            } catch (Exception e) {
-                throw unreachable(resource(), "the release (a guaranteed delete, retried in the background)", e);
-            } finally {
-                releaseSignals().signal(resource());
-            }
-        }
     }
 
     /** Configures a {@link ZooKeeperLockProvider}; every setting but the connect string is optional. */

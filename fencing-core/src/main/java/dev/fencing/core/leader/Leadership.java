@@ -26,33 +26,15 @@ import org.slf4j.LoggerFactory;
  * campaigns again when the lease is lost. Each lease is a {@link Term}; its token is the term's
  * epoch.
  *
- * <h2>What is guaranteed</h2>
- * {@link #isLeader()} is true only while the term's lease is valid ({@link Lease#isValid()}): a
- * leader's belief is bounded by the lease's local validity, counted on this process's monotonic
- * clock from before the grant was requested, and never outlasting the server's TTL. So while the
- * provider's assumptions hold (its server keeps its grants, clocks run at about the same rate), two
- * candidates never both see {@code isLeader()} true at once. A process paused right after that check
- * cannot notice its own pause, though: its epoch is what a fenced store uses to refuse the paused
- * ex-leader's late writes, once the next leader has written with its own, greater epoch. Test
- * {@code isLeader()} (or {@link Lease#requireValidFor}) right before a side effect, and pass
- * {@link #currentEpoch()} with every write.
+ * <p>{@link #isLeader()} is true only while the term's lease is valid ({@link Lease#isValid()}), so
+ * while the provider's assumptions hold two candidates never both see it true at once. A process
+ * paused right after that check cannot notice its own pause: pass {@link #currentEpoch()} with every
+ * write, so that a fenced store refuses the paused ex-leader once the next leader wrote. A term
+ * ends when its lease is lost ({@link RevocationReason#LOST}), on {@link #stop()}
+ * ({@link RevocationReason#STOPPED}, the lease released), or with the process (the lease expires).
  *
- * <h2>How a term ends</h2>
- * <ul>
- *   <li>renewals fail, find another owner, or the process pauses past the lease's deadline: the
- *       term ends ({@link RevocationReason#LOST}) at the latest when its local validity does, and
- *       the candidate campaigns again after the re-election backoff;
- *   <li>{@link #stop()} releases the lease ({@link RevocationReason#STOPPED}), so the next
- *       candidate is elected at once rather than after the TTL;
- *   <li>the process dies: the lease expires on the server after its TTL.
- * </ul>
- *
- * <h2>Threads</h2>
- * No thread waits per candidate: a pending campaign is the provider's event-driven
- * {@code acquireAsync}, the lease is renewed by the provider's watchdog, and the term's validity is
- * checked by a timer shared by every leadership in the JVM. Listener calls and lease releases run on
- * a shared pool of worker threads. The term's lease events (granted, renewed, released, lost) also
- * reach the provider's own {@code FencingListener}. Thread-safe.
+ * <p>Thread-safe; no thread waits per candidate. How a term ends, the threads and the callbacks are
+ * in {@code docs/leader-election.md}.
  */
 public final class Leadership implements AutoCloseable {
 

@@ -1,3 +1,4 @@
+// Over 500 lines: the async wait loop (AsyncWait) runs on the provider's private state, as the blocking one does.
 package dev.fencing.core.spi;
 
 import dev.fencing.core.AcquireOutcome;

@@ -1,3 +1,4 @@
+// Over 500 lines: every operation reads and writes one item layout, kept in one place; Builder, Expiry are API.
 package dev.fencing.dynamodb.lock;
 
 import dev.fencing.core.FencingToken;
@@ -31,7 +32,6 @@ import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.SdkPlugin;
 import software.amazon.awssdk.core.SdkServiceClientConfiguration;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
@@ -49,48 +49,21 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * A lock on one DynamoDB table: one item per resource, taken by one conditional write that also
  * raises the item's token. For teams on AWS with DynamoDB and no Redis, etcd or ZooKeeper.
  *
- * <h2>The token</h2>
- * The grant writes {@code token = max(previous token + 1, the acquirer's clock in microseconds)}
- * with the condition {@code token < :new} in the same {@code UpdateItem} that takes the lock, so
- * tokens of one resource are strictly increasing whatever the clocks do, and durable (DynamoDB
- * acknowledges a write once it is stored on several replicas). The item is never deleted — a
- * release only removes its owner — so the counter cannot start over. The clock floor keeps the
- * tokens ahead of the last grant after a point-in-time restore of the table to an older state, as
- * long as the acquirers' clocks were not set back by more than the restore went back.
+ * <p>The grant writes {@code token = max(previous token + 1, the acquirer's clock in µs)} under the
+ * condition {@code token < :new} in the same {@code UpdateItem} that takes the lock, and the item is
+ * never deleted by a release: tokens of one resource are strictly increasing whatever the clocks
+ * do, and durable. Expiry needs no synchronized clocks by default ({@link Expiry#OWN_CLOCK}): a
+ * waiter takes a held lock only after seeing the same version for a whole lease on its own
+ * monotonic clock.
  *
- * <h2>Expiry without synchronized clocks</h2>
- * DynamoDB has no server clock usable in a condition. By default ({@link Expiry#OWN_CLOCK}, as
- * amazon-dynamodb-lock-client) every grant and renewal writes a new {@code version} and the lease's
- * length, and a waiter takes a held lock only after seeing the same version for a whole lease on its
- * own monotonic clock; the holder counts its lease on its own monotonic clock from before its last
- * write, so its lease is over first, whatever the wall clocks say. {@link Expiry#SYNCHRONIZED_CLOCKS}
- * instead compares the holder's written {@code expires} with the waiter's wall clock: a takeover as
- * soon as the lease ends, but a waiter whose clock runs ahead by {@code d} takes the lock up to
- * {@code d} early. Neither repeats a token: a takeover carries a larger token, so every fenced store
- * refuses the earlier holder from its first write on.
+ * <p>What can go wrong: with {@link Expiry#SYNCHRONIZED_CLOCKS} a waiter whose clock runs ahead by
+ * {@code d} takes the lock up to {@code d} early, but its larger token makes every fenced store
+ * refuse the earlier holder; a point-in-time restore of the table brings old counters back, and the
+ * clock floor keeps tokens ahead only while no token granted since ran ahead of the clocks.
  *
- * <h2>Unclear replies</h2>
- * A grant whose reply is lost is recognised if the SDK re-sends it (the item then shows this
- * attempt's owner and token); an attempt that ends without an answer sends an owner-checked write
- * that gives the lock back and throws {@link LockUnavailableException} without waiting for it (so a
- * silent server fails the call within one request timeout), so nobody waits out the TTL of a lock
- * nobody holds (if the give-back fails too, the TTL frees it); {@link #close} waits for the
- * give-backs still going out. Releases and renewals are owner-checked and refused past the
- * lease's own expiry (its monotonic clock; its wall clock with {@link Expiry#SYNCHRONIZED_CLOCKS}):
- * a lease whose TTL ran out is lost even if nobody took the lock. A
- * release records its token as the item's last released one, so a re-sent release whose first send
- * landed reports success, even if a waiter took the freed lock before the SDK re-sent it. A grant
- * answered "throttled" is no grant: a waiting acquire goes on waiting (whatever an earlier send may
- * have granted is given back).
- *
- * <h2>Items</h2>
- * An item per resource stays in the table for good (a release removes only its owner): its token is
- * the floor of the next grant. A table used for many short-lived resource names grows by one small
- * item (under 200 bytes) per name.
- *
- * <p>Every request is bounded by {@link Builder#requestTimeout}; a silent endpoint fails an
- * attempt within it. There are no release notices: a waiting acquire polls with its backoff.
- * Thread-safe; close it to stop its renewals (the client is the caller's to close).
+ * <p>Every request is bounded by {@link Builder#requestTimeout}. Thread-safe; close it to stop its
+ * renewals (the client is the caller's to close). Expiry, restores, unclear replies and the item
+ * layout are in {@code docs/dynamodb-lock.md}.
  */
 public final class DynamoDbLockProvider extends AbstractLockProvider {
 
@@ -121,17 +94,17 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     private static final int MAX_UNRELEASED = 1_000;
     private static final Duration MAX_IDLE = Duration.ofDays(3650);
 
-    private final DynamoDbClient client;
-    private final LockTable table;
-    private final Clock wallClock;
-    private final Duration requestTimeout;
-    private final Expiry expiry;
+    final DynamoDbClient client;
+    final LockTable table;
+    final Clock wallClock;
+    final Duration requestTimeout;
+    final Expiry expiry;
     private final String ownerName;
     private final boolean releaseOnClose;
     private final boolean onlyExistingLocks;
     private final Sightings sightings = new Sightings();
     /** The leases not yet released, for {@link Builder#releaseOnClose}. */
-    private final Set<DynamoDbLeaseImpl> unreleased = ConcurrentHashMap.newKeySet();
+    final Set<DynamoDbLeaseImpl> unreleased = ConcurrentHashMap.newKeySet();
     /** The data a grant on this thread stores with the lock: set around the overloads that take data. */
     private final ThreadLocal<byte @Nullable []> grantData = new ThreadLocal<>();
     /** Sends the give-backs of unclear grants, so that a silent server fails a call within one request timeout. */
@@ -353,8 +326,8 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     private DynamoDbLeaseImpl granted(String resource, long token, String owner, long requestedAtNanos,
             LeaseOptions options) {
         sightings.forget(resource);
-        DynamoDbLeaseImpl lease = new DynamoDbLeaseImpl(FencingToken.of(resource, token), owner, requestedAtNanos,
-                options.ttl());
+        DynamoDbLeaseImpl lease = new DynamoDbLeaseImpl(this, clock(), listener(), FencingToken.of(resource, token), owner,
+                requestedAtNanos, options.ttl());
         if (unreleased.size() >= MAX_UNRELEASED) {
             unreleased.removeIf(left -> !left.isValid()); // leases left to lapse: nothing to hand on at close
         }
@@ -373,7 +346,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /** A lease's version: the grant's random owner id and how many renewals it had, so every write differs. */
-    private static String versionOf(String owner, long renewals) {
+    static String versionOf(String owner, long renewals) {
         return owner + ":" + renewals;
     }
 
@@ -397,7 +370,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * its {@code token < candidate} condition instead of holding the lock for nobody. A grant that
      * lands between the two is seen and given back.
      */
-    private void sendGiveBack(String resource, String owner, long candidate) {
+    void sendGiveBack(String resource, String owner, long candidate) {
         Runnable giveBack = () -> {
             try {
                 for (int round = 0; round < 3; round++) {
@@ -597,7 +570,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
     }
 
     /** {@code resource}'s item, read consistently; empty if there is none. */
-    private Map<String, AttributeValue> read(String resource) {
+    Map<String, AttributeValue> read(String resource) {
         GetItemResponse response;
         try {
             response = client.getItem(r -> r.tableName(table.name).key(table.key(resource)).consistentRead(true)
@@ -644,7 +617,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * ({@code ALL_OLD}), or, from a server that returns none (dynalite, older emulators), a
      * consistent read right after.
      */
-    private Map<String, AttributeValue> itemAfter(ConditionalCheckFailedException refused, String resource) {
+    Map<String, AttributeValue> itemAfter(ConditionalCheckFailedException refused, String resource) {
         if (refused.hasItem() && !refused.item().isEmpty()) {
             return refused.item();
         }
@@ -653,7 +626,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return read.hasItem() ? read.item() : Map.of();
     }
 
-    private static byte[] requireData(byte[] data) {
+    static byte[] requireData(byte[] data) {
         Checks.requireNonNull("data", data);
         if (data.length > DynamoDbLease.MAX_DATA_BYTES) {
             throw new IllegalArgumentException("data must be at most " + DynamoDbLease.MAX_DATA_BYTES + " bytes, got "
@@ -662,7 +635,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
         return data.clone();
     }
 
-    private static AttributeValue number(long value) {
+    static AttributeValue number(long value) {
         return AttributeValue.fromN(Long.toString(value));
     }
 
@@ -671,7 +644,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * type or out of a long's range (written by something other than this provider) is a named
      * failure: a condition comparing it with a number would never hold.
      */
-    private long longOf(String resource, Map<String, AttributeValue> item, String name) {
+    long longOf(String resource, Map<String, AttributeValue> item, String name) {
         AttributeValue value = item.get(name);
         if (value == null) {
             return 0;
@@ -688,7 +661,7 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 + " by this provider: repair or remove the attribute", null);
     }
 
-    private static @Nullable String stringOf(Map<String, AttributeValue> item, String name) {
+    static @Nullable String stringOf(Map<String, AttributeValue> item, String name) {
         AttributeValue value = item.get(name);
         return value == null ? null : value.s();
     }
@@ -713,154 +686,6 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
 
         boolean answered() {
             return answered;
-        }
-    }
-
-    /** A grant: renewed and released by owner and token, so a later grant of the same owner id cannot be touched. */
-    private final class DynamoDbLeaseImpl extends AbstractLease implements DynamoDbLease {
-
-        /** Renewals sent so far (one at a time: the base class serialises them). */
-        private long renewals;
-        /** The data the next renewal or release writes, set by the overloads that take data. */
-        private volatile byte @Nullable [] pendingData;
-
-        DynamoDbLeaseImpl(FencingToken token, String owner, long requestedAtNanos, Duration ttl) {
-            super(token, owner, requestedAtNanos, ttl, clock(), listener());
-        }
-
-        @Override
-        public Optional<byte[]> data() {
-            Map<String, AttributeValue> item = read(resource());
-            if (!ownerId().equals(stringOf(item, OWNER)) || longOf(resource(), item, TOKEN) != token().value()) {
-                throw LeaseLostException.of(token(), "the lock's item no longer shows this lease");
-            }
-            AttributeValue data = item.get(DATA);
-            return data == null || data.b() == null ? Optional.empty() : Optional.of(data.b().asByteArray());
-        }
-
-        @Override
-        public void renew(Duration ttl, byte[] data) {
-            pendingData = requireData(data);
-            try {
-                renew(ttl);
-            } finally {
-                pendingData = null;
-            }
-        }
-
-        @Override
-        public void release(byte[] data) {
-            pendingData = requireData(data);
-            try {
-                release();
-            } finally {
-                pendingData = null;
-            }
-        }
-
-        @Override
-        protected boolean doRenew(Duration ttl) {
-            if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
-                // a waiter may be counting its last version out: not brought back, and freed now
-                sendGiveBack(resource(), ownerId(), token().value());
-                return false;
-            }
-            long now = wallClock.millis();
-            Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
-                    "#version", VERSION, "#lease", LEASE));
-            Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                    ":token", number(token().value()), ":expires", number(now + ttl.toMillis()),
-                    ":version", AttributeValue.fromS(versionOf(ownerId(), ++renewals)), ":lease", number(ttl.toMillis())));
-            String condition = "#owner = :owner AND #token = :token";
-            if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
-                // not past its own expiry: a lease whose TTL ran out is lost even if nobody took the lock
-                condition += " AND #expires >= :now";
-                values.put(":now", number(now));
-            }
-            String update = "SET #expires = :expires, #version = :version, #lease = :lease" + withData(names, values);
-            String checked = condition;
-            try {
-                client.updateItem(r -> r.tableName(table.name).key(table.key(resource())).updateExpression(update)
-                        .conditionExpression(checked).expressionAttributeNames(names).expressionAttributeValues(values)
-                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-                return true;
-            } catch (ConditionalCheckFailedException taken) {
-                return false;
-            }
-        }
-
-        /**
-         * Removes the owner if the lease is still this one and not past its expiry, and records
-         * its token as the last released. A re-sent release (the first send's reply lost) that
-         * finds that record knows the first send landed, even if a waiter took the lock in between;
-         * a lease past its expiry is reported lost (and its owner still removed, so nobody waits
-         * for it).
-         */
-        @Override
-        protected boolean doRelease() {
-            // an interrupt (before or during the request) must not leave the lock held: the SDK aborts
-            // an interrupted call, so the release runs with the flag cleared and sets it again after;
-            // an unclear reply is settled by a second send
-            boolean interrupted = Thread.interrupted();
-            try {
-                return releaseOnServer();
-            } catch (SdkClientException unclear) {
-                // interrupted mid-request, timed out or cut off: the server may have released it. One
-                // more send, whose condition fails if the first landed, finds its released_token
-                interrupted |= Thread.interrupted();
-                return releaseOnServer();
-            } finally {
-                unreleased.remove(this);
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-
-        private boolean releaseOnServer() {
-            if (expiry == Expiry.OWN_CLOCK && pastDeadline()) {
-                sendGiveBack(resource(), ownerId(), token().value()); // ran out on this holder's clock: lost, and freed now
-                return false;
-            }
-            long now = wallClock.millis();
-            Map<String, String> names = new HashMap<>(Map.of("#owner", OWNER, "#expires", EXPIRES, "#token", TOKEN,
-                    "#released", RELEASED));
-            Map<String, AttributeValue> values = new HashMap<>(Map.of(":owner", AttributeValue.fromS(ownerId()),
-                    ":token", number(token().value())));
-            String condition = "#owner = :owner AND #token = :token";
-            if (expiry == Expiry.SYNCHRONIZED_CLOCKS) {
-                condition += " AND #expires >= :now";
-                values.put(":now", number(now));
-            }
-            String update = "SET #released = :token" + withData(names, values) + " REMOVE #owner, #expires";
-            String checked = condition;
-            try {
-                client.updateItem(r -> r.tableName(table.name).key(table.key(resource())).updateExpression(update)
-                        .conditionExpression(checked).expressionAttributeNames(names).expressionAttributeValues(values)
-                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                        .overrideConfiguration(c -> c.apiCallTimeout(requestTimeout)));
-                return true;
-            } catch (ConditionalCheckFailedException refused) {
-                Map<String, AttributeValue> current = itemAfter(refused, resource());
-                if (longOf(resource(), current, RELEASED) == token().value()) {
-                    return true; // a re-send: the first send released this lease (no other release writes its token)
-                }
-                if (ownerId().equals(stringOf(current, OWNER)) && longOf(resource(), current, TOKEN) == token().value()) {
-                    sendGiveBack(resource(), ownerId(), token().value()); // expired, not taken: free it now, and report the loss
-                }
-                return false;
-            }
-        }
-
-        /** The SET clause for the pending data, if any, adding its name and value. */
-        private String withData(Map<String, String> names, Map<String, AttributeValue> values) {
-            byte @Nullable [] data = pendingData;
-            if (data == null) {
-                return "";
-            }
-            names.put("#data", DATA);
-            values.put(":data", AttributeValue.fromB(SdkBytes.fromByteArray(data)));
-            return ", #data = :data";
         }
     }
 

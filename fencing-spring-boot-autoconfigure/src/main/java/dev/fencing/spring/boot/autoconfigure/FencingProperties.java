@@ -1,3 +1,4 @@
+// Over 500 lines: Spring Boot binds fencing.* to one class; each nested class is a property group and stays.
 package dev.fencing.spring.boot.autoconfigure;
 
 import java.time.Duration;
