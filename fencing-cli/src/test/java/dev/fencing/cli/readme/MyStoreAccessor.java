@@ -1,26 +1,29 @@
 package dev.fencing.cli.readme;
 
-import dev.fencing.core.FencedStore;
-import dev.fencing.core.FencingListener;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.spi.Snapshot;
 import dev.fencing.core.spi.StorageAccessor;
-import dev.fencing.core.spi.StorageBasedFencedStore;
 import dev.fencing.core.spi.WriteOutcome;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * docs/architecture.md's skeleton of a new store's conditional primitive: compiled by the build
- * (never run), found in the docs by {@link DocsSnippetsTest}.
+ * docs/architecture.md's skeleton of a new store's conditional primitive, package-private behind
+ * {@link MyFencedStore}: compiled by the build (never run), found in the docs by {@link DocsSnippetsTest}.
  */
 final class MyStoreAccessor implements StorageAccessor<Long> {
+
+    private final String endpoint;
+
+    MyStoreAccessor(String endpoint) {
+        this.endpoint = endpoint;
+    }
 
     @Override
     public Optional<Snapshot<Long>> load(String key) {
         // one read: the value (null for a tombstone), the mark, the lock the key is bound to, a version
-        throw new UnsupportedOperationException("read the item under key");
+        throw new UnsupportedOperationException("read the item under key at " + endpoint);
     }
 
     @Override
@@ -38,7 +41,4 @@ final class MyStoreAccessor implements StorageAccessor<Long> {
         throw new UnsupportedOperationException("token- and version-guarded write");
     }
 
-    static FencedStore store(FencingListener listener) {
-        return new StorageBasedFencedStore(new MyStoreAccessor(), Policy.MONOTONIC, listener, 100);
-    }
 }
