@@ -58,7 +58,7 @@ public final class S3FencedStore {
 
         private final S3Client s3;
         private final String bucket;
-        private String prefix = "";
+        private String keyPrefix = "";
         private Duration requestTimeout = BoundedS3.DEFAULT_REQUEST_TIMEOUT;
 
         private Builder(S3Client s3, String bucket) {
@@ -67,18 +67,18 @@ public final class S3FencedStore {
         }
 
         /**
-         * What every object key starts with: the store keeps {@code key} at {@code prefix + key}.
+         * What every object key starts with: the store keeps {@code key} at {@code keyPrefix + key}.
          * Default none; at most 1023 bytes of UTF-8, so that a key fits in S3's 1024.
          */
-        public Builder prefix(String prefix) {
-            Checks.requireNonNull("prefix", prefix);
-            int bytes = prefix.getBytes(StandardCharsets.UTF_8).length;
+        public Builder keyPrefix(String keyPrefix) {
+            Checks.requireNonNull("keyPrefix", keyPrefix);
+            int bytes = keyPrefix.getBytes(StandardCharsets.UTF_8).length;
             if (bytes >= MAX_KEY_BYTES) {
-                throw new IllegalArgumentException("prefix must be at most " + (MAX_KEY_BYTES - 1) + " bytes of UTF-8"
+                throw new IllegalArgumentException("keyPrefix must be at most " + (MAX_KEY_BYTES - 1) + " bytes of UTF-8"
                         + " (an object key, prefix included, is at most " + MAX_KEY_BYTES + "), got " + bytes
-                        + " bytes starting '" + prefix.substring(0, 32) + "…'");
+                        + " bytes starting '" + keyPrefix.substring(0, 32) + "…'");
             }
-            this.prefix = prefix;
+            this.keyPrefix = keyPrefix;
             return this;
         }
 
@@ -102,7 +102,7 @@ public final class S3FencedStore {
             S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
             FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
                     .requestTimeout(requestTimeout).build();
-            return storeOver(new S3StorageAccessor(bounded, fenced, bucket, prefix));
+            return storeOver(new S3StorageAccessor(bounded, fenced, bucket, keyPrefix));
         }
     }
 }

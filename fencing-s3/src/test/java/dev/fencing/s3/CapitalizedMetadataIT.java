@@ -168,8 +168,8 @@ class CapitalizedMetadataIT {
 
     @Test
     void theStoreRefusesTheZombieAndReadsNoTombstone() {
-        FencedStore holder = S3FencedStore.builder(capitalized1, bucket).prefix("store/").build();
-        FencedStore zombie = S3FencedStore.builder(capitalized2, bucket).prefix("store/").build();
+        FencedStore holder = S3FencedStore.builder(capitalized1, bucket).keyPrefix("store/").build();
+        FencedStore zombie = S3FencedStore.builder(capitalized2, bucket).keyPrefix("store/").build();
         String key = key();
         holder.write(FencingToken.of(key, 10), key, "v10");
         assertStale(() -> zombie.write(FencingToken.of(key, 9), key, "zombie"), 10);

@@ -45,7 +45,7 @@ class S3FencedStoreBuilderIT {
 
     @Test
     void thePrefixStartsEveryObjectKey() {
-        FencedStore store = S3FencedStore.builder(s3, bucket).prefix("tenant-7/").build();
+        FencedStore store = S3FencedStore.builder(s3, bucket).keyPrefix("tenant-7/").build();
         String key = key();
         store.write(FencingToken.of("orders", 3), key, "v");
         assertThat(head("tenant-7/" + key).metadata()).containsEntry(FencedS3.TOKEN_METADATA, "3");

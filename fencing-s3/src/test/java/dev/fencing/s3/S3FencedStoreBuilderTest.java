@@ -30,13 +30,13 @@ class S3FencedStoreBuilderTest {
 
     @Test
     void thePrefixLeavesRoomForAKey() {
-        assertThatThrownBy(() -> S3FencedStore.builder(S3_CLIENT, "b").prefix(null))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefix must not be null");
-        assertThatThrownBy(() -> S3FencedStore.builder(S3_CLIENT, "b").prefix("p".repeat(1024)))
+        assertThatThrownBy(() -> S3FencedStore.builder(S3_CLIENT, "b").keyPrefix(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix must not be null");
+        assertThatThrownBy(() -> S3FencedStore.builder(S3_CLIENT, "b").keyPrefix("p".repeat(1024)))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("prefix must be at most 1023 bytes of UTF-8")
+                .hasMessageContaining("keyPrefix must be at most 1023 bytes of UTF-8")
                 .hasMessageContaining("got 1024 bytes starting 'pppp");
-        S3FencedStore.builder(S3_CLIENT, "b").prefix("p".repeat(1023)).prefix("");
+        S3FencedStore.builder(S3_CLIENT, "b").keyPrefix("p".repeat(1023)).keyPrefix("");
     }
 
     @Test

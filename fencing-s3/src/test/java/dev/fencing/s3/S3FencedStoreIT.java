@@ -39,7 +39,7 @@ class S3FencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return S3FencedStore.builder(closeAfterTest(S3.client()), bucket()).prefix("store/").policy(policy).build();
+        return S3FencedStore.builder(closeAfterTest(S3.client()), bucket()).keyPrefix("store/").policy(policy).build();
     }
 
     /**
@@ -51,7 +51,7 @@ class S3FencedStoreIT extends FencedStoreContract {
     protected LostReplies lostReplies() {
         ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.s3().atomicEndpoint());
         return LostReplies.through(proxy, "PUT /", true, policy -> S3FencedStore
-                .builder(closeAfterTest(S3.client(proxy.httpEndpoint())), bucket()).prefix("store/").policy(policy).build());
+                .builder(closeAfterTest(S3.client(proxy.httpEndpoint())), bucket()).keyPrefix("store/").policy(policy).build());
     }
 
     /**
@@ -76,7 +76,7 @@ class S3FencedStoreIT extends FencedStoreContract {
             }
         };
         S3Client lossy = closeAfterTest(S3.client(loseFirstConditionalPutAnswer));
-        FencedStore updater = S3FencedStore.builder(lossy, bucket()).prefix("store/").policy(policy).build();
+        FencedStore updater = S3FencedStore.builder(lossy, bucket()).keyPrefix("store/").policy(policy).build();
 
         StoredValue written = updater.update(token(2), key, v -> Integer.toString(Integer.parseInt(v.orElseThrow()) + 1));
 

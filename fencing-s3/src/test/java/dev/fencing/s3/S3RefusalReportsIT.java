@@ -18,6 +18,6 @@ class S3RefusalReportsIT extends RefusalReportsContract {
 
     @Override
     protected FencedStore createStore(FencingListener listener) {
-        return S3FencedStore.builder(S3.client(), bucket()).prefix("reports/").listener(listener).build();
+        return S3FencedStore.builder(S3.client(), bucket()).keyPrefix("reports/").listener(listener).build();
     }
 }

@@ -344,8 +344,8 @@ public final class PostgresAdvisoryLockProvider extends AbstractLockProvider {
         }
 
         /** The token counter table (columns as {@code fencing_token_counter}); default {@code fencing_token_counter}. */
-        public Builder counterTable(String counterTable) {
-            this.counterTable = CounterSql.requireTable(counterTable);
+        public Builder table(String table) {
+            this.counterTable = CounterSql.requireTable(table);
             return this;
         }
 

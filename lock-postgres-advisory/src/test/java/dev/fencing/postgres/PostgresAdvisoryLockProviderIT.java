@@ -224,7 +224,7 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
         config.setMaximumPoolSize(1);
         try (HikariDataSource single = new HikariDataSource(config);
                 PostgresAdvisoryLockProvider swallowed = PostgresAdvisoryLockProvider.builder(single)
-                        .counterTable(table).build()) {
+                        .table(table).build()) {
             assertThatThrownBy(() -> swallowed.tryAcquire(resource, LeaseOptions.ofDefaults()))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("returned no token")
@@ -255,7 +255,7 @@ class PostgresAdvisoryLockProviderIT extends LockProviderContract {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("table 'fencing_token_counter' does not exist")
                 .hasMessageContaining("FencingMigrations.migrate(dataSource)");
-        assertThatThrownBy(() -> PostgresAdvisoryLockProvider.builder(bare).counterTable("x; drop"))
+        assertThatThrownBy(() -> PostgresAdvisoryLockProvider.builder(bare).table("x; drop"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'x; drop'");
     }

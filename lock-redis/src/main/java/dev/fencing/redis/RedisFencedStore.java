@@ -12,7 +12,7 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 /**
  * A {@link FencedStore} on Redis, for efficiency-lock users who keep their state in Redis too.
  *
- * <p>Each key is a hash {@code <prefix>{key}:item} with fields {@code v} (the value; absent in a
+ * <p>Each key is a hash {@code <keyPrefix>{key}:item} with fields {@code v} (the value; absent in a
  * tombstone), {@code t} (the high-water mark), {@code n} (a version) and {@code r} (the resource
  * whose tokens fence the key). Every write is one Lua script that compares the token's resource
  * with {@code r} (byte for byte), the token with {@code t} (and, for {@code update}, the version
@@ -54,7 +54,7 @@ public final class RedisFencedStore {
      * with keys under {@code prefix} (letters, digits and {@code :_-.}), telling no listener.
      */
     public static FencedStore create(StatefulRedisConnection<String, String> connection, String prefix) {
-        return builder(connection).prefix(prefix).build();
+        return builder(connection).keyPrefix(prefix).build();
     }
 
     /**
@@ -85,22 +85,22 @@ public final class RedisFencedStore {
     /** Configures a {@link RedisFencedStore}; every setting but the connection is optional. */
     public static final class Builder extends StoreBuilder<Builder> {
         private final RedisClusterCommands<String, String> redis;
-        private String prefix = DEFAULT_PREFIX;
+        private String keyPrefix = DEFAULT_PREFIX;
 
         private Builder(RedisClusterCommands<String, String> redis) {
             this.redis = redis;
         }
 
         /**
-         * What every key of the store starts with: {@code <prefix>{key}:item}. Up to 64 letters,
+         * What every key of the store starts with: {@code <keyPrefix>{key}:item}. Up to 64 letters,
          * digits or {@code :_-.} (empty allowed); default {@value #DEFAULT_PREFIX}.
          */
-        public Builder prefix(String prefix) {
-            if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
-                throw new IllegalArgumentException("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null || !keyPrefix.matches("[A-Za-z0-9:_.\\-]{0,64}")) {
+                throw new IllegalArgumentException("keyPrefix must be up to 64 letters, digits or ':_-.', got '" + keyPrefix
                         + "'");
             }
-            this.prefix = prefix;
+            this.keyPrefix = keyPrefix;
             return this;
         }
 
@@ -112,7 +112,7 @@ public final class RedisFencedStore {
         /** The store. Sends no command. */
         @Override
         public FencedStore build() {
-            return storeOver(new RedisStorageAccessor(redis, prefix));
+            return storeOver(new RedisStorageAccessor(redis, keyPrefix));
         }
     }
 }

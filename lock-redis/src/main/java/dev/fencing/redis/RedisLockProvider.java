@@ -396,8 +396,8 @@ public final class RedisLockProvider extends AbstractLockProvider {
          * (set {@code DisconnectedBehavior.REJECT_COMMANDS} on it so calls fail fast while
          * disconnected).
          */
-        public Builder commandTimeout(Duration commandTimeout) {
-            this.commandTimeout = Checks.requireBetween("commandTimeout", commandTimeout, Duration.ofMillis(10),
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.commandTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(10),
                     Duration.ofMinutes(5));
             return this;
         }

@@ -390,8 +390,8 @@ public final class RedlockProvider extends AbstractLockProvider {
          * How long one node's answer is awaited; default 100 ms, 1 ms to 5 s. Keep it far below the
          * TTL: each attempt uses at most a third of the TTL per round of requests.
          */
-        public Builder nodeTimeout(Duration nodeTimeout) {
-            this.nodeTimeout = Checks.requireBetween("nodeTimeout", nodeTimeout, Duration.ofMillis(1), Duration.ofSeconds(5));
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.nodeTimeout = Checks.requireBetween("requestTimeout", requestTimeout, Duration.ofMillis(1), Duration.ofSeconds(5));
             return this;
         }
 

@@ -28,7 +28,7 @@ class ProviderStartFailuresIT {
     void anUnreachableRedisNamesTheProviderAndTheAddressButNotThePassword() throws IOException {
         int port = closedPort();
         assertThatThrownBy(() -> RedisLockProvider.builder("redis://app:s3cret@127.0.0.1:" + port)
-                .commandTimeout(Duration.ofSeconds(2)).build())
+                .requestTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
                     assertThat(e.resource()).isNull();
                     assertThat(e.getMessage())
@@ -61,7 +61,7 @@ class ProviderStartFailuresIT {
     @Test
     void aRedisOlderThan5IsRefusedOnConnect() {
         try (FakeRedisServer old = FakeRedisServer.reportingVersion("4.0.14")) {
-            assertThatThrownBy(() -> RedisLockProvider.builder(old.uri()).commandTimeout(Duration.ofSeconds(2)).build())
+            assertThatThrownBy(() -> RedisLockProvider.builder(old.uri()).requestTimeout(Duration.ofSeconds(2)).build())
                     .as("commands received: %s", old.received())
                     .isInstanceOfSatisfying(LockUnavailableException.class, e -> assertThat(e.getMessage())
                             .startsWith("The Redis lock provider for 127.0.0.1:")

@@ -36,6 +36,6 @@ class RedisClusterFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return RedisFencedStore.builder(closeAfterTest(client.connect())).prefix("store:").policy(policy).build();
+        return RedisFencedStore.builder(closeAfterTest(client.connect())).keyPrefix("store:").policy(policy).build();
     }
 }

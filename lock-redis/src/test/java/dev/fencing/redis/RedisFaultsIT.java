@@ -51,7 +51,7 @@ class RedisFaultsIT {
     void aLostConnectionMarksTheLeaseLostAndTheProviderRecovers() {
         RecordingListener events = new RecordingListener();
         try (RedisLockProvider provider = RedisLockProvider.builder(redis.uri()).listener(events)
-                .commandTimeout(Duration.ofMillis(500)).build()) {
+                .requestTimeout(Duration.ofMillis(500)).build()) {
             Lease lease = provider.tryAcquire("conn", LeaseOptions.builder().ttl(Duration.ofMillis(900))
                     .autoRenew(true).build()).orElseThrow();
             redis.kill();

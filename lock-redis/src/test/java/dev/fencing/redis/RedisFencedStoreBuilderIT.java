@@ -66,9 +66,9 @@ class RedisFencedStoreBuilderIT {
     @Test
     void thePrefixStartsEveryKey() {
         String key = key();
-        RedisFencedStore.builder(connection).prefix("tenant-7:").build().write(FencingToken.of("orders", 3), key, "v");
+        RedisFencedStore.builder(connection).keyPrefix("tenant-7:").build().write(FencingToken.of("orders", 3), key, "v");
         RedisFencedStore.create(connection, "app.").write(FencingToken.of("orders", 4), key, "v");
-        RedisFencedStore.builder(connection).prefix("").build().write(FencingToken.of("orders", 5), key, "v");
+        RedisFencedStore.builder(connection).keyPrefix("").build().write(FencingToken.of("orders", 5), key, "v");
         assertThat(mark("tenant-7:{" + key + "}:item")).isEqualTo("3");
         assertThat(mark("app.{" + key + "}:item")).isEqualTo("4");
         assertThat(mark("{" + key + "}:item")).isEqualTo("5");
@@ -106,7 +106,7 @@ class RedisFencedStoreBuilderIT {
                 StatefulRedisClusterConnection<String, String> zombieOnCluster = cluster.connect()) {
             RecordingListener zombieEvents = new RecordingListener();
             FencedStore holder = RedisFencedStore.create(holderConnection);
-            FencedStore zombie = RedisFencedStore.builder(zombieOnCluster).prefix("cluster:").policy(Policy.STRICT)
+            FencedStore zombie = RedisFencedStore.builder(zombieOnCluster).keyPrefix("cluster:").policy(Policy.STRICT)
                     .listener(zombieEvents).build();
             String key = key();
             holder.write(FencingToken.of("orders", 10), key, "holder");
@@ -128,9 +128,9 @@ class RedisFencedStoreBuilderIT {
         assertThatThrownBy(() -> RedisFencedStore.create((StatefulRedisClusterConnection<String, String>) null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("connection must not be null");
         for (String prefix : new String[] {"a b", "{tag}:", "p".repeat(65), null}) {
-            assertThatThrownBy(() -> RedisFencedStore.builder(connection).prefix(prefix))
+            assertThatThrownBy(() -> RedisFencedStore.builder(connection).keyPrefix(prefix))
                     .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("prefix must be up to 64 letters, digits or ':_-.', got '" + prefix + "'");
+                    .hasMessageContaining("keyPrefix must be up to 64 letters, digits or ':_-.', got '" + prefix + "'");
         }
         assertThatThrownBy(() -> RedisFencedStore.builder(connection).policy(null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("policy must not be null");

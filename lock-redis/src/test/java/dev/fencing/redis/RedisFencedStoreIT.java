@@ -41,7 +41,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return RedisFencedStore.builder(closeAfterTest(client.connect())).prefix("store:").policy(policy).build();
+        return RedisFencedStore.builder(closeAfterTest(client.connect())).keyPrefix("store:").policy(policy).build();
     }
 
     /**
@@ -53,7 +53,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
         RedisTestServer redis = TestServers.redis();
         ReplyDroppingProxy proxy = ReplyDroppingProxy.start(redis.host(), redis.port());
         RedisClient viaProxy = RedisClient.create(proxy.redisUri());
-        return LostReplies.of(policy -> RedisFencedStore.builder(closeAfterTest(viaProxy.connect())).prefix("store:")
+        return LostReplies.of(policy -> RedisFencedStore.builder(closeAfterTest(viaProxy.connect())).keyPrefix("store:")
                 .policy(policy).build(), inTheWindow -> proxy.dropReplyTo("EVALSHA", inTheWindow), proxy::dropped, true,
                 () -> {
                     viaProxy.shutdown();
@@ -74,7 +74,7 @@ class RedisFencedStoreIT extends FencedStoreContract {
 
     @Test
     void aBadPrefixIsRefused() {
-        assertThatThrownBy(() -> RedisFencedStore.builder(connection).prefix("a b"))
+        assertThatThrownBy(() -> RedisFencedStore.builder(connection).keyPrefix("a b"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("'a b'");
     }

@@ -25,8 +25,8 @@ class RedisLockNameAttackIT {
         RedisClient client = RedisClient.create(TestServers.redis().uri());
         try (StatefulRedisConnection<String, String> one = client.connect();
                 StatefulRedisConnection<String, String> two = client.connect()) {
-            FencedStore first = RedisFencedStore.builder(one).prefix("attack:").build();
-            FencedStore second = RedisFencedStore.builder(two).prefix("attack:").build();
+            FencedStore first = RedisFencedStore.builder(one).keyPrefix("attack:").build();
+            FencedStore second = RedisFencedStore.builder(two).keyPrefix("attack:").build();
             SoftAssertions softly = new SoftAssertions();
 
             String replyLike = "k-" + UUID.randomUUID();

@@ -42,7 +42,7 @@ class RedisLockProviderIT extends LockProviderContract {
     @Override
     protected java.util.Optional<dev.fencing.testkit.UnclearReplies> unclearReplies() {
         return java.util.Optional.of(new ProxiedReplies(List.of(redis), 1, Duration.ofMillis(800),
-                uris -> RedisLockProvider.builder(uris.get(0)).commandTimeout(Duration.ofMillis(200)).build()));
+                uris -> RedisLockProvider.builder(uris.get(0)).requestTimeout(Duration.ofMillis(200)).build()));
     }
 
     private RedisLockProvider redisProvider() {
@@ -101,7 +101,7 @@ class RedisLockProviderIT extends LockProviderContract {
      */
     @Test
     void aKeyOfAnotherTypeFailsTheAcquireBeforeAnythingIsWritten() {
-        try (RedisLockProvider own = RedisLockProvider.builder(redis.uri()).commandTimeout(Duration.ofMillis(100))
+        try (RedisLockProvider own = RedisLockProvider.builder(redis.uri()).requestTimeout(Duration.ofMillis(100))
                 .build()) {
             String hashCounter = resource("counter");
             redis.command("HSET", own.tokenKey(hashCounter), "field", "value");

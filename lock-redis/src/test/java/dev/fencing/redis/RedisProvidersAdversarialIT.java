@@ -52,7 +52,7 @@ class RedisProvidersAdversarialIT {
     void aConnectionLostDuringWaitForReplicasLeavesTheLockForItsWholeTtl() throws Exception {
         RedisTestServer redis = TestServers.redis();
         try (GateProxy gate = new GateProxy(redis.host(), redis.port());
-                RedisLockProvider locks = RedisLockProvider.builder(gate.redisUri()).commandTimeout(Duration.ofSeconds(1))
+                RedisLockProvider locks = RedisLockProvider.builder(gate.redisUri()).requestTimeout(Duration.ofSeconds(1))
                         .waitForReplicas(1, Duration.ofSeconds(3)).build();
                 RedisLockProvider other = RedisLockProvider.create(redis.uri())) {
             String resource = "wait-drop-" + UUID.randomUUID();
@@ -183,7 +183,7 @@ class RedisProvidersAdversarialIT {
             gates.add(new GateProxy(server.host(), server.port()));
         }
         try (RedlockProvider locks = RedlockProvider.builder(gates.stream().map(GateProxy::redisUri).toList())
-                        .nodeTimeout(Duration.ofSeconds(1)).build();
+                        .requestTimeout(Duration.ofSeconds(1)).build();
                 RedlockProvider other = RedlockProvider.builder(servers.stream().map(RedisTestServer::uri).toList()).build()) {
             locks.tryAcquire("redlock-drop-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
             String resource = "redlock-drop-" + UUID.randomUUID();

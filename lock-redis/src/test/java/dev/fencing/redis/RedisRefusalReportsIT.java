@@ -29,6 +29,6 @@ class RedisRefusalReportsIT extends RefusalReportsContract {
 
     @Override
     protected FencedStore createStore(FencingListener listener) {
-        return RedisFencedStore.builder(connection).prefix("reports:").listener(listener).build();
+        return RedisFencedStore.builder(connection).keyPrefix("reports:").listener(listener).build();
     }
 }

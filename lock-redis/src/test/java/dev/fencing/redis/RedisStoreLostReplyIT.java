@@ -72,8 +72,8 @@ class RedisStoreLostReplyIT {
         viaProxy.close();
         viaProxyClient.setOptions(ClientOptions.builder().autoReconnect(false).build());
         viaProxy = viaProxyClient.connect();
-        FencedStore holder = RedisFencedStore.builder(viaProxy).prefix("atk:").build();
-        FencedStore observer = RedisFencedStore.builder(direct).prefix("atk:").build();
+        FencedStore holder = RedisFencedStore.builder(viaProxy).keyPrefix("atk:").build();
+        FencedStore observer = RedisFencedStore.builder(direct).keyPrefix("atk:").build();
         String key = "gone-" + System.nanoTime();
         FencingToken token = FencingToken.of(key, 5);
         holder.write(token, key, "0");

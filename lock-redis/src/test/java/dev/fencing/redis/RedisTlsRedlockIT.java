@@ -24,7 +24,7 @@ class RedisTlsRedlockIT extends LockProviderTransportContract {
     @Override
     protected LockProvider createProvider(FencingListener listener) {
         return RedlockProvider.builder(SecuredRedis.lockUris(nodes)).sslOptions(SecuredRedis.sslOptions())
-                .nodeTimeout(Duration.ofSeconds(1)).listener(listener).build();
+                .requestTimeout(Duration.ofSeconds(1)).listener(listener).build();
     }
 
     /** A provider on three secured nodes of its own, all stopped once the provider is built. */

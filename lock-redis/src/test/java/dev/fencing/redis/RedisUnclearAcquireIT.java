@@ -47,7 +47,7 @@ class RedisUnclearAcquireIT {
     }
 
     private RedisLockProvider provider(Duration commandTimeout) {
-        provider = RedisLockProvider.builder(proxy.redisUri()).commandTimeout(commandTimeout).build();
+        provider = RedisLockProvider.builder(proxy.redisUri()).requestTimeout(commandTimeout).build();
         // one grant first, so the scripts are cached: EVALSHA then runs at once and only its reply lags
         provider.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
         return provider;
@@ -128,7 +128,7 @@ class RedisUnclearAcquireIT {
         List<RedisTestServer> nodes = TestServers.redisNodes(3);
         List<LaggingProxy> proxies = nodes.stream().map(node -> LaggingProxy.start(node.host(), node.port())).toList();
         try (RedlockProvider locks = RedlockProvider.builder(proxies.stream().map(LaggingProxy::redisUri).toList())
-                .nodeTimeout(Duration.ofSeconds(5)).build()) {
+                .requestTimeout(Duration.ofSeconds(5)).build()) {
             String resource = resource();
             cancelWhileTheGrantIsOnItsWay(locks, resource, nodes, proxies);
             proxies.forEach(LaggingProxy::dropConnections);
@@ -181,7 +181,7 @@ class RedisUnclearAcquireIT {
         allowEverything(redis, user);
         try {
             provider = RedisLockProvider.builder("redis://" + user + ":pw@127.0.0.1:" + proxy.port())
-                    .commandTimeout(Duration.ofSeconds(5)).build();
+                    .requestTimeout(Duration.ofSeconds(5)).build();
             RedisLockProvider locks = provider;
             locks.tryAcquire("unclear-warm-up-" + UUID.randomUUID(), LeaseOptions.ofDefaults()).orElseThrow().release();
             String resource = resource();
@@ -211,7 +211,7 @@ class RedisUnclearAcquireIT {
         nodes.forEach(node -> allowEverything(node, user));
         try (RedlockProvider locks = RedlockProvider.builder(proxies.stream()
                 .map(each -> "redis://" + user + ":pw@127.0.0.1:" + each.port()).toList())
-                .nodeTimeout(Duration.ofSeconds(5)).build()) {
+                .requestTimeout(Duration.ofSeconds(5)).build()) {
             String resource = resource();
             cancelWhileTheGrantIsOnItsWay(locks, resource, nodes, proxies);
             nodes.forEach(node -> node.command("ACL", "SETUSER", user, "-evalsha", "-eval"));

@@ -119,7 +119,7 @@ class RedlockFaultsIT {
             proxies.add(proxy);
             uris.add(proxy.redisUri());
         }
-        RedlockProvider locks = RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).build();
+        RedlockProvider locks = RedlockProvider.builder(uris).requestTimeout(Duration.ofMillis(100)).build();
         closeables.add(locks);
         // one grant first, so every node has the scripts cached: EVALSHA then runs at once, and only its reply lags
         locks.tryAcquire(resource(), LeaseOptions.ofDefaults()).orElseThrow().release();
@@ -245,7 +245,7 @@ class RedlockFaultsIT {
             uris.add(proxy.redisUri());
         }
         RecordingListener events = new RecordingListener();
-        RedlockProvider locks = RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).listener(events).build();
+        RedlockProvider locks = RedlockProvider.builder(uris).requestTimeout(Duration.ofMillis(100)).listener(events).build();
         closeables.add(locks);
         String resource = resource();
         Lease manual = locks.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(30))).orElseThrow();

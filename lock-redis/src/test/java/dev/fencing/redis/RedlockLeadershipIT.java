@@ -20,7 +20,7 @@ class RedlockLeadershipIT extends LeadershipContract {
     @Override
     protected LockProvider createProvider() {
         return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList())
-                .nodeTimeout(Duration.ofSeconds(1)).build();
+                .requestTimeout(Duration.ofSeconds(1)).build();
     }
 
     /** The client of {@link RedlockProviderIT}'s unclear-replies test: three of five nodes' replies held. */

@@ -29,7 +29,7 @@ class RedlockProviderIT extends LockProviderContract {
     @Override
     protected LockProvider createProvider(FencingListener listener) {
         return RedlockProvider.builder(nodes.stream().map(RedisTestServer::uri).toList())
-                .nodeTimeout(Duration.ofSeconds(1)).listener(listener).build();
+                .requestTimeout(Duration.ofSeconds(1)).listener(listener).build();
     }
 
     /** A provider on three Redis nodes of its own, all stopped once the provider is built. */
@@ -45,7 +45,7 @@ class RedlockProviderIT extends LockProviderContract {
     @Override
     protected java.util.Optional<dev.fencing.testkit.UnclearReplies> unclearReplies() {
         return java.util.Optional.of(new ProxiedReplies(nodes, 3, Duration.ofMillis(600),
-                uris -> RedlockProvider.builder(uris).nodeTimeout(Duration.ofMillis(100)).build()));
+                uris -> RedlockProvider.builder(uris).requestTimeout(Duration.ofMillis(100)).build()));
     }
 
     @Test
@@ -155,7 +155,7 @@ class RedlockProviderIT extends LockProviderContract {
     void countersInStepNeedNoWriteBack() {
         List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
         try (RedlockProvider unseeded = RedlockProvider.builder(uris).tokenSeeding(false).tokenIdleExpiry(Duration.ZERO)
-                .nodeTimeout(Duration.ofSeconds(1)).build()) {
+                .requestTimeout(Duration.ofSeconds(1)).build()) {
             String resource = resource("r");
             for (long expected = 1; expected <= 3; expected++) {
                 try (Lease lease = unseeded.tryAcquire(resource, LeaseOptions.ofDefaults()).orElseThrow()) {
@@ -176,7 +176,7 @@ class RedlockProviderIT extends LockProviderContract {
     void oneSeedOfferedToEveryNodeLetsSeededGrantsSkipTheWriteBack() {
         List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
         try (RedlockProvider seeded = RedlockProvider.builder(uris).tokenClockTolerance(Duration.ofSeconds(1))
-                .nodeTimeout(Duration.ofSeconds(1)).build()) {
+                .requestTimeout(Duration.ofSeconds(1)).build()) {
             String resource = resource("r");
             long before = serverMicros(nodes.get(0));
             long previous = 0;
@@ -199,11 +199,11 @@ class RedlockProviderIT extends LockProviderContract {
     void aSeedFurtherFromTheNodesClocksThanTheToleranceIsRefusedAndTokensStillIncrease() {
         List<String> uris = nodes.stream().map(RedisTestServer::uri).toList();
         long hour = 3_600_000_000L;
-        try (RedlockProvider behind = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1))
+        try (RedlockProvider behind = RedlockProvider.builder(uris).requestTimeout(Duration.ofSeconds(1))
                         .wallClockMicros(() -> RedlockProvider.systemWallClockMicros() - hour).build();
-                RedlockProvider ahead = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1))
+                RedlockProvider ahead = RedlockProvider.builder(uris).requestTimeout(Duration.ofSeconds(1))
                         .wallClockMicros(() -> RedlockProvider.systemWallClockMicros() + hour).build();
-                RedlockProvider inStep = RedlockProvider.builder(uris).nodeTimeout(Duration.ofSeconds(1)).build()) {
+                RedlockProvider inStep = RedlockProvider.builder(uris).requestTimeout(Duration.ofSeconds(1)).build()) {
             String resource = resource("r");
             long previous = 0;
             for (RedlockProvider process : List.of(behind, ahead, inStep, ahead, behind, inStep)) {
@@ -236,7 +236,7 @@ class RedlockProviderIT extends LockProviderContract {
         assertThatThrownBy(() -> RedlockProvider.builder(uris).driftFactor(0.9)).hasMessageContaining("driftFactor");
         assertThatThrownBy(() -> RedlockProvider.builder(uris).tokenClockTolerance(Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tokenClockTolerance");
-        assertThatThrownBy(() -> RedlockProvider.builder(uris).nodeTimeout(java.time.Duration.ZERO))
-                .hasMessageContaining("nodeTimeout");
+        assertThatThrownBy(() -> RedlockProvider.builder(uris).requestTimeout(java.time.Duration.ZERO))
+                .hasMessageContaining("requestTimeout");
     }
 }

@@ -52,7 +52,7 @@ class RedlockSeedAdversarialIT {
     }
 
     private RedlockProvider process(List<String> uris, long skewMicros, Duration nodeTimeout) {
-        RedlockProvider provider = RedlockProvider.builder(uris).nodeTimeout(nodeTimeout)
+        RedlockProvider provider = RedlockProvider.builder(uris).requestTimeout(nodeTimeout)
                 .wallClockMicros(() -> RedlockProvider.systemWallClockMicros() + skewMicros).build();
         closeables.add(0, provider);
         return provider;

@@ -438,8 +438,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         }
 
         /** The parent of every resource's znode; default {@code /fencing/locks}. An absolute path. */
-        public Builder root(String root) {
-            this.root = ZooKeeperPaths.checkRoot(root);
+        public Builder keyPrefix(String keyPrefix) {
+            this.root = ZooKeeperPaths.checkRoot(keyPrefix);
             return this;
         }
 
@@ -463,8 +463,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
          * fails after the client's read timeout, two thirds of the session timeout (see "Unclear
          * replies" on {@link ZooKeeperLockProvider}).
          */
-        public Builder connectionTimeout(Duration connectionTimeout) {
-            this.connectionTimeout = Checks.requireBetween("connectionTimeout", connectionTimeout,
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectionTimeout = Checks.requireBetween("connectTimeout", connectTimeout,
                     Duration.ofMillis(100), Duration.ofMinutes(5));
             return this;
         }
@@ -578,7 +578,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
                 closeInBackground(client);
                 throw LockUnavailableException.providerUnavailable("ZooKeeper lock provider for " + connectString,
                         TlsProbe.handshakeFailure(clientConfig, connectString, connectionTimeout)
-                                .orElse("no server answered: they did not answer within connectionTimeout "
+                                .orElse("no server answered: they did not answer within connectTimeout "
                                         + connectionTimeout.toMillis() + " ms"), null);
             }
             return new ZooKeeperLockProvider(this, client, startedFrom);

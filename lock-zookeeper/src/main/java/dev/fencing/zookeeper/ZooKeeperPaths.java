@@ -42,16 +42,16 @@ final class ZooKeeperPaths {
     /** Requires an absolute ZooKeeper path without a trailing slash, not ZooKeeper's own {@code /zookeeper}. */
     static String checkRoot(String root) {
         if (root == null) {
-            throw new IllegalArgumentException("root must not be null");
+            throw new IllegalArgumentException("keyPrefix must not be null");
         }
         try {
             PathUtils.validatePath(root);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("root must be an absolute ZooKeeper path such as '/fencing/locks', got '"
+            throw new IllegalArgumentException("keyPrefix must be an absolute ZooKeeper path such as '/fencing/locks', got '"
                     + root + "': " + e.getMessage(), e);
         }
         if (root.equals("/") || root.equals("/zookeeper") || root.startsWith("/zookeeper/")) {
-            throw new IllegalArgumentException("root must be a path below '/' outside ZooKeeper's own '/zookeeper',"
+            throw new IllegalArgumentException("keyPrefix must be a path below '/' outside ZooKeeper's own '/zookeeper',"
                     + " got '" + root + "'");
         }
         return root;

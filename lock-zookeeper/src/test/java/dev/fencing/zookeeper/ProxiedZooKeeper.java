@@ -31,7 +31,7 @@ final class ProxiedZooKeeper implements UnclearReplies {
         }
         String proxied = proxies.stream().map(proxy -> "127.0.0.1:" + proxy.port()).collect(Collectors.joining(","));
         this.provider = ZooKeeperLockProvider.builder(proxied).sessionTimeout(sessionTimeout)
-                .connectionTimeout(connectionTimeout).build();
+                .connectTimeout(connectionTimeout).build();
     }
 
     @Override

@@ -106,7 +106,7 @@ final class SecuredZooKeeper {
      * default 5 s on a machine busy with other builds, and the build returns as soon as it connects.
      */
     static ZooKeeperLockProvider.Builder lockProvider() {
-        return ZooKeeperLockProvider.builder(server().secureConnectString()).connectionTimeout(Duration.ofSeconds(30))
+        return ZooKeeperLockProvider.builder(server().secureConnectString()).connectTimeout(Duration.ofSeconds(30))
                 .zkClientConfig(tls())
                 .authorization("digest", (LOCK_USER + ":" + LOCK_PASSWORD).getBytes(StandardCharsets.UTF_8))
                 .acl(List.of(LOCK_ACL.get(0)));

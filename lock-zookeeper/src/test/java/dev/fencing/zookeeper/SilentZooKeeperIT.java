@@ -43,11 +43,11 @@ class SilentZooKeeperIT {
             System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
             long start = System.nanoTime();
             try {
-                assertThatThrownBy(() -> ZooKeeperLockProvider.builder(ensemble).connectionTimeout(bound).build())
+                assertThatThrownBy(() -> ZooKeeperLockProvider.builder(ensemble).connectTimeout(bound).build())
                         .isInstanceOfSatisfying(LockUnavailableException.class, e -> assertThat(e.getMessage())
                                 .startsWith("The ZooKeeper lock provider for " + ensemble + " could not start")
                                 .contains("did not answer")
-                                .contains("connectionTimeout " + bound.toMillis() + " ms"));
+                                .contains("connectTimeout " + bound.toMillis() + " ms"));
             } finally {
                 System.setErr(original);
             }

@@ -116,7 +116,7 @@ class ZooKeeperEnsembleRestoreIT {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(ensemble.connectString())
                 // the longest session the test ensemble allows (20 ticks): a lease held across a
                 // restart stays valid while the ensemble is down and elects (the lease validity rule)
-                .sessionTimeout(Duration.ofSeconds(20)).connectionTimeout(Duration.ofSeconds(2)).build();
+                .sessionTimeout(Duration.ofSeconds(20)).connectTimeout(Duration.ofSeconds(2)).build();
         providers.add(provider);
         return provider;
     }

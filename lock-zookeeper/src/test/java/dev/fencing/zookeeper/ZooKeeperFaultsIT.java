@@ -121,7 +121,7 @@ class ZooKeeperFaultsIT {
         ZooKeeperTestServer own = ZooKeeperTestServer.launch();
         RecordingListener events = new RecordingListener();
         ZooKeeperLockProvider provider = track(ZooKeeperLockProvider.builder(own.connectString())
-                .sessionTimeout(Duration.ofSeconds(4)).connectionTimeout(Duration.ofMillis(500)).listener(events).build());
+                .sessionTimeout(Duration.ofSeconds(4)).connectTimeout(Duration.ofMillis(500)).listener(events).build());
         long started = System.nanoTime();
         Lease lease = provider.tryAcquire(resource, LeaseOptions.ofTtl(Duration.ofSeconds(60))).orElseThrow();
         Duration session = Duration.ofMillis(provider.curator().getZookeeperClient().getLastNegotiatedSessionTimeoutMs());

@@ -115,7 +115,7 @@ class ZooKeeperFollowerPartitionIT {
         ZooKeeperLockProvider provider = await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptionsInstanceOf(dev.fencing.core.LockUnavailableException.class)
                 .until(() -> ZooKeeperLockProvider.builder(connectString).sessionTimeout(SESSION)
-                        .connectionTimeout(Duration.ofSeconds(1)).listener(listener).build(), built -> true);
+                        .connectTimeout(Duration.ofSeconds(1)).listener(listener).build(), built -> true);
         providers.add(provider);
         return provider;
     }

@@ -57,7 +57,7 @@ class ZooKeeperLeaderChangeIT {
         // the 2 s this test once gave the connection (run 33); the leader change is the point, not the start
         await().atMost(Duration.ofSeconds(60)).until(ensemble::leader, java.util.Optional::isPresent);
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(ensemble.connectString())
-                .sessionTimeout(Duration.ofSeconds(10)).connectionTimeout(Duration.ofSeconds(10)).build();
+                .sessionTimeout(Duration.ofSeconds(10)).connectTimeout(Duration.ofSeconds(10)).build();
         providers.add(provider);
         return provider;
     }

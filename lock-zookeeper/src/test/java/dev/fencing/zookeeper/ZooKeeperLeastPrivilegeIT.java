@@ -119,7 +119,7 @@ class ZooKeeperLeastPrivilegeIT {
         long started = System.nanoTime();
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                 .zkClientConfig(SecuredZooKeeper.tls(stranger, SecuredZooKeeper.certificates()))
-                .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
+                .authorization("digest", lockAuth()).connectTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("the TLS handshake failed, the server's certificate is not signed by an authority")
                 .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
@@ -132,7 +132,7 @@ class ZooKeeperLeastPrivilegeIT {
         TestCertificates stranger = TestCertificates.create();
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                 .zkClientConfig(SecuredZooKeeper.tls(SecuredZooKeeper.certificates(), stranger))
-                .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
+                .authorization("digest", lockAuth()).connectTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
                 .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
@@ -141,7 +141,7 @@ class ZooKeeperLeastPrivilegeIT {
     void aSecureClientNeverFallsBackToPlaintext() {
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString())
                 .zkClientConfig(SecuredZooKeeper.tls()).authorization("digest", lockAuth())
-                .connectionTimeout(Duration.ofSeconds(2)).build())
+                .connectTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class).hasMessageContaining("TLS handshake failed")
                 .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
@@ -149,7 +149,7 @@ class ZooKeeperLeastPrivilegeIT {
     @Test
     void aPlaintextClientToTheSecurePortFails() {
         assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
-                .authorization("digest", lockAuth()).connectionTimeout(Duration.ofSeconds(2)).build())
+                .authorization("digest", lockAuth()).connectTimeout(Duration.ofSeconds(2)).build())
                 .isInstanceOf(LockUnavailableException.class)
                 .satisfies(e -> assertThat(SecretScan.chainOf(e)).doesNotContain(SecuredZooKeeper.LOCK_PASSWORD));
     }
@@ -162,7 +162,7 @@ class ZooKeeperLeastPrivilegeIT {
             try (ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(zooKeeper.secureConnectString())
                     .zkClientConfig(SecuredZooKeeper.tls())
                     .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + wrong).getBytes(StandardCharsets.UTF_8))
-                    .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(30)).build()) {
+                    .acl(SecuredZooKeeper.LOCK_ACL).connectTimeout(Duration.ofSeconds(30)).build()) {
                 provider.tryAcquire("lp-" + UUID.randomUUID(), LeaseOptions.ofDefaults());
             }
         }).isInstanceOf(LockUnavailableException.class)

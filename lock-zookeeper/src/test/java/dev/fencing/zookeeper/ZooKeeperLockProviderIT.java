@@ -48,7 +48,7 @@ class ZooKeeperLockProviderIT extends LockProviderContract {
         // server still answers, so the build is tried until it connects
         LockProvider provider = await().atMost(Duration.ofSeconds(60))
                 .ignoreExceptionsInstanceOf(LockUnavailableException.class).until(() -> ZooKeeperLockProvider
-                        .builder(own.connectString()).connectionTimeout(Duration.ofSeconds(1)).build(), built -> true);
+                        .builder(own.connectString()).connectTimeout(Duration.ofSeconds(1)).build(), built -> true);
         own.stop();
         return provider;
     }
@@ -75,11 +75,11 @@ class ZooKeeperLockProviderIT extends LockProviderContract {
 
     @Test
     void aBadRootIsRefusedNamingIt() {
-        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("no-slash"))
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).keyPrefix("no-slash"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'no-slash'");
-        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("/trailing/"))
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).keyPrefix("/trailing/"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'/trailing/'");
-        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).root("/zookeeper"))
+        assertThatThrownBy(() -> ZooKeeperLockProvider.builder(zooKeeper.connectString()).keyPrefix("/zookeeper"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'/zookeeper'");
     }
 

@@ -111,7 +111,7 @@ class ZooKeeperRenegotiatedTimeoutIT {
 
     private ZooKeeperLockProvider provider(String connectString) {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(connectString).sessionTimeout(SESSION)
-                .connectionTimeout(Duration.ofSeconds(2)).listener(FencingListener.NONE).build();
+                .connectTimeout(Duration.ofSeconds(2)).listener(FencingListener.NONE).build();
         closeLast.add(provider);
         return provider;
     }

@@ -117,7 +117,7 @@ class ZooKeeperRenewalInFlightIT {
 
     private ZooKeeperLockProvider provider(String connectString, FencingListener listener) {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(connectString).sessionTimeout(SESSION)
-                .connectionTimeout(Duration.ofSeconds(5)).listener(listener).build();
+                .connectTimeout(Duration.ofSeconds(5)).listener(listener).build();
         closing.add(0, provider);
         return provider;
     }

@@ -47,7 +47,7 @@ class ZooKeeperRestoreIT {
 
     private ZooKeeperLockProvider provider(FencingListener listener) {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(zooKeeper.connectString())
-                .connectionTimeout(Duration.ofSeconds(2)).listener(listener).build();
+                .connectTimeout(Duration.ofSeconds(2)).listener(listener).build();
         closing.add(0, provider);
         return provider;
     }

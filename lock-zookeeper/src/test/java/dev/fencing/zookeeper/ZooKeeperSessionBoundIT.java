@@ -105,7 +105,7 @@ class ZooKeeperSessionBoundIT {
 
     private ZooKeeperLockProvider provider(String connectString, FencingListener listener) {
         ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(connectString).sessionTimeout(SESSION)
-                .connectionTimeout(Duration.ofSeconds(2)).listener(listener).build();
+                .connectTimeout(Duration.ofSeconds(2)).listener(listener).build();
         providers.add(provider);
         return provider;
     }

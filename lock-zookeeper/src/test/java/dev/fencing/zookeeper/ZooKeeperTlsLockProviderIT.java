@@ -51,7 +51,7 @@ class ZooKeeperTlsLockProviderIT extends LockProviderTransportContract {
                         .zkClientConfig(SecuredZooKeeper.tls())
                         .authorization("digest", (SecuredZooKeeper.LOCK_USER + ":" + SecuredZooKeeper.LOCK_PASSWORD)
                                 .getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                        .acl(SecuredZooKeeper.LOCK_ACL).connectionTimeout(Duration.ofSeconds(2)).build(), built -> true);
+                        .acl(SecuredZooKeeper.LOCK_ACL).connectTimeout(Duration.ofSeconds(2)).build(), built -> true);
         proxy.close();
         return cutOff;
     }

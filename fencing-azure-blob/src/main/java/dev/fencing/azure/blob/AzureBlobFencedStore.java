@@ -58,7 +58,7 @@ public final class AzureBlobFencedStore {
         private static final int MAX_NAME_CHARS = 1024;
 
         private final BlobContainerClient container;
-        private String prefix = "";
+        private String keyPrefix = "";
         private Duration requestTimeout = Duration.ofSeconds(10);
 
         private Builder(BlobContainerClient container) {
@@ -66,21 +66,21 @@ public final class AzureBlobFencedStore {
         }
 
         /**
-         * What every blob name starts with: the store keeps {@code key} at {@code prefix + key}.
+         * What every blob name starts with: the store keeps {@code key} at {@code keyPrefix + key}.
          * Default none; at most 1023 characters, so that a name fits in Azure's 1024; no backslash,
          * which Azure stores as a slash (keys with one are refused too).
          *
-         * @throws IllegalArgumentException if {@code prefix} is null, longer or has a backslash, naming it
+         * @throws IllegalArgumentException if {@code keyPrefix} is null, longer or has a backslash, naming it
          */
-        public Builder prefix(String prefix) {
-            Checks.requireNonNull("prefix", prefix);
-            AzureBlobStorageAccessor.requireNoBackslash("prefix", prefix);
-            if (prefix.length() >= MAX_NAME_CHARS) {
-                throw new IllegalArgumentException("prefix must be at most " + (MAX_NAME_CHARS - 1) + " characters"
-                        + " (a blob name, prefix included, is at most " + MAX_NAME_CHARS + "), got " + prefix.length()
-                        + " characters starting '" + prefix.substring(0, 32) + "…'");
+        public Builder keyPrefix(String keyPrefix) {
+            Checks.requireNonNull("keyPrefix", keyPrefix);
+            AzureBlobStorageAccessor.requireNoBackslash("keyPrefix", keyPrefix);
+            if (keyPrefix.length() >= MAX_NAME_CHARS) {
+                throw new IllegalArgumentException("keyPrefix must be at most " + (MAX_NAME_CHARS - 1) + " characters"
+                        + " (a blob name, prefix included, is at most " + MAX_NAME_CHARS + "), got " + keyPrefix.length()
+                        + " characters starting '" + keyPrefix.substring(0, 32) + "…'");
             }
-            this.prefix = prefix;
+            this.keyPrefix = keyPrefix;
             return this;
         }
 
@@ -105,7 +105,7 @@ public final class AzureBlobFencedStore {
         /** The store. Sends no request: the container must exist (a write to a missing one names it). */
         @Override
         public FencedStore build() {
-            return storeOver(new AzureBlobStorageAccessor(container, Pipelines.withoutRetries(container), prefix,
+            return storeOver(new AzureBlobStorageAccessor(container, Pipelines.withoutRetries(container), keyPrefix,
                     requestTimeout));
         }
     }

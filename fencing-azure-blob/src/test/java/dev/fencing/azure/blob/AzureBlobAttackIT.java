@@ -236,7 +236,7 @@ class AzureBlobAttackIT {
         assertThatThrownBy(() -> other.write(FencingToken.of("second", 1), base + "\\x", "backslash"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backslash");
         assertThatThrownBy(() -> other.read(base + "\\x")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> AzureBlobFencedStore.builder(Blobs.container(container)).prefix(base + "\\"))
+        assertThatThrownBy(() -> AzureBlobFencedStore.builder(Blobs.container(container)).keyPrefix(base + "\\"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backslash");
         assertThat(one.read(base + "/x")).contains(new StoredValue(base + "/x", "slash", 5));
     }
@@ -245,8 +245,8 @@ class AzureBlobAttackIT {
     @Test
     void keysDifferingPastTheNameLimitAreNotOneBlob() {
         String prefix = "p".repeat(1000);
-        FencedStore one = AzureBlobFencedStore.builder(Blobs.container(container)).prefix(prefix).build();
-        FencedStore other = AzureBlobFencedStore.builder(Blobs.container(container)).prefix(prefix).build();
+        FencedStore one = AzureBlobFencedStore.builder(Blobs.container(container)).keyPrefix(prefix).build();
+        FencedStore other = AzureBlobFencedStore.builder(Blobs.container(container)).keyPrefix(prefix).build();
         String common = "k".repeat(100);
         try {
             one.write(FencingToken.of("first", 5), common + "1", "first");

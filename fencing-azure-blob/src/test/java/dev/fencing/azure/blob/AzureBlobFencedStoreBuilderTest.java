@@ -25,10 +25,10 @@ class AzureBlobFencedStoreBuilderTest {
     @Test
     void aPrefixLongerThanABlobNameAllowsIsRefused() {
         AzureBlobFencedStore.Builder builder = AzureBlobFencedStore.builder(NOWHERE);
-        assertThat(builder.prefix("p".repeat(1023))).isSameAs(builder);
-        assertThatThrownBy(() -> builder.prefix("p".repeat(1024))).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("prefix must be at most 1023 characters").hasMessageContaining("got 1024");
-        assertThatThrownBy(() -> builder.prefix(null)).isInstanceOf(IllegalArgumentException.class)
+        assertThat(builder.keyPrefix("p".repeat(1023))).isSameAs(builder);
+        assertThatThrownBy(() -> builder.keyPrefix("p".repeat(1024))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keyPrefix must be at most 1023 characters").hasMessageContaining("got 1024");
+        assertThatThrownBy(() -> builder.keyPrefix(null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("prefix");
     }
 
@@ -43,6 +43,6 @@ class AzureBlobFencedStoreBuilderTest {
 
     @Test
     void buildingSendsNoRequest() {
-        assertThat(AzureBlobFencedStore.builder(NOWHERE).prefix("p/").build()).isNotNull();
+        assertThat(AzureBlobFencedStore.builder(NOWHERE).keyPrefix("p/").build()).isNotNull();
     }
 }

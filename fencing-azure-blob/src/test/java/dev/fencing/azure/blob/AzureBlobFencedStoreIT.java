@@ -25,7 +25,7 @@ class AzureBlobFencedStoreIT extends FencedStoreContract {
 
     @Override
     protected FencedStore createStore(Policy policy) {
-        return AzureBlobFencedStore.builder(Blobs.container(container())).prefix("store/").policy(policy).build();
+        return AzureBlobFencedStore.builder(Blobs.container(container())).keyPrefix("store/").policy(policy).build();
     }
 
     /**
@@ -38,6 +38,6 @@ class AzureBlobFencedStoreIT extends FencedStoreContract {
         ReplyDroppingProxy proxy = ReplyDroppingProxy.inFrontOf(TestServers.azureBlob().endpoint());
         return LostReplies.through(proxy, "PUT /", true, policy -> AzureBlobFencedStore
                 .builder(Blobs.service(Blobs.through(proxy.httpEndpoint())).getBlobContainerClient(container()))
-                .prefix("store/").policy(policy).build());
+                .keyPrefix("store/").policy(policy).build());
     }
 }

@@ -18,6 +18,6 @@ class AzureBlobRefusalReportsIT extends RefusalReportsContract {
 
     @Override
     protected FencedStore createStore(FencingListener listener) {
-        return AzureBlobFencedStore.builder(Blobs.container(container())).prefix("reports/").listener(listener).build();
+        return AzureBlobFencedStore.builder(Blobs.container(container())).keyPrefix("reports/").listener(listener).build();
     }
 }

@@ -110,7 +110,7 @@ public class FencingProperties {
 
         /** How long one Redis command may take before it fails (10ms to 5m). A bare number is in seconds. */
         @DurationUnit(ChronoUnit.SECONDS)
-        private Duration commandTimeout = Duration.ofSeconds(5);
+        private Duration requestTimeout = Duration.ofSeconds(5);
 
         /**
          * How long the start waits for Redis to accept the connection and answer its handshake
@@ -136,12 +136,12 @@ public class FencingProperties {
             this.keyPrefix = keyPrefix.strip();
         }
 
-        public Duration getCommandTimeout() {
-            return commandTimeout;
+        public Duration getRequestTimeout() {
+            return requestTimeout;
         }
 
-        public void setCommandTimeout(Duration commandTimeout) {
-            this.commandTimeout = commandTimeout;
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
         }
 
         public Duration getConnectTimeout() {
@@ -167,7 +167,7 @@ public class FencingProperties {
          * number is in milliseconds.
          */
         @DurationUnit(ChronoUnit.MILLIS)
-        private Duration nodeTimeout = Duration.ofMillis(100);
+        private Duration requestTimeout = Duration.ofMillis(100);
 
         /**
          * How long the start waits for a majority of the masters to answer their connection
@@ -192,12 +192,12 @@ public class FencingProperties {
             this.keyPrefix = keyPrefix.strip();
         }
 
-        public Duration getNodeTimeout() {
-            return nodeTimeout;
+        public Duration getRequestTimeout() {
+            return requestTimeout;
         }
 
-        public void setNodeTimeout(Duration nodeTimeout) {
-            this.nodeTimeout = nodeTimeout;
+        public void setRequestTimeout(Duration requestTimeout) {
+            this.requestTimeout = requestTimeout;
         }
 
         public Duration getConnectTimeout() {
@@ -213,14 +213,14 @@ public class FencingProperties {
     public static class Postgres {
 
         /** The token counter table, created by the toolkit's migrations. */
-        private String counterTable = "fencing_token_counter";
+        private String table = "fencing_token_counter";
 
-        public String getCounterTable() {
-            return counterTable;
+        public String getTable() {
+            return table;
         }
 
-        public void setCounterTable(String counterTable) {
-            this.counterTable = counterTable.strip();
+        public void setTable(String table) {
+            this.table = table.strip();
         }
     }
 
@@ -302,7 +302,7 @@ public class FencingProperties {
         private @Nullable String connectString;
 
         /** The parent znode of every resource's znodes, an absolute path. */
-        private String root = "/fencing/locks";
+        private String keyPrefix = "/fencing/locks";
 
         /** The session timeout asked of the server (1s to 10m). A bare number is in seconds. */
         @DurationUnit(ChronoUnit.SECONDS)
@@ -310,7 +310,7 @@ public class FencingProperties {
 
         /** How long to wait for a connection (100ms to 5m). A bare number is in seconds. */
         @DurationUnit(ChronoUnit.SECONDS)
-        private Duration connectionTimeout = Duration.ofSeconds(5);
+        private Duration connectTimeout = Duration.ofSeconds(5);
 
         /**
          * The servers' tickTime (1ms to 1m), if known; unset, half the negotiated session timeout. Bounds how
@@ -365,12 +365,12 @@ public class FencingProperties {
             this.connectString = connectString == null ? null : connectString.strip();
         }
 
-        public String getRoot() {
-            return root;
+        public String getKeyPrefix() {
+            return keyPrefix;
         }
 
-        public void setRoot(String root) {
-            this.root = root.strip();
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix.strip();
         }
 
         public Duration getSessionTimeout() {
@@ -381,12 +381,12 @@ public class FencingProperties {
             this.sessionTimeout = sessionTimeout;
         }
 
-        public Duration getConnectionTimeout() {
-            return connectionTimeout;
+        public Duration getConnectTimeout() {
+            return connectTimeout;
         }
 
-        public void setConnectionTimeout(Duration connectionTimeout) {
-            this.connectionTimeout = connectionTimeout;
+        public void setConnectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
         }
 
         public @Nullable Duration getServerTickTime() {

@@ -38,7 +38,7 @@ final class FencingRedisClient implements AutoCloseable {
     }
 
     /** A client for {@code settings}; connects nothing yet. */
-    static FencingRedisClient of(RedisConnectionSettings settings, Duration commandTimeout, Duration connectTimeout) {
+    static FencingRedisClient of(RedisConnectionSettings settings, Duration requestTimeout, Duration connectTimeout) {
         SslOptions ssl = settings.ssl() == null ? null : sslOptions(settings.ssl());
         String servers = settings.nodes().stream().map(node -> node.host() + ":" + node.port())
                 .reduce((a, b) -> a + "," + b).orElseThrow() + " from " + settings.source();
@@ -49,7 +49,7 @@ final class FencingRedisClient implements AutoCloseable {
             RedisClusterClient cluster = RedisClusterClient.create(seeds);
             ClusterClientOptions.Builder options = ClusterClientOptions.builder()
                     .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
-                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .timeoutOptions(TimeoutOptions.enabled(requestTimeout))
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enablePeriodicRefresh(Duration.ofSeconds(30)).build());
             if (ssl != null) {
@@ -67,17 +67,17 @@ final class FencingRedisClient implements AutoCloseable {
                 uri.withSentinel(node.withSsl(ssl != null).build());
             }
             return standalone(dataNode(uri.withDatabase(settings.database()), settings, connectTimeout), ssl,
-                    commandTimeout, connectTimeout,
+                    requestTimeout, connectTimeout,
                     "Redis Sentinel master '" + settings.sentinelMaster() + "' at " + servers);
         }
         HostPort server = settings.nodes().get(0);
         RedisURI.Builder uri = RedisURI.Builder.redis(server.host(), server.port()).withDatabase(settings.database());
-        return standalone(dataNode(uri, settings, connectTimeout), ssl, commandTimeout, connectTimeout,
+        return standalone(dataNode(uri, settings, connectTimeout), ssl, requestTimeout, connectTimeout,
                 "Redis " + servers);
     }
 
     /** A client for a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI. */
-    static FencingRedisClient of(String uri, Duration commandTimeout, Duration connectTimeout) {
+    static FencingRedisClient of(String uri, Duration requestTimeout, Duration connectTimeout) {
         int scheme = uri.indexOf("://");
         int at = uri.lastIndexOf('@');
         // the user info runs to the last '@': a password may hold '@' or '/' unencoded
@@ -102,17 +102,17 @@ final class FencingRedisClient implements AutoCloseable {
                 : "sentinel master " + parsed.getSentinelMasterId();
         parsed.setTimeout(connectTimeout);
         parsed.getSentinels().forEach(sentinel -> sentinel.setTimeout(connectTimeout));
-        return standalone(parsed, null, commandTimeout, connectTimeout,
+        return standalone(parsed, null, requestTimeout, connectTimeout,
                 "Redis " + target + " from fencing.lock.redis.uri");
     }
 
-    private static FencingRedisClient standalone(RedisURI uri, @Nullable SslOptions ssl, Duration commandTimeout,
+    private static FencingRedisClient standalone(RedisURI uri, @Nullable SslOptions ssl, Duration requestTimeout,
             Duration connectTimeout, String target) {
         RedisClient client = RedisClient.create(uri);
         ClientOptions.Builder options = ClientOptions.builder()
                 .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout));
+                .timeoutOptions(TimeoutOptions.enabled(requestTimeout));
         if (ssl != null) {
             options.sslOptions(ssl);
         }

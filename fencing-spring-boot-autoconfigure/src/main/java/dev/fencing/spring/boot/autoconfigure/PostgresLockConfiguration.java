@@ -31,8 +31,8 @@ class PostgresLockConfiguration {
     PostgresAdvisoryLockProvider fencingLockProvider(DataSource dataSource, FencingProperties properties,
             ObjectProvider<FencingListener> listeners, Environment environment) {
         PostgresAdvisoryLockProvider.Builder builder = PostgresAdvisoryLockProvider.builder(dataSource);
-        PropertyChecks.apply("fencing.lock.postgres.counter-table", FlywaySchema.qualify(environment,
-                properties.getLock().getPostgres().getCounterTable(), "fencing_token_counter"), builder::counterTable);
+        PropertyChecks.apply("fencing.lock.postgres.table", FlywaySchema.qualify(environment,
+                properties.getLock().getPostgres().getTable(), "fencing_token_counter"), builder::table);
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException | IllegalStateException e) {

@@ -33,19 +33,19 @@ class RedisLockConfiguration {
             ConfigurableListableBeanFactory beanFactory) {
         FencingProperties.Redis redis = properties.getLock().getRedis();
         // the provider's bounds, checked before the client's options take the value
-        PropertyChecks.requireBetween("fencing.lock.redis.command-timeout", redis.getCommandTimeout(),
+        PropertyChecks.requireBetween("fencing.lock.redis.request-timeout", redis.getRequestTimeout(),
                 Duration.ofMillis(10), Duration.ofMinutes(5));
         PropertyChecks.requireBetween("fencing.lock.redis.connect-timeout", redis.getConnectTimeout(),
                 Duration.ofMillis(100), Duration.ofMinutes(5));
         if (redis.getUri() != null && !redis.getUri().isBlank()) {
-            return FencingRedisClient.of(redis.getUri().strip(), redis.getCommandTimeout(), redis.getConnectTimeout());
+            return FencingRedisClient.of(redis.getUri().strip(), redis.getRequestTimeout(), redis.getConnectTimeout());
         }
         RedisConnectionSettings settings = ClassUtils.isPresent(BootRedisConnectionDetails.CLASS_NAME,
                 beanFactory.getBeanClassLoader())
                 ? BootRedisConnectionDetails.find(beanFactory)
                         .orElseGet(() -> RedisPropertiesFallback.read(Binder.get(environment), beanFactory))
                 : RedisPropertiesFallback.read(Binder.get(environment), beanFactory);
-        return FencingRedisClient.of(settings, redis.getCommandTimeout(), redis.getConnectTimeout());
+        return FencingRedisClient.of(settings, redis.getRequestTimeout(), redis.getConnectTimeout());
     }
 
     @Bean
@@ -57,7 +57,7 @@ class RedisLockConfiguration {
                 ? RedisLockProvider.builder(cluster)
                 : RedisLockProvider.builder((RedisClient) client.client());
         PropertyChecks.apply("fencing.lock.redis.key-prefix", redis.getKeyPrefix(), builder::keyPrefix);
-        PropertyChecks.apply("fencing.lock.redis.command-timeout", redis.getCommandTimeout(), builder::commandTimeout);
+        PropertyChecks.apply("fencing.lock.redis.request-timeout", redis.getRequestTimeout(), builder::requestTimeout);
         PropertyChecks.apply("fencing.lock.redis.connect-timeout", redis.getConnectTimeout(), builder::connectTimeout);
         try {
             return builder.listener(Listeners.of(listeners)).build();

@@ -31,7 +31,7 @@ class RedlockConfiguration {
                     + ": " + e.getMessage(), e);
         }
         PropertyChecks.apply("fencing.lock.redlock.key-prefix", redlock.getKeyPrefix(), builder::keyPrefix);
-        PropertyChecks.apply("fencing.lock.redlock.node-timeout", redlock.getNodeTimeout(), builder::nodeTimeout);
+        PropertyChecks.apply("fencing.lock.redlock.request-timeout", redlock.getRequestTimeout(), builder::requestTimeout);
         PropertyChecks.apply("fencing.lock.redlock.connect-timeout", redlock.getConnectTimeout(),
                 builder::connectTimeout);
         try {

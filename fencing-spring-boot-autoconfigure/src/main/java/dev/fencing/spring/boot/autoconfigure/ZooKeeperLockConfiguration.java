@@ -32,11 +32,11 @@ class ZooKeeperLockConfiguration {
         String connectString = PropertyChecks.require("fencing.lock.zookeeper.connect-string",
                 zookeeper.getConnectString(), "zookeeper", "host:port,host:port");
         ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connectString);
-        PropertyChecks.apply("fencing.lock.zookeeper.root", zookeeper.getRoot(), builder::root);
+        PropertyChecks.apply("fencing.lock.zookeeper.key-prefix", zookeeper.getKeyPrefix(), builder::keyPrefix);
         PropertyChecks.apply("fencing.lock.zookeeper.session-timeout", zookeeper.getSessionTimeout(),
                 builder::sessionTimeout);
-        PropertyChecks.apply("fencing.lock.zookeeper.connection-timeout", zookeeper.getConnectionTimeout(),
-                builder::connectionTimeout);
+        PropertyChecks.apply("fencing.lock.zookeeper.connect-timeout", zookeeper.getConnectTimeout(),
+                builder::connectTimeout);
         Duration serverTickTime = zookeeper.getServerTickTime();
         if (serverTickTime != null) {
             PropertyChecks.apply("fencing.lock.zookeeper.server-tick-time", serverTickTime, builder::serverTickTime);

@@ -218,9 +218,9 @@ class FencingAutoConfigurationTest {
 
     @Test
     void badProviderSettingsNameTheProperty() {
-        runner.withPropertyValues("fencing.lock.type=redis", "fencing.lock.redis.command-timeout=0s")
+        runner.withPropertyValues("fencing.lock.type=redis", "fencing.lock.redis.request-timeout=0s")
                 .run(context -> assertThat(rootCause(context)).isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage("fencing.lock.redis.command-timeout must be between PT0.01S and PT5M, got PT0S"));
+                        .hasMessage("fencing.lock.redis.request-timeout must be between PT0.01S and PT5M, got PT0S"));
         runner.withPropertyValues("fencing.lock.type=redis", "fencing.lock.redis.uri=http://localhost:6379")
                 .run(context -> assertThat(rootCause(context)).hasMessageContaining("fencing.lock.redis.uri"));
         runner.withPropertyValues("fencing.lock.type=redlock", "fencing.lock.redlock.uris=redis://a:1,redis://b:2")
@@ -233,14 +233,14 @@ class FencingAutoConfigurationTest {
                 .run(context -> assertThat(rootCause(context)).hasMessageContaining("fencing.lock.etcd.endpoints")
                         .hasMessageContaining("ftp://x:1"));
         runner.withPropertyValues("fencing.lock.type=zookeeper", "fencing.lock.zookeeper.connect-string=127.0.0.1:1",
-                "fencing.lock.zookeeper.root=relative")
+                "fencing.lock.zookeeper.key-prefix=relative")
                 .run(context -> assertThat(rootCause(context))
-                        .hasMessageStartingWith("fencing.lock.zookeeper.root = 'relative' is not allowed: "));
+                        .hasMessageStartingWith("fencing.lock.zookeeper.key-prefix = 'relative' is not allowed: "));
     }
 
     @Test
     void aDurationThatIsNotOneFailsTheBinding() {
-        runner.withPropertyValues("fencing.lock.type=redis", "fencing.lock.redis.command-timeout=soon")
+        runner.withPropertyValues("fencing.lock.type=redis", "fencing.lock.redis.request-timeout=soon")
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).hasRootCauseInstanceOf(IllegalArgumentException.class);
@@ -248,7 +248,7 @@ class FencingAutoConfigurationTest {
                     while (bind != null && !(bind instanceof BindException)) {
                         bind = bind.getCause();
                     }
-                    assertThat(bind).isNotNull().hasMessageContaining("fencing.lock.redis.command-timeout");
+                    assertThat(bind).isNotNull().hasMessageContaining("fencing.lock.redis.request-timeout");
                 });
     }
 

@@ -101,7 +101,7 @@ class FencingLockProvidersIT {
     @Test
     void anUnreachableRedisFailsTheStartNamingWhereItWasLookedFor() {
         runner.withPropertyValues("fencing.lock.type=redis", "spring.data.redis.host=127.0.0.1",
-                "spring.data.redis.port=1", "fencing.lock.redis.command-timeout=500ms").run(context -> {
+                "spring.data.redis.port=1", "fencing.lock.redis.request-timeout=500ms").run(context -> {
                     assertThat(context).hasFailed();
                     Throwable failure = context.getStartupFailure();
                     while (failure.getClass().getName().startsWith("org.springframework.")) {

@@ -35,27 +35,27 @@ class FencingPropertiesBindingTest {
 
     @Test
     void aBareNumberIsInTheUnitEachDurationStates() {
-        runner.withPropertyValues("fencing.health.timeout=2", "fencing.lock.redis.command-timeout=3",
-                "fencing.lock.redlock.node-timeout=150", "fencing.lock.etcd.request-timeout=4",
-                "fencing.lock.zookeeper.session-timeout=10", "fencing.lock.zookeeper.connection-timeout=5",
+        runner.withPropertyValues("fencing.health.timeout=2", "fencing.lock.redis.request-timeout=3",
+                "fencing.lock.redlock.request-timeout=150", "fencing.lock.etcd.request-timeout=4",
+                "fencing.lock.zookeeper.session-timeout=10", "fencing.lock.zookeeper.connect-timeout=5",
                 "fencing.lock.zookeeper.server-tick-time=2000").run(context -> {
                     FencingProperties properties = context.getBean(FencingProperties.class);
                     assertThat(properties.getHealth().getTimeout()).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(properties.getLock().getRedis().getCommandTimeout()).isEqualTo(Duration.ofSeconds(3));
-                    assertThat(properties.getLock().getRedlock().getNodeTimeout()).isEqualTo(Duration.ofMillis(150));
+                    assertThat(properties.getLock().getRedis().getRequestTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(properties.getLock().getRedlock().getRequestTimeout()).isEqualTo(Duration.ofMillis(150));
                     assertThat(properties.getLock().getEtcd().getRequestTimeout()).isEqualTo(Duration.ofSeconds(4));
                     assertThat(properties.getLock().getZookeeper().getSessionTimeout()).isEqualTo(Duration.ofSeconds(10));
-                    assertThat(properties.getLock().getZookeeper().getConnectionTimeout()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(properties.getLock().getZookeeper().getConnectTimeout()).isEqualTo(Duration.ofSeconds(5));
                     assertThat(properties.getLock().getZookeeper().getServerTickTime()).isEqualTo(Duration.ofSeconds(2));
                 });
     }
 
     @Test
     void aDurationWithItsOwnUnitKeepsIt() {
-        runner.withPropertyValues("fencing.health.timeout=750ms", "fencing.lock.redlock.node-timeout=1s").run(context -> {
+        runner.withPropertyValues("fencing.health.timeout=750ms", "fencing.lock.redlock.request-timeout=1s").run(context -> {
             FencingProperties properties = context.getBean(FencingProperties.class);
             assertThat(properties.getHealth().getTimeout()).isEqualTo(Duration.ofMillis(750));
-            assertThat(properties.getLock().getRedlock().getNodeTimeout()).isEqualTo(Duration.ofSeconds(1));
+            assertThat(properties.getLock().getRedlock().getRequestTimeout()).isEqualTo(Duration.ofSeconds(1));
         });
     }
 
@@ -63,13 +63,13 @@ class FencingPropertiesBindingTest {
     void textValuesAreReadWithoutSurroundingBlanks() {
         runner.withPropertyValues("fencing.lock.type=postgres ", "fencing.jdbc.policy= strict ",
                 "fencing.jdbc.fence-table=fencing_fence\t", "fencing.lock.etcd.endpoints=http://a:2379 , http://b:2379",
-                "fencing.lock.zookeeper.root= /locks ").run(context -> {
+                "fencing.lock.zookeeper.key-prefix= /locks ").run(context -> {
                     FencingProperties properties = context.getBean(FencingProperties.class);
                     assertThat(properties.getLock().getType()).isEqualTo("postgres");
                     assertThat(properties.getJdbc().getPolicy()).isEqualTo("strict");
                     assertThat(properties.getJdbc().getFenceTable()).isEqualTo("fencing_fence");
                     assertThat(properties.getLock().getEtcd().getEndpoints()).containsExactly("http://a:2379", "http://b:2379");
-                    assertThat(properties.getLock().getZookeeper().getRoot()).isEqualTo("/locks");
+                    assertThat(properties.getLock().getZookeeper().getKeyPrefix()).isEqualTo("/locks");
                 });
     }
 

@@ -92,7 +92,7 @@ class SecuredLockProvidersIT {
     void redisOverTlsRefusesAServerItsBundleDoesNotTrust() {
         TestCertificates stranger = TestCertificates.create();
         runner.withPropertyValues("spring.ssl.bundle.pem.fencing.truststore.certificate=file:"
-                + stranger.caCertificate(), "fencing.lock.type=redis", "fencing.lock.redis.command-timeout=2s",
+                + stranger.caCertificate(), "fencing.lock.type=redis", "fencing.lock.redis.request-timeout=2s",
                 "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.tlsPort(),
                 "spring.data.redis.username=app", "spring.data.redis.password=" + PASSWORD,
                 "spring.data.redis.ssl.enabled=true", "spring.data.redis.ssl.bundle=fencing").run(context -> {
