@@ -133,7 +133,7 @@ public final class Backend implements AutoCloseable {
     /**
      * Starts or connects to the servers for {@code lock} and {@code store}.
      *
-     * @throws CliException with {@link ExitCode#USAGE} for a kind not built into this version, or
+     * @throws CliException with {@link ExitCode#USAGE} for options that do not fit the kinds, or
      *     {@link ExitCode#UNREACHABLE} when a server cannot be reached
      */
     public static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections) {
@@ -167,7 +167,6 @@ public final class Backend implements AutoCloseable {
 
     private static Backend open(LockKind lock, StoreKind store, ConnectionOptions connections, boolean readOnly,
             int etcdMembers) {
-        requireAvailable(lock, store);
         connections.validate();
         Backend backend = new Backend(readOnly, connections.tls(), connections.timeout());
         try {
@@ -179,7 +178,6 @@ public final class Backend implements AutoCloseable {
                     case ETCD -> backend.adopt(ConsensusLocks.etcd(connections, etcdMembers, backend.resources::push));
                     case ZOOKEEPER -> backend.adopt(ConsensusLocks.zooKeeper(connections, backend.resources::push));
                     case DYNAMODB -> backend.openDynamoDbLock(connections);
-                    default -> throw new IllegalStateException("unreachable: " + lock + " is available but not wired");
                 }
             }
             if (store != null) { // null: a lock alone
@@ -189,24 +187,12 @@ public final class Backend implements AutoCloseable {
                     case DYNAMODB -> backend.openDynamoDbStore(connections);
                     case S3 -> backend.openS3Store(connections);
                     case AZURE_BLOB -> backend.openAzureBlobStore(connections);
-                    default -> throw new IllegalStateException("unreachable: " + store + " is available but not wired");
                 }
             }
             return backend;
         } catch (RuntimeException e) {
             backend.close();
             throw e;
-        }
-    }
-
-    private static void requireAvailable(LockKind lock, StoreKind store) {
-        if (lock != null && !lock.available()) {
-            throw new CliException(ExitCode.USAGE, "--lock " + lock.cliName() + " is not built into this version yet;"
-                    + " available: " + LockKind.availableNames());
-        }
-        if (store != null && !store.available()) {
-            throw new CliException(ExitCode.USAGE, "--store " + store.cliName() + " is not built into this version yet;"
-                    + " available: " + StoreKind.availableNames());
         }
     }
 
