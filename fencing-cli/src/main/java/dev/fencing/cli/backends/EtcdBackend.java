@@ -61,8 +61,8 @@ final class EtcdBackend {
                     + (connections.tls().any() && endpoints.stream().anyMatch(e -> !e.startsWith("https://"))
                             ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to https:// endpoints only)" : "");
             faults = List.of();
-            Opening.probe(Endpoints.etcdAddresses(endpoints), connections.timeout(), "etcd for the lock at " + String.join(",", endpoints),
-                    ETCD_OPTIONS);
+            Opening.probe(Endpoints.etcdAddresses(endpoints), connections.timeout(),
+                    "etcd for the lock at " + String.join(",", endpoints), ETCD_OPTIONS);
         }
         EtcdLockProvider locks;
         try {

@@ -35,7 +35,8 @@ final class ZooKeeperBackend {
         String description;
         List<Fault> faults;
         if (configured.isEmpty()) {
-            ZooKeeperTestServer server = Opening.started("an embedded ZooKeeper", ZOOKEEPER_OPTIONS, ZooKeeperTestServer::launch);
+            ZooKeeperTestServer server = Opening.started("an embedded ZooKeeper", ZOOKEEPER_OPTIONS,
+                    ZooKeeperTestServer::launch);
             closeLater.accept(server::stop);
             connect = server.connectString();
             description = "zookeeper lock on an embedded ZooKeeper at " + connect;
@@ -49,8 +50,8 @@ final class ZooKeeperBackend {
                     ? " (in plaintext: --tls-ca, --tls-cert and --tls-key apply to ZooKeeper with --zookeeper-tls only)"
                     : "");
             faults = List.of();
-            Opening.probe(Endpoints.zooKeeperAddresses(connect), connections.timeout(), "ZooKeeper for the lock at " + connect,
-                    ZOOKEEPER_OPTIONS);
+            Opening.probe(Endpoints.zooKeeperAddresses(connect), connections.timeout(),
+                    "ZooKeeper for the lock at " + connect, ZOOKEEPER_OPTIONS);
         }
         ZooKeeperLockProvider locks;
         try {
