@@ -57,7 +57,7 @@ public final class FencingCli implements Runnable {
     }
 
     /** Runs the CLI with the given streams; returns the exit code. */
-    static int run(PrintWriter out, PrintWriter err, String... args) {
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new FencingCli());
         cli.setOut(out);
         cli.setErr(err);

@@ -45,7 +45,7 @@ import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException
  * version, on the testkit's shared servers (the README's first command on the embedded servers
  * the CLI starts itself); workers in two JVMs and two in-process workers on one resource, then
  * {@code inspect}; bad usage, unreachable servers and help. {@code torture} is
- * {@link CliTortureIT}, {@code bench} {@link CliBenchIT}.
+ * {@link CliTortureIT}; {@code bench} is fencing-bench's CliBenchIT.
  */
 class CliIT {
 

@@ -2,7 +2,7 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.testkit.servers.SilentServer;
 import java.time.Duration;
 import java.util.List;
@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * {@code inspect} against a server that accepts TCP and never answers, for each store and lock:
- * exit 3 within the CLI's connect bound ({@link Backend#CONNECT_TIMEOUT}, 5 s) plus a slack of
+ * exit 3 within the CLI's connect bound ({@link Backends#CONNECT_TIMEOUT}, 5 s) plus a slack of
  * 5 s for the CLI's own JVM start (7.3 s in all was seen beside three other builds on 2 cores),
  * with one line naming what did not answer — no stack trace. Measured before the bound: Redis
  * 62 s, S3 123 s, DynamoDB 285 s, ZooKeeper 11 s with two Curator ERROR traces.
@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SilentEndpointsCliIT {
 
     private static final SilentServer SILENT = SilentServer.start();
-    private static final Duration BOUND = Backend.CONNECT_TIMEOUT.plusSeconds(5);
+    private static final Duration BOUND = Backends.CONNECT_TIMEOUT.plusSeconds(5);
 
     @AfterAll
     static void close() {

@@ -25,7 +25,7 @@ import java.util.concurrent.Executors;
 /**
  * A downstream service on loopback, as another team would run it: the CLI's demo and bench call it
  * over HTTP with the token in {@value TokenHeader#HTTP_HEADER}. {@code PUT /fenced?key=K} writes
- * the body through the backend's fenced store with the caller's token (refusals answered 409 with
+ * the body through the run's fenced store with the caller's token (refusals answered 409 with
  * {@link TokenRefusal#HTTP_HEADER}, a missing token 428, a malformed one 400); {@code PUT /gated}
  * admits the token through a {@link TokenGate} over the fenced store, then writes unfenced;
  * {@code PUT /plain} writes unfenced; {@code GET} on each reads. Built on the JDK's own HTTP
@@ -47,8 +47,8 @@ public final class FencedService implements AutoCloseable {
         this.gate = TokenGate.over(fenced);
     }
 
-    /** Starts the service on a free loopback port, over {@code backend}'s storage. */
-    public static FencedService start(Backend backend) {
+    /** Starts the service on a free loopback port, over {@code backends}'s storage. */
+    public static FencedService start(Backends backends) {
         try {
             HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
             ExecutorService threads = Executors.newFixedThreadPool(16, r -> {
@@ -56,8 +56,8 @@ public final class FencedService implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             });
-            FencedService service = new FencedService(server, threads, backend.store(Policy.MONOTONIC),
-                    backend.plainStore());
+            FencedService service = new FencedService(server, threads, backends.store(Policy.MONOTONIC),
+                    backends.plainStore());
             server.createContext("/", service::handle);
             server.setExecutor(threads);
             server.start();

@@ -28,7 +28,7 @@ public final class FencedServiceClient {
     public FencedServiceClient(String url) {
         this.url = url;
         this.http = FencedHttpClient.of(HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Backend.CONNECT_TIMEOUT).build());
+                .connectTimeout(Backends.CONNECT_TIMEOUT).build());
     }
 
     /**

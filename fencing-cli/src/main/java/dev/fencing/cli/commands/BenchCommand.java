@@ -3,8 +3,8 @@ package dev.fencing.cli.commands;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 
-import dev.fencing.cli.bench.Benchmarks;
 import java.util.List;
+import java.util.ServiceLoader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -14,7 +14,8 @@ import picocli.CommandLine.Option;
  * {@code --dynamodb-endpoint} and {@code --s3-endpoint} (or their variables) point comparison 6,
  * {@code --etcd-endpoints} comparison 9 and {@code --zookeeper-connect} comparison 10 at servers
  * already running; the other connection options are not used. The command checks its options and
- * hands the run to {@link Benchmarks}. A CLI command
+ * hands the run to the {@link BenchService} of the {@code fencing-bench} module, found on the class
+ * path; without that module it says how to get it (exit 2). A CLI command
  * rather than JMH: every comparison needs real servers and several client libraries in one JVM
  * with interleaved rounds, which is this harness's whole job; JMH would add a forked JVM per
  * benchmark and no way to interleave contenders.
@@ -23,7 +24,8 @@ import picocli.CommandLine.Option;
         description = {"Benchmarks: each provider and store against the best alternative and the raw floor.",
                 "Side by side in one process, interleaved rounds after warm-up; medians, p99 and ratios to the baseline.",
                 "Starts its own servers; only --dynamodb-endpoint and --s3-endpoint (comparisons 6 and 12), --etcd-endpoints (9)"
-                        + " and --zookeeper-connect (10) are used."})
+                        + " and --zookeeper-connect (10) are used.",
+                "Needs the fencing-bench module on the class path: ./fencing adds it from a checkout."})
 public final class BenchCommand extends FencingCommand {
 
     @Option(names = "--quick", description = "Small counts (well under 3 minutes): checks the harness, not for quoting.")
@@ -38,20 +40,29 @@ public final class BenchCommand extends FencingCommand {
             description = "Run only these comparisons (1-12); default all.")
     List<Integer> only;
 
+    /** What {@code bench} says, exit 2, when the fencing-bench module is not on the class path. */
+    static final String NO_BENCH = "the benchmarks are not on the class path: they live in the fencing-bench module"
+            + " (with Redisson, Curator's recipes and AWS's DynamoDB lock client), which the CLI does not carry."
+            + " From a checkout, ./fencing bench builds it and adds it; elsewhere build it with"
+            + " 'mvn -pl fencing-bench -am package' and add fencing-bench/target/fencing-bench-*.jar and the"
+            + " entries of fencing-bench/target/classpath.txt to the class path.";
+
     @Override
     public Integer call() throws Exception {
+        BenchService bench = ServiceLoader.load(BenchService.class).findFirst()
+                .orElseThrow(() -> new CliException(ExitCode.USAGE, NO_BENCH));
         if (only != null) {
-            only.stream().filter(n -> n < 1 || n > Benchmarks.COMPARISONS).findFirst().ifPresent(n -> {
+            only.stream().filter(n -> n < 1 || n > bench.comparisons()).findFirst().ifPresent(n -> {
                 throw new CliException(ExitCode.USAGE, "--only: there is no comparison " + n + "; they are numbered 1 to "
-                        + Benchmarks.COMPARISONS);
+                        + bench.comparisons());
             });
         }
         int repeats = repeat != null ? repeat : quick ? 1 : 3;
-        if (repeats < 1 || repeats > Benchmarks.MAX_REPEATS) {
-            throw new CliException(ExitCode.USAGE, "--repeat must be between 1 and " + Benchmarks.MAX_REPEATS
+        if (repeats < 1 || repeats > bench.maxRepeats()) {
+            throw new CliException(ExitCode.USAGE, "--repeat must be between 1 and " + bench.maxRepeats()
                     + " (times each comparison runs), got " + repeats);
         }
-        Benchmarks.print(out(), new Benchmarks(quick, repeats, only, connections).run(), json);
+        bench.run(out(), new BenchService.Request(quick, repeats, only, json), connections);
         return ExitCode.OK;
     }
 }

@@ -3,7 +3,7 @@ package dev.fencing.cli.commands;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.FencedService;
 import dev.fencing.cli.backends.FencedServiceClient;
 import dev.fencing.cli.backends.PlainStore;
@@ -62,28 +62,28 @@ public final class DemoCommand extends FencingCommand {
             throw new CliException(ExitCode.USAGE, "--over: '" + over + "' is not a way; use direct or http");
         }
         PrintWriter out = out();
-        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections);
-                FencedService service = over.equals("http") ? FencedService.start(backend) : null) {
-            Accounts accounts = service == null ? Accounts.direct(backend.store(Policy.MONOTONIC), backend.plainStore())
+        try (Backends backends = Backends.open(kinds.lock, kinds.store, connections);
+                FencedService service = over.equals("http") ? FencedService.start(backends) : null) {
+            Accounts accounts = service == null ? Accounts.direct(backends.store(Policy.MONOTONIC), backends.plainStore())
                     : Accounts.overHttp(new FencedServiceClient(service.url()));
             String account = "demo-account-" + HexFormat.of().formatHex(SecureRandom.getSeed(3));
             PrintWriter timelineOut = json ? null : out;
             if (!json) {
                 out.println("Zombie-writer demo (Kleppmann, \"How to do distributed locking\")");
-                out.println("  lock:  " + backend.lockDescription());
-                out.println("  store: " + backend.storeDescription());
+                out.println("  lock:  " + backends.lockDescription());
+                out.println("  store: " + backends.storeDescription());
                 if (service != null) {
                     out.println("  over:  HTTP to an accounts service at " + service.url() + " that writes to the store"
                             + " with the token each request carries (Fencing-Token header)");
                 }
-                out.println("  tokens: " + backend.tokenNote());
+                out.println("  tokens: " + backends.tokenNote());
                 out.println("  account '" + account + "' opens at " + OPENING_BALANCE + "; client-2 deposits " + DEPOSIT
                         + ", client-1 withdraws " + WITHDRAWAL + "; lease TTL " + ttl.toMillis() + " ms");
                 out.println();
                 out.println(service == null ? "1) With fencing: the store checks every write's token"
                         : "1) With fencing: the service writes with each request's token, the store checks it");
             }
-            Run fenced = runFenced(backend, accounts, account, new Timeline(timelineOut));
+            Run fenced = runFenced(backends, accounts, account, new Timeline(timelineOut));
             if (!json) {
                 out.println();
                 out.println("   final: balance " + fenced.finalBalance + " (token " + fenced.finalToken + ") — "
@@ -92,7 +92,7 @@ public final class DemoCommand extends FencingCommand {
                 out.println();
                 out.println("2) Without fencing: the same steps, plain writes to the same storage");
             }
-            Run plain = runPlain(backend, accounts, account, new Timeline(timelineOut));
+            Run plain = runPlain(backends, accounts, account, new Timeline(timelineOut));
             if (!json) {
                 out.println();
                 out.println("   final: balance " + plain.finalBalance + " — "
@@ -106,8 +106,8 @@ public final class DemoCommand extends FencingCommand {
                 out.flush();
             } else {
                 Map<String, Object> report = new LinkedHashMap<>();
-                report.put("lock", backend.lockDescription());
-                report.put("store", backend.storeDescription());
+                report.put("lock", backends.lockDescription());
+                report.put("store", backends.storeDescription());
                 report.put("over", over);
                 report.put("resource", account);
                 report.put("ttlMillis", ttl.toMillis());
@@ -122,9 +122,9 @@ public final class DemoCommand extends FencingCommand {
         }
     }
 
-    private Run runFenced(Backend backend, Accounts accounts, String account, Timeline timeline)
+    private Run runFenced(Backends backends, Accounts accounts, String account, Timeline timeline)
             throws InterruptedException {
-        LockProvider locks = backend.locks();
+        LockProvider locks = backends.locks();
         LeaseOptions options = clientOptions();
         LeaseOptions patient = patient(options);
         try (Lease setup = locks.acquire(account, patient)) {
@@ -165,9 +165,9 @@ public final class DemoCommand extends FencingCommand {
         return new Run(timeline, refused, Long.parseLong(last.value()), last.token());
     }
 
-    private Run runPlain(Backend backend, Accounts fencedAccounts, String account, Timeline timeline)
+    private Run runPlain(Backends backends, Accounts fencedAccounts, String account, Timeline timeline)
             throws InterruptedException {
-        LockProvider locks = backend.locks();
+        LockProvider locks = backends.locks();
         PlainStore accounts = fencedAccounts.plain();
         LeaseOptions options = clientOptions();
         accounts.write(account, Long.toString(OPENING_BALANCE));

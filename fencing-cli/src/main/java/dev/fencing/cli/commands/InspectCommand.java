@@ -2,7 +2,7 @@ package dev.fencing.cli.commands;
 
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.LockKind;
 import dev.fencing.cli.backends.StoreKind;
 
@@ -57,40 +57,40 @@ public final class InspectCommand extends FencingCommand {
     @Override
     public Integer call() {
         PrintWriter out = out();
-        try (Backend backend = Backend.openReadOnly(lock, store, connections)) {
-            boolean storeReady = backend.storeNotSetUp() == null;
-            FencedStore fenced = storeReady ? backend.store(Policy.MONOTONIC) : null;
+        try (Backends backends = Backends.openReadOnly(lock, store, connections)) {
+            boolean storeReady = backends.storeNotSetUp() == null;
+            FencedStore fenced = storeReady ? backends.store(Policy.MONOTONIC) : null;
             Optional<StoredValue> value = storeReady ? fenced.read(resource) : Optional.empty();
             OptionalLong mark = storeReady ? fenced.highWaterMark(resource) : OptionalLong.empty();
             List<String> missing = new ArrayList<>();
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("resource", resource);
-            report.put("store", backend.storeDescription());
+            report.put("store", backends.storeDescription());
             report.put("state", !storeReady ? "not-set-up" : value.isPresent() ? "present"
                     : mark.isPresent() ? "tombstone" : "absent");
             report.put("value", value.map(StoredValue::value).orElse(null));
             report.put("highWaterMark", mark.isPresent() ? mark.getAsLong() : null);
-            Map<String, Long> fenceMarks = storeReady ? backend.fenceMarks(resource) : Map.of();
+            Map<String, Long> fenceMarks = storeReady ? backends.fenceMarks(resource) : Map.of();
             if (!fenceMarks.isEmpty()) {
                 report.put("fence", fenceMarks);
             }
             if (!storeReady) {
-                missing.add(backend.storeNotSetUp());
+                missing.add(backends.storeNotSetUp());
             }
-            boolean lockReady = lock != null && backend.lockNotSetUp() == null;
-            Optional<LockState> lockState = lockReady ? backend.locks().inspect(resource) : Optional.empty();
+            boolean lockReady = lock != null && backends.lockNotSetUp() == null;
+            Optional<LockState> lockState = lockReady ? backends.locks().inspect(resource) : Optional.empty();
             if (lock != null) {
-                report.put("lock", backend.lockDescription());
+                report.put("lock", backends.lockDescription());
                 report.put("holder", lockState.flatMap(LockState::holder).orElse(null));
                 report.put("remainingMillis", lockState.map(s -> s.remaining().toMillis()).orElse(0L));
                 report.put("lastToken", lockState.filter(s -> s.lastToken().isPresent())
                         .map(s -> s.lastToken().getAsLong()).orElse(null));
                 if (!lockReady) {
-                    missing.add(backend.lockNotSetUp());
+                    missing.add(backends.lockNotSetUp());
                 }
             }
             report.put("missing", missing);
-            Optional<S3ServerCheck> serverCheck = storeReady ? backend.checkS3Server() : Optional.empty();
+            Optional<S3ServerCheck> serverCheck = storeReady ? backends.checkS3Server() : Optional.empty();
             serverCheck.ifPresent(check -> {
                 Map<String, Object> checked = new LinkedHashMap<>();
                 checked.put("passed", check.passed());
@@ -98,7 +98,7 @@ public final class InspectCommand extends FencingCommand {
                 report.put("serverCheck", checked);
             });
             int exit = serverCheck.map(S3ServerCheck::passed).orElse(true) ? ExitCode.OK : ExitCode.UNSAFE_SERVER;
-            if (backend.embeddedStore()) {
+            if (backends.embeddedStore()) {
                 err().println("note: this inspected a fresh embedded server, which holds nothing yet;"
                         + " point at your own with " + connections.unspecified(store).orElse("the store's option"));
                 err().flush();
@@ -107,9 +107,9 @@ public final class InspectCommand extends FencingCommand {
                 Json.print(out, report);
                 return exit;
             }
-            out.println("resource '" + resource + "' in the " + backend.storeDescription());
+            out.println("resource '" + resource + "' in the " + backends.storeDescription());
             out.println("  store: " + switch ((String) report.get("state")) {
-                case "not-set-up" -> "not set up here: " + backend.storeNotSetUp() + " — nothing was ever stored"
+                case "not-set-up" -> "not set up here: " + backends.storeNotSetUp() + " — nothing was ever stored"
                         + " by the toolkit on this server (is it the right one?); inspect created nothing";
                 case "present" -> "value " + quoted(value.get().value()) + ", high-water mark " + mark.getAsLong();
                 case "tombstone" -> "deleted (tombstone), high-water mark " + mark.getAsLong()
@@ -127,7 +127,7 @@ public final class InspectCommand extends FencingCommand {
                         + " writes of that row (a fenced delete left this mark) with older tokens are refused");
             }
             if (lock != null) {
-                out.println("  lock:  " + (!lockReady ? "not set up here: " + backend.lockNotSetUp()
+                out.println("  lock:  " + (!lockReady ? "not set up here: " + backends.lockNotSetUp()
                         + "; inspect created nothing" : lockState.map(InspectCommand::describe)
                                 .orElse("this provider cannot tell")));
             }

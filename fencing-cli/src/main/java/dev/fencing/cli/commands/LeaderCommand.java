@@ -3,7 +3,7 @@ package dev.fencing.cli.commands;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.LockKind;
 
 import dev.fencing.core.leader.Leadership;
@@ -75,15 +75,15 @@ public final class LeaderCommand extends FencingCommand {
         }
         PrintWriter out = out();
         List<Map<String, Object>> terms = new ArrayList<>();
-        try (Backend backend = Backend.openLock(lock, connections)) {
+        try (Backends backends = Backends.openLock(lock, connections)) {
             Leadership leadership;
             try {
-                leadership = Leadership.builder(backend.locks(), name).ttl(ttl).listener(printer(me, out, terms)).build();
+                leadership = Leadership.builder(backends.locks(), name).ttl(ttl).listener(printer(me, out, terms)).build();
             } catch (IllegalArgumentException e) {
                 throw new CliException(ExitCode.USAGE, "--name: " + e.getMessage());
             }
             if (!json) {
-                out.println("candidate " + me + " for '" + name + "' on " + backend.lockDescription() + ", TTL "
+                out.println("candidate " + me + " for '" + name + "' on " + backends.lockDescription() + ", TTL "
                         + ttl.toMillis() + " ms");
                 out.flush();
             }

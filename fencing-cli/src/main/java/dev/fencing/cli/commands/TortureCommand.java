@@ -3,7 +3,7 @@ package dev.fencing.cli.commands;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.Fault;
 
 import dev.fencing.core.FencedStore;
@@ -101,15 +101,15 @@ public final class TortureCommand extends FencingCommand {
         validate();
         LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
-        try (Backend backend = Backend.openForTorture(kinds.lock, kinds.store, connections, faultNames)) {
-            List<Fault> faults = chooseFaults(backend.faults());
+        try (Backends backends = Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)) {
+            List<Fault> faults = chooseFaults(backends.faults());
             HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
                     ? new HistoryRecorder() : null;
-            FencedStore store = history == null ? backend.store(Policy.MONOTONIC)
-                    : history.recording(0, backend.store(Policy.MONOTONIC), true);
+            FencedStore store = history == null ? backends.store(Policy.MONOTONIC)
+                    : history.recording(0, backends.store(Policy.MONOTONIC), true);
             String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             if (leadership) {
-                return tortureLeadership(backend, store, history, faults, "torture-leader-" + runId, out);
+                return tortureLeadership(backends, store, history, faults, "torture-leader-" + runId, out);
             }
             List<String> keys = new ArrayList<>();
             for (int i = 0; i < resources; i++) {
@@ -125,7 +125,7 @@ public final class TortureCommand extends FencingCommand {
             List<Thread> threads = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
                 boolean pauseFirst = w == 0 && pauseProbability > 0;
-                Thread worker = new Thread(() -> work(backend, store, keys, options, deadline, acceptedWrites, outcomes,
+                Thread worker = new Thread(() -> work(backends, store, keys, options, deadline, acceptedWrites, outcomes,
                         pauses, pauseFirst), "torture-worker-" + w);
                 worker.start();
                 threads.add(worker);
@@ -151,14 +151,14 @@ public final class TortureCommand extends FencingCommand {
             }
             checkInvariants(store, acceptedWrites, outcomes);
             CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
-            report(out, backend, faults, outcomes, pauses.get(), injected.get(), checked);
+            report(out, backends, faults, outcomes, pauses.get(), injected.get(), checked);
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
         }
     }
 
-    private int tortureLeadership(Backend backend, FencedStore store, HistoryRecorder history, List<Fault> faults,
+    private int tortureLeadership(Backends backends, FencedStore store, HistoryRecorder history, List<Fault> faults,
             String name, PrintWriter out) throws InterruptedException {
-        LeadershipTorture run = new LeadershipTorture(backend.locks(), store, name, ttl, pauseProbability);
+        LeadershipTorture run = new LeadershipTorture(backends.locks(), store, name, ttl, pauseProbability);
         AtomicLong injected = new AtomicLong();
         run.run(workers, System.nanoTime() + duration.toNanos(), faults, faultInterval, injected);
         Outcomes outcomes = new Outcomes();
@@ -171,8 +171,8 @@ public final class TortureCommand extends FencingCommand {
         CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("mode", "leadership");
-        report.put("lock", backend.lockDescription());
-        report.put("store", backend.storeDescription());
+        report.put("lock", backends.lockDescription());
+        report.put("store", backends.storeDescription());
         report.put("candidates", workers);
         report.put("durationMillis", duration.toMillis());
         report.put("ttlMillis", ttl.toMillis());
@@ -197,7 +197,7 @@ public final class TortureCommand extends FencingCommand {
             Json.print(out, report);
         } else {
             out.println("torture --leadership: " + workers + " candidates for " + duration.toMillis() + " ms, TTL "
-                    + ttl.toMillis() + " ms, on " + backend.lockDescription());
+                    + ttl.toMillis() + " ms, on " + backends.lockDescription());
             List<LeadershipHistory.Sighted> sighted = terms.terms();
             out.println("  " + sighted.size() + " terms" + (sighted.isEmpty() ? "" : ", epochs " + sighted.get(0).epoch()
                     + " to " + sighted.get(sighted.size() - 1).epoch()));
@@ -268,7 +268,7 @@ public final class TortureCommand extends FencingCommand {
         return chosen;
     }
 
-    private void work(Backend backend, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
+    private void work(Backends backends, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
             Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses,
             boolean pauseFirst) {
         // the grants' side of the token invariant (faults such as restore-lock-snapshot bring old counters back)
@@ -284,7 +284,7 @@ public final class TortureCommand extends FencingCommand {
                 pause = ttl.multipliedBy(3).dividedBy(2); // the simulated GC pause: the lease expires meanwhile
             }
             try {
-                StoredValue written = FencedIncrement.run(backend.locks(), store, key, options, pause, outcomes, token -> {
+                StoredValue written = FencedIncrement.run(backends.locks(), store, key, options, pause, outcomes, token -> {
                     if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
                         outcomes.violation("token " + token + " granted twice on '" + key + "'");
                     }
@@ -322,11 +322,11 @@ public final class TortureCommand extends FencingCommand {
         });
     }
 
-    private void report(PrintWriter out, Backend backend, List<Fault> faults, Outcomes outcomes, long pauses, long injected,
+    private void report(PrintWriter out, Backends backends, List<Fault> faults, Outcomes outcomes, long pauses, long injected,
             CheckResult checked) {
         Map<String, Object> report = new LinkedHashMap<>();
-        report.put("lock", backend.lockDescription());
-        report.put("store", backend.storeDescription());
+        report.put("lock", backends.lockDescription());
+        report.put("store", backends.storeDescription());
         report.put("workers", workers);
         report.put("resources", resources);
         report.put("durationMillis", duration.toMillis());
@@ -353,8 +353,8 @@ public final class TortureCommand extends FencingCommand {
         }
         out.println("torture: " + workers + " workers on " + resources + " counters for " + duration.toMillis() + " ms, TTL "
                 + ttl.toMillis() + " ms, pause probability " + pauseProbability);
-        out.println("  lock:   " + backend.lockDescription());
-        out.println("  store:  " + backend.storeDescription());
+        out.println("  lock:   " + backends.lockDescription());
+        out.println("  store:  " + backends.storeDescription());
         out.println("  faults: " + (faults.isEmpty() ? "none" : injected + " injected ("
                 + String.join(", ", faults.stream().map(Fault::name).toList()) + ")"));
         out.printf("  %d operations: %d accepted, %d rejected as stale, %d failed; %d pauses past the TTL, %d leases"

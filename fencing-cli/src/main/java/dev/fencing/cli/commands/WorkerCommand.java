@@ -3,7 +3,7 @@ package dev.fencing.cli.commands;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.LeaseOptions;
@@ -72,19 +72,19 @@ public final class WorkerCommand extends FencingCommand {
             refuseUnshared("lock (--lock " + kinds.lock.cliName() + ")", connections.unspecified(kinds.lock));
             refuseUnshared("store (--store " + kinds.store.cliName() + ")", connections.unspecified(kinds.store));
         }
-        try (Backend backend = Backend.open(kinds.lock, kinds.store, connections)) {
+        try (Backends backends = Backends.open(kinds.lock, kinds.store, connections)) {
             if (!json) {
                 out().println("worker on '" + resource + "'");
-                out().println("  lock:  " + backend.lockDescription());
-                out().println("  store: " + backend.storeDescription());
+                out().println("  lock:  " + backends.lockDescription());
+                out().println("  store: " + backends.storeDescription());
                 out().flush();
             }
-            FencedStore store = backend.store(Policy.MONOTONIC);
+            FencedStore store = backends.store(Policy.MONOTONIC);
             Outcomes outcomes = new Outcomes();
             long[] lastGranted = {0};
             long lastWritten = Long.MIN_VALUE;
             for (int i = 0; i < increments; i++) {
-                StoredValue written = FencedIncrement.run(backend.locks(), store, resource, options, hold, outcomes,
+                StoredValue written = FencedIncrement.run(backends.locks(), store, resource, options, hold, outcomes,
                         token -> {
                             if (token <= lastGranted[0]) {
                                 outcomes.violation("token " + token + " granted after token " + lastGranted[0] + " on '"
@@ -101,7 +101,7 @@ public final class WorkerCommand extends FencingCommand {
                     lastWritten = value;
                 }
             }
-            report(backend, outcomes, store.read(resource).map(StoredValue::value).orElse("absent"));
+            report(backends, outcomes, store.read(resource).map(StoredValue::value).orElse("absent"));
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
         }
     }
@@ -125,12 +125,12 @@ public final class WorkerCommand extends FencingCommand {
     }
 
 
-    private void report(Backend backend, Outcomes outcomes, String counter) {
+    private void report(Backends backends, Outcomes outcomes, String counter) {
         PrintWriter out = out();
         Map<String, Object> report = outcomes.toMap();
         report.put("resource", resource);
-        report.put("lock", backend.lockDescription());
-        report.put("store", backend.storeDescription());
+        report.put("lock", backends.lockDescription());
+        report.put("store", backends.storeDescription());
         report.put("counter", counter);
         if (json) {
             Json.print(out, report);

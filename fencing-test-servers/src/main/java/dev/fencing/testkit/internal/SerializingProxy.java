@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -51,7 +50,6 @@ public final class SerializingProxy implements AutoCloseable {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .version(HttpClient.Version.HTTP_1_1).build();
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
-    private final AtomicLong serialized = new AtomicLong();
     private final String target;
     private final Set<String> dropped;
 
@@ -87,11 +85,6 @@ public final class SerializingProxy implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    /** How many conditional requests went through one at a time. */
-    public long serializedRequests() {
-        return serialized.get();
-    }
-
     private void forward(HttpExchange exchange) throws IOException {
         try (exchange) {
             String method = exchange.getRequestMethod();
@@ -102,20 +95,17 @@ public final class SerializingProxy implements AutoCloseable {
                     .timeout(Duration.ofSeconds(60))
                     .method(method, body.length == 0 ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofByteArray(body));
-            boolean conditional = false;
             for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
                 String name = header.getKey().toLowerCase(Locale.ROOT);
-                conditional |= name.equals("if-match") || name.equals("if-none-match");
                 if (!NOT_FORWARDED.contains(name) && !dropped.contains(name)) {
                     header.getValue().forEach(value -> request.header(header.getKey(), value));
                 }
             }
-            conditional &= !method.equals("GET") && !method.equals("HEAD");
             boolean createOnly = "*".equals(exchange.getRequestHeaders().getFirst("If-None-Match"))
                     && !dropped.contains("if-none-match");
             boolean completion = method.equals("POST") && uri.getRawQuery() != null
                     && uri.getRawQuery().contains("uploadId=");
-            HttpResponse<byte[]> response = serialized(uri.getRawPath(), request.build(), conditional,
+            HttpResponse<byte[]> response = serialized(uri.getRawPath(), request.build(),
                     createOnly && completion ? URI.create(target + uri.getRawPath()) : null);
             if (response == null) {
                 byte[] refused = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>PreconditionFailed</Code>"
@@ -149,14 +139,11 @@ public final class SerializingProxy implements AutoCloseable {
      * given and an object is there (S3Mock ignores {@code If-None-Match: *} on
      * {@code CompleteMultipartUpload}; S3 refuses it with 412, and so does this proxy).
      */
-    private @Nullable HttpResponse<byte[]> serialized(String path, HttpRequest request, boolean conditional,
+    private @Nullable HttpResponse<byte[]> serialized(String path, HttpRequest request,
             @Nullable URI mustNotExist) throws IOException {
         ReentrantLock lock = locks.computeIfAbsent(path, p -> new ReentrantLock());
         lock.lock();
         try {
-            if (conditional) {
-                serialized.incrementAndGet();
-            }
             if (mustNotExist != null && send(HttpRequest.newBuilder(mustNotExist).timeout(Duration.ofSeconds(60))
                     .method("HEAD", HttpRequest.BodyPublishers.noBody()).build()).statusCode() == 200) {
                 return null;

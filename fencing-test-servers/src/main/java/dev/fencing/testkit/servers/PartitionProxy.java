@@ -73,13 +73,6 @@ public final class PartitionProxy implements AutoCloseable {
         }
     }
 
-    /** Whether the link is cut now. */
-    public boolean isCut() {
-        synchronized (gate) {
-            return cut;
-        }
-    }
-
     /** Waits while the link is cut; false if a cut came and went meanwhile (the connection must not go on). */
     private boolean awaitPassing(long[] seen) throws InterruptedException {
         synchronized (gate) {

@@ -218,11 +218,6 @@ public final class RedisBackend implements AutoCloseable {
         return pubSub;
     }
 
-    /** Whether {@link #waitForReplicas} is available: only on a standalone or Sentinel-managed master. */
-    public boolean supportsWait() {
-        return standalone != null;
-    }
-
     /**
      * {@code WAIT replicas timeout} on the shared connection: blocks until {@code replicas}
      * replicas acknowledged every earlier write of this connection, or the timeout passed.

@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import java.io.PrintWriter;
 import java.util.List;

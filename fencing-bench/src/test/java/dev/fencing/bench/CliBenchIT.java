@@ -1,9 +1,10 @@
-package dev.fencing.cli;
+package dev.fencing.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencing.cli.ExitCode;
 import dev.fencing.testkit.servers.TestServers;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -12,9 +13,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code bench --quick}: the harness, not the speed. A class of its own so that it runs beside
- * {@link CliIT} and {@link CliTortureIT} (classes run concurrently in this module; nothing here
- * is timed against anything). Comparison 6 runs on the testkit's shared dynalite and S3Mock,
+ * {@code bench --quick} through the CLI, with this module found on the class path: the harness,
+ * not the speed (nothing here is timed against anything). Comparison 6 runs on the testkit's shared dynalite and S3Mock,
  * through {@code --dynamodb-endpoint} and {@code --s3-endpoint}, comparisons 9 and 10 on its shared
  * etcd and ZooKeeper, through {@code --etcd-endpoints} and {@code --zookeeper-connect}, rather
  * than starting their own.

@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import com.amazonaws.services.dynamodbv2.AcquireLockOptions;
 import com.amazonaws.services.dynamodbv2.AmazonDynamoDBLockClient;

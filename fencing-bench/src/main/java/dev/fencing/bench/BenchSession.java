@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import dev.fencing.testkit.servers.RedisTestServer;
 import java.util.ArrayDeque;

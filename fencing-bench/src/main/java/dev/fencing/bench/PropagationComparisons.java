@@ -1,6 +1,6 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
-import dev.fencing.cli.backends.Backend;
+import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.ConnectionOptions;
 import dev.fencing.cli.backends.FencedService;
 import dev.fencing.cli.backends.FencedServiceClient;
@@ -26,9 +26,9 @@ final class PropagationComparisons extends Comparisons {
 
     @SuppressWarnings("try") // the scopes are read by the HTTP client, not the blocks
     void run(BenchRunner runner) throws Exception {
-        Backend backend = Backend.open(LockKind.REDIS, StoreKind.REDIS, new ConnectionOptions());
-        resources.push(backend);
-        FencedService service = FencedService.start(backend);
+        Backends backends = Backends.open(LockKind.REDIS, StoreKind.REDIS, new ConnectionOptions());
+        resources.push(backends);
+        FencedService service = FencedService.start(backends);
         resources.push(service);
         FencedServiceClient client = new FencedServiceClient(service.url());
         AtomicLong tokens = new AtomicLong();
@@ -50,6 +50,6 @@ final class PropagationComparisons extends Comparisons {
                                         client.put("/fenced", "fenced-" + w, "v" + i);
                                     }
                                 }))),
-                Map.of("server", "JDK HttpServer on loopback in the bench's JVM; " + backend.storeDescription()));
+                Map.of("server", "JDK HttpServer on loopback in the bench's JVM; " + backends.storeDescription()));
     }
 }

@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

@@ -1,4 +1,4 @@
-package dev.fencing.cli.bench;
+package dev.fencing.bench;
 
 import dev.fencing.cli.backends.ConnectionOptions;
 import dev.fencing.core.FencingToken;
