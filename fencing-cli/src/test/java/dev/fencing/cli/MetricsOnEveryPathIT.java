@@ -188,7 +188,7 @@ class MetricsOnEveryPathIT {
         String bucket = unique("metrics");
         s3.createBucket(request -> request.bucket(bucket));
 
-        refusesTheOlderToken(S3FencedStore.builder(s3, bucket).prefix("store/").listener(writer("s3-store")).build());
+        refusesTheOlderToken(S3FencedStore.builder(s3, bucket).keyPrefix("store/").listener(writer("s3-store")).build());
 
         FencedS3 fenced = FencedS3.builder(s3).listener(writer("s3")).build();
         String key = unique("object");
@@ -214,7 +214,7 @@ class MetricsOnEveryPathIT {
         RedisClient client = RedisClient.create(TestServers.redis().uri());
         OPENED.add(client::shutdown);
         StatefulRedisConnection<String, String> connection = client.connect();
-        refusesTheOlderToken(RedisFencedStore.builder(connection).prefix(unique("metrics") + ":").listener(writer("redis-store")).build());
+        refusesTheOlderToken(RedisFencedStore.builder(connection).keyPrefix(unique("metrics") + ":").listener(writer("redis-store")).build());
         assertThat(stale("redis-store")).isEqualTo(1.0);
     }
 

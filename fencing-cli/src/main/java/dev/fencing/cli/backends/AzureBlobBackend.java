@@ -85,7 +85,7 @@ final class AzureBlobBackend {
                 container.getBlobClient("plain/" + key).upload(BinaryData.fromString(value), true);
             }
         };
-        return new OpenedStore(policy -> AzureBlobFencedStore.builder(container).prefix("fenced/").policy(policy)
+        return new OpenedStore(policy -> AzureBlobFencedStore.builder(container).keyPrefix("fenced/").policy(policy)
                 .build(), plain, description, configured.isEmpty());
     }
 

@@ -142,7 +142,7 @@ final class RedisBackend {
                 redis.set(STORE_PREFIX + "plain:" + key, value);
             }
         };
-        return new OpenedStore(policy -> RedisFencedStore.builder(connection).prefix(STORE_PREFIX).policy(policy).build(),
+        return new OpenedStore(policy -> RedisFencedStore.builder(connection).keyPrefix(STORE_PREFIX).policy(policy).build(),
                 plain, description, configured.isEmpty());
     }
 

@@ -86,7 +86,7 @@ final class S3Backend {
                 client.putObject(r -> r.bucket(BUCKET).key("plain/" + key), RequestBody.fromString(value));
             }
         };
-        return new OpenedStore(policy -> S3FencedStore.builder(client, BUCKET).prefix("fenced/").policy(policy).build(),
+        return new OpenedStore(policy -> S3FencedStore.builder(client, BUCKET).keyPrefix("fenced/").policy(policy).build(),
                 plain, description, configured.isEmpty());
     }
 

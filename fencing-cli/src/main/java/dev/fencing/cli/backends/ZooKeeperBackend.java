@@ -56,7 +56,7 @@ final class ZooKeeperBackend {
         ZooKeeperLockProvider locks;
         try {
             ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect)
-                    .connectionTimeout(connections.timeout());
+                    .connectTimeout(connections.timeout());
             if (connections.zooKeeperTls()) {
                 builder.zkClientConfig(connections.tls().zooKeeper());
             }

@@ -18,7 +18,7 @@ final class AzureBlobSnippets {
     static void azureBlobQuickStart(String connectionString, LockProvider locks) throws InterruptedException {
         BlobContainerClient reports = new BlobServiceClientBuilder().connectionString(connectionString).buildClient()
                 .getBlobContainerClient("reports");                 // the container must exist
-        FencedStore store = AzureBlobFencedStore.builder(reports).prefix("totals/")
+        FencedStore store = AzureBlobFencedStore.builder(reports).keyPrefix("totals/")
                 .requestTimeout(Duration.ofSeconds(5)).build();
         try (Lease lease = locks.acquire("reports/2026-11", LeaseOptions.ofTtl(Duration.ofSeconds(30)))) {
             store.write(lease.token(), "2026-11", "total=1234");    // the blob totals/2026-11
