@@ -30,7 +30,7 @@ class MicrometerFencingListenerTest {
             .provider("memory").store("memory").build();
     private final InMemoryLockServer server = new InMemoryLockServer();
     private final InMemoryLockProvider provider = InMemoryLockProvider.builder().server(server).listener(listener).build();
-    private final InMemoryLockProvider other = InMemoryLockProvider.builder().server(server).listener(null).build();
+    private final InMemoryLockProvider other = InMemoryLockProvider.builder().server(server).build();
     private final FencedStore store = InMemoryFencedStore.builder().listener(listener).build();
 
     @AfterEach
