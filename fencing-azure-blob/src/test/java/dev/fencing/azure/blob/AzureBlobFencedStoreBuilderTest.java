@@ -29,7 +29,7 @@ class AzureBlobFencedStoreBuilderTest {
         assertThatThrownBy(() -> builder.keyPrefix("p".repeat(1024))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("keyPrefix must be at most 1023 characters").hasMessageContaining("got 1024");
         assertThatThrownBy(() -> builder.keyPrefix(null)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("prefix");
+                .hasMessageContaining("keyPrefix must not be null");
     }
 
     @Test
