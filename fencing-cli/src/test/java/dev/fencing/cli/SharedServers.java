@@ -28,12 +28,16 @@ final class SharedServers {
                 .map(store -> Arguments.of(lock.cliName(), store.cliName())));
     }
 
-    /** Options for both sides of {@code lock} × {@code store} on shared servers. */
+    /**
+     * Options for both sides of {@code lock} × {@code store} on shared servers, with a generous
+     * {@code --timeout}: not a test of the bound — under load the first call of a client in this JVM
+     * loads its classes, and the default 5 s ran out on S3 beside {@code stress-ng} (gate run 37).
+     */
     static List<String> both(String lock, String store) {
         Set<List<String>> options = new LinkedHashSet<>(); // the jdbc store and the postgres lock share --pg-url
         options.addAll(lock(lock));
         options.add(store(store));
-        List<String> flat = new ArrayList<>();
+        List<String> flat = new ArrayList<>(List.of("--timeout", "30s"));
         options.forEach(flat::addAll);
         return flat;
     }
