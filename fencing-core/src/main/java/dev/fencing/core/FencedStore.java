@@ -40,10 +40,16 @@ public interface FencedStore {
      *     equal one under {@link Policy#STRICT}); nothing was written
      * @throws ForeignTokenException if {@code key} is fenced by another lock's tokens; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed
+     * @throws StoreUnavailableException if the server did not answer or could not be reached and the
+     *     write was not sent; nothing was written
      */
     void write(FencingToken token, String key, String value);
 
-    /** The value under {@code key}; empty if there is none or it was deleted. */
+    /**
+     * The value under {@code key}; empty if there is none or it was deleted.
+     *
+     * @throws StoreUnavailableException if the server did not answer in time or could not be reached
+     */
     Optional<StoredValue> read(String key);
 
     /**
@@ -60,6 +66,8 @@ public interface FencedStore {
      * @throws ConcurrentUpdateException if the item kept changing; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the write may or may not have landed;
      *     {@code change} was not applied a second time
+     * @throws StoreUnavailableException if the server did not answer the read, or the write was not
+     *     sent; nothing was written
      */
     StoredValue update(FencingToken token, String key, Function<Optional<String>, String> change);
 
@@ -70,12 +78,16 @@ public interface FencedStore {
      * @throws StaleTokenException if the store has accepted a newer token for {@code key}
      * @throws ForeignTokenException if {@code key} is fenced by another lock's tokens; nothing was written
      * @throws WriteOutcomeUnknownException if the reply was lost and the delete may or may not have landed
+     * @throws StoreUnavailableException if the server did not answer or could not be reached and the
+     *     delete was not sent; nothing was written
      */
     void delete(FencingToken token, String key);
 
     /**
      * The high-water mark of {@code key} — the highest token accepted for it, deleted or not —
      * or empty if no fenced write ever reached it. For inspection; never needed to write safely.
+     *
+     * @throws StoreUnavailableException if the server did not answer in time or could not be reached
      */
     OptionalLong highWaterMark(String key);
 

@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.aws.internal.RequestBounds;
 import java.time.Duration;
 import java.util.Collection;
@@ -39,8 +40,7 @@ final class BoundedDynamoDb {
     private BoundedDynamoDb() {}
 
     private static RequestBounds bounds(DynamoDbServiceClientConfiguration client, Duration requestTimeout) {
-        return new RequestBounds("DynamoDB at " + client.endpointOverride().map(Object::toString)
-                .orElseGet(() -> "region " + client.region()), client.overrideConfiguration(), requestTimeout,
+        return new RequestBounds(AwsReplies.server("DynamoDB", client), client.overrideConfiguration(), requestTimeout,
                 "a server that accepts connections but never answers, or one slower than the bound");
     }
 

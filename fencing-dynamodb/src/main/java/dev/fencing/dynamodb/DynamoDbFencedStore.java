@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -129,7 +130,8 @@ public final class DynamoDbFencedStore {
         public FencedStore build() {
             DynamoDbClient bounded = BoundedDynamoDb.wrap(client, requestTimeout);
             FencedDynamoDb fenced = FencedDynamoDb.builder(bounded).policy(policy).requestTimeout(requestTimeout).build();
-            return storeOver(new DynamoDbStorageAccessor(bounded, fenced, table, keyAttribute));
+            return storeOver(new DynamoDbStorageAccessor(bounded, fenced, table, keyAttribute,
+                    AwsReplies.server("DynamoDB", client.serviceClientConfiguration())));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.dynamodb;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.core.FencingToken;
 import dev.fencing.core.Policy;
 import dev.fencing.core.WriteOutcomeUnknownException;
@@ -30,12 +31,26 @@ final class DynamoDbStorageAccessor implements StorageAccessor<Long> {
     private final FencedDynamoDb fenced;
     private final String table;
     private final String keyAttribute;
+    private final String server;
 
-    DynamoDbStorageAccessor(DynamoDbClient client, FencedDynamoDb fenced, String table, String keyAttribute) {
+    /** @param server the server as messages name it ({@code "DynamoDB at http://…"}) */
+    DynamoDbStorageAccessor(DynamoDbClient client, FencedDynamoDb fenced, String table, String keyAttribute,
+            String server) {
         this.client = client;
         this.fenced = fenced;
         this.table = table;
         this.keyAttribute = keyAttribute;
+        this.server = server + ", table '" + table + "'";
+    }
+
+    @Override
+    public boolean unanswered(RuntimeException failure) {
+        return AwsReplies.unanswered(failure);
+    }
+
+    @Override
+    public String server() {
+        return server;
     }
 
     @Override

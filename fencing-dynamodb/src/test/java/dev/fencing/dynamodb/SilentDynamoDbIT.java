@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.StoreUnavailableException;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.SilentServer;
 import java.net.URI;
@@ -56,6 +57,9 @@ class SilentDynamoDbIT {
         long start = System.nanoTime();
         assertThatThrownBy(call).satisfies(e -> {
             Throwable cause = e instanceof CompletionException ? e.getCause() : e;
+            if (cause instanceof StoreUnavailableException unavailable) { // a FencedStore's, naming the SDK's
+                cause = unavailable.getCause();
+            }
             assertThat(cause).isInstanceOf(SdkClientException.class)
                     .hasMessageContaining("DynamoDB at http://" + silent.hostPort() + " did not answer")
                     .hasMessageContaining("table 't'")
@@ -96,6 +100,7 @@ class SilentDynamoDbIT {
         for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
             FencedStore store = DynamoDbFencedStore.builder(client, "t").requestTimeout(bound).build();
             givesUpWithin(bound, "requestTimeout", () -> store.read("k"));
+            assertThatThrownBy(() -> store.read("k")).isInstanceOf(StoreUnavailableException.class);
         }
     }
 

@@ -163,6 +163,16 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
         return row.getString(column);
     }
 
+    @Override
+    public boolean unanswered(RuntimeException failure) {
+        return failure instanceof UncheckedSqlException unchecked && SqlDialect.unanswered(unchecked.getCause());
+    }
+
+    @Override
+    public String server() {
+        return "the database of table '" + table + "'";
+    }
+
     private <T> T withConnection(String what, SqlFunction<T> work) {
         return withConnection(what, null, work);
     }
@@ -170,8 +180,9 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
     /**
      * Runs {@code work} on a connection of its own. When {@code writing} names a key, a connection
      * lost while the work ran (its reply lost after the database may have committed the statement)
-     * is {@link WriteOutcomeUnknownException} with the driver's error as the cause: the database
-     * keeps nothing that would tell this write from another writer's with the same token.
+     * or a statement timeout (the cancel may come after the commit) is
+     * {@link WriteOutcomeUnknownException} with the driver's error as the cause: the database keeps
+     * nothing that would tell this write from another writer's with the same token.
      */
     private <T> T withConnection(String what, @Nullable String writing, SqlFunction<T> work) {
         try (Connection connection = dataSource.getConnection()) {
@@ -184,7 +195,7 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
             try {
                 return work.apply(connection);
             } catch (SQLException e) {
-                if (writing != null && SqlDialect.lostConnection(e)) {
+                if (writing != null && (SqlDialect.lostConnection(e) || SqlDialect.timedOut(e))) {
                     throw WriteOutcomeUnknownException.of(writing, e);
                 }
                 throw SchemaProblems.check(dialect, e, table, null);

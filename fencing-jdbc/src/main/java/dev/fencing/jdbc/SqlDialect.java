@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Locale;
 import org.jspecify.annotations.Nullable;
@@ -112,6 +113,27 @@ public enum SqlDialect {
         boolean connection = (state != null && state.startsWith("08")) || e instanceof SQLNonTransientConnectionException
                 || e instanceof SQLTransientConnectionException || e instanceof SQLRecoverableException;
         return connection && FailedWrite.withoutReply(e).mayHaveBeenApplied();
+    }
+
+    /**
+     * Whether a statement's time ran out ({@link SQLTimeoutException}, PostgreSQL's 57014 query
+     * cancelled, MySQL's 70100 query interrupted): the cancel may have come after the database
+     * carried the statement out, so a write that timed out is of unknown outcome.
+     */
+    static boolean timedOut(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof SQLTimeoutException || "57014".equals(state) || "70100".equals(state);
+    }
+
+    /**
+     * Whether {@code e} means the database did not answer or could not be reached: a connection
+     * error (SQLState class 08, the JDBC connection-exception types, a pool's timeout for a free
+     * connection) or a statement's timeout — not an answer such as a constraint or a missing table.
+     */
+    static boolean unanswered(SQLException e) {
+        String state = e.getSQLState();
+        return (state != null && state.startsWith("08")) || e instanceof SQLNonTransientConnectionException
+                || e instanceof SQLTransientConnectionException || e instanceof SQLRecoverableException || timedOut(e);
     }
 
     /** {@code identifier} quoted as this database quotes names. */

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.aws.internal.RequestBounds;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -45,8 +46,7 @@ final class BoundedS3 {
     private BoundedS3() {}
 
     private static RequestBounds bounds(S3ServiceClientConfiguration client, Duration requestTimeout) {
-        return new RequestBounds("S3 at " + client.endpointOverride().map(Object::toString)
-                .orElseGet(() -> "region " + client.region()), client.overrideConfiguration(), requestTimeout,
+        return new RequestBounds(AwsReplies.server("S3", client), client.overrideConfiguration(), requestTimeout,
                 "a server that accepts connections but never answers, or a transfer slower than the bound");
     }
 

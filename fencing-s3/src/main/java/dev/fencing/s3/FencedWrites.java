@@ -240,7 +240,8 @@ final class FencedWrites<B> {
                         if (S3Errors.classify(failure) != S3Errors.Kind.CHANGED && !isNoSuchUpload(failure)) {
                             return CompletableFuture.<Swap<R>>failedFuture(S3Errors.translate(failure, write.bucket()));
                         }
-                        return head(write.bucket(), write.key()).thenCompose(now -> {
+                        // the 412 may answer a re-send of this very write: unless a read shows whose it is, unknown
+                        return headOrUnknown(write, failure).thenCompose(now -> {
                             if (now.madeBy(write.writeId())) { // our write landed; the 412 answered a retry of it
                                 cache.put(write.id(), now);
                                 return CompletableFuture.completedFuture(new Swap<>(sender.recovered(now), state));
@@ -253,6 +254,18 @@ final class FencedWrites<B> {
                         });
                     })
                     .thenCompose(Function.identity());
+        });
+    }
+
+    /** The object's state now; if it cannot be read, the write refused by {@code refusal} is of unknown outcome. */
+    private CompletableFuture<ObjectState> headOrUnknown(Write write, Throwable refusal) {
+        return head(write.bucket(), write.key()).handle((now, headFailure) -> {
+            if (headFailure == null) {
+                return now;
+            }
+            Throwable cause = S3Errors.unwrap(headFailure);
+            cause.addSuppressed(S3Errors.unwrap(refusal));
+            throw new CompletionException(WriteOutcomeUnknownException.of(write.id(), cause));
         });
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.s3;
 
+import dev.fencing.aws.internal.AwsReplies;
 import dev.fencing.aws.internal.RequestBounds;
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.Policy;
@@ -102,7 +103,8 @@ public final class S3FencedStore {
             S3Client bounded = BoundedS3.wrap(s3, requestTimeout);
             FencedS3 fenced = FencedS3.builder(bounded).layout(S3Layout.IN_PLACE).policy(policy)
                     .requestTimeout(requestTimeout).build();
-            return storeOver(new S3StorageAccessor(bounded, fenced, bucket, keyPrefix));
+            return storeOver(new S3StorageAccessor(bounded, fenced, bucket, keyPrefix,
+                    AwsReplies.server("S3", s3.serviceClientConfiguration())));
         }
     }
 }

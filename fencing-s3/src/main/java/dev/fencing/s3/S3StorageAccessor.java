@@ -34,12 +34,25 @@ final class S3StorageAccessor implements StorageAccessor<String> {
     private final FencedS3 fenced;
     private final String bucket;
     private final String prefix;
+    private final String server;
 
-    S3StorageAccessor(S3Client s3, FencedS3 fenced, String bucket, String prefix) {
+    /** @param server the server as messages name it ({@code "S3 at http://…"}) */
+    S3StorageAccessor(S3Client s3, FencedS3 fenced, String bucket, String prefix, String server) {
         this.s3 = s3;
         this.fenced = fenced;
         this.bucket = bucket;
         this.prefix = prefix;
+        this.server = server + ", bucket '" + bucket + "'";
+    }
+
+    @Override
+    public boolean unanswered(RuntimeException failure) {
+        return AwsReplies.unanswered(failure);
+    }
+
+    @Override
+    public String server() {
+        return server;
     }
 
     @Override
@@ -111,15 +124,20 @@ final class S3StorageAccessor implements StorageAccessor<String> {
         }
     }
 
+    /**
+     * Whether the object carries {@code writeId}; if it cannot be read, the outcome of the write that
+     * ended with {@code unclear} (a lost reply, or a 412 that may answer a re-send of it) is unknown.
+     */
     private boolean landed(String key, String writeId, RuntimeException unclear) {
         try {
             HeadObjectResponse head = s3.headObject(r -> r.bucket(bucket).key(prefix + key));
             return ObjectState.of(head.eTag(), head.metadata()).madeBy(writeId);
         } catch (RuntimeException e) {
-            if (!S3Errors.isNotFound(e)) {
-                unclear.addSuppressed(e);
+            if (S3Errors.isNotFound(e)) {
+                return false;
             }
-            return false;
+            unclear.addSuppressed(e);
+            throw WriteOutcomeUnknownException.of(prefix + key, unclear);
         }
     }
 

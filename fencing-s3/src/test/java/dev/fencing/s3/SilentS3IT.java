@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.FencingToken;
+import dev.fencing.core.StoreUnavailableException;
 import dev.fencing.testkit.servers.S3TestServer;
 import dev.fencing.testkit.servers.SilentServer;
 import java.net.URI;
@@ -58,6 +59,9 @@ class SilentS3IT {
         long start = System.nanoTime();
         assertThatThrownBy(call).satisfies(e -> {
             Throwable cause = e instanceof CompletionException ? e.getCause() : e;
+            if (cause instanceof StoreUnavailableException unavailable) { // a FencedStore's, naming the SDK's
+                cause = unavailable.getCause();
+            }
             assertThat(cause).isInstanceOf(SdkClientException.class).hasMessageContaining(
                     "S3 at http://" + silent.hostPort() + " did not answer").hasMessageContaining("bucket 'b'")
                     .hasMessageContaining("within " + setting + " " + bound.toMillis() + " ms");
@@ -97,6 +101,7 @@ class SilentS3IT {
         for (Duration bound : List.of(Duration.ofSeconds(1), Duration.ofSeconds(3))) {
             FencedStore store = S3FencedStore.builder(s3, "b").requestTimeout(bound).build();
             givesUpWithin(bound, () -> store.read("k"));
+            assertThatThrownBy(() -> store.read("k")).isInstanceOf(StoreUnavailableException.class);
         }
     }
 

@@ -9,9 +9,12 @@ import dev.fencing.core.spi.WriteOutcome;
 import dev.fencing.redis.internal.LuaScript;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.List;
@@ -35,6 +38,25 @@ final class RedisStorageAccessor implements StorageAccessor<String> {
     RedisStorageAccessor(RedisClusterCommands<String, String> redis, String prefix) {
         this.redis = redis;
         this.prefix = prefix;
+    }
+
+    @Override
+    public boolean unanswered(RuntimeException failure) {
+        if (failure instanceof RedisCommandExecutionException) {
+            return false; // the server answered with an error
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandTimeoutException || cause instanceof RedisConnectionException
+                    || cause instanceof IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public String server() {
+        return "Redis (the store's connection, keys under '" + prefix + "')";
     }
 
     private String itemKey(String key) {

@@ -1,15 +1,20 @@
 package dev.fencing.aws.internal;
 
 import dev.fencing.core.spi.FailedWrite;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.awscore.AwsServiceClientConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.SdkPlugin;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.retries.DefaultRetryStrategy;
@@ -85,6 +90,30 @@ public final class AwsReplies {
             return FailedWrite.answered(service.statusCode(), false);
         }
         return failure instanceof SdkClientException ? FailedWrite.withoutReply(failure) : null;
+    }
+
+    /**
+     * Whether {@code failure} is the SDK's "no reply": a timeout (the request's bound, a socket
+     * timeout) or an I/O failure (a refused or dropped connection) — not an answer of the service,
+     * and not a client-side mistake (a missing region, an unmarshallable request).
+     */
+    public static boolean unanswered(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (!(cause instanceof SdkClientException)) {
+            return false;
+        }
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            if (c instanceof ApiCallTimeoutException || c instanceof ApiCallAttemptTimeoutException
+                    || c instanceof IOException || c instanceof TimeoutException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code service} and where its client sends requests, as messages name it: {@code "S3 at http://host:9090"}. */
+    public static String server(String service, AwsServiceClientConfiguration client) {
+        return service + " at " + client.endpointOverride().map(Object::toString).orElseGet(() -> "region " + client.region());
     }
 
     /** The failure a failed future wraps ({@link CompletionException}, {@link ExecutionException}), else {@code failure}. */

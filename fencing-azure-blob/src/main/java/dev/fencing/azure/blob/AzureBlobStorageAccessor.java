@@ -64,6 +64,16 @@ final class AzureBlobStorageAccessor implements StorageAccessor<String> {
     }
 
     @Override
+    public boolean unanswered(RuntimeException failure) {
+        return BlobErrors.unanswered(failure);
+    }
+
+    @Override
+    public String server() {
+        return "Azure Blob Storage at " + container.getBlobContainerUrl();
+    }
+
+    @Override
     public WriteOutcome write(String key, @Nullable String value, FencingToken token, Policy policy) {
         String writeId = OwnerIds.random();
         BlobState state = properties(key);
@@ -150,7 +160,13 @@ final class AzureBlobStorageAccessor implements StorageAccessor<String> {
         } catch (RuntimeException e) {
             switch (BlobErrors.classify(e)) {
                 case CHANGED -> {
-                    BlobState now = properties(key);
+                    BlobState now;
+                    try {
+                        now = properties(key);
+                    } catch (RuntimeException unread) { // the refusal may answer a re-send of this write
+                        e.addSuppressed(unread);
+                        throw WriteOutcomeUnknownException.of(prefix + key, e);
+                    }
                     return now.madeBy(writeId) ? null : now; // ours: the refusal answered a re-send of it
                 }
                 case UNCLEAR -> {

@@ -3,7 +3,9 @@ package dev.fencing.azure.blob;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobStorageException;
 import dev.fencing.core.spi.FailedWrite;
+import java.io.IOException;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The one place Azure errors are read.
@@ -50,6 +52,25 @@ final class BlobErrors {
             return FailedWrite.answered(status, false).mayHaveBeenApplied() ? Kind.UNCLEAR : Kind.OTHER;
         }
         return FailedWrite.withoutReply(failure).mayHaveBeenApplied() ? Kind.UNCLEAR : Kind.OTHER;
+    }
+
+    /**
+     * Whether {@code failure} is the SDK's "no reply": a timeout (the call's bound surfaces as an
+     * {@link IllegalStateException} "Timeout on blocking read" or a wrapped {@link TimeoutException})
+     * or an I/O failure — not an answer of the service.
+     */
+    static boolean unanswered(RuntimeException failure) {
+        if (failure instanceof BlobStorageException) {
+            return false;
+        }
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof TimeoutException || cause instanceof IOException
+                    || cause instanceof IllegalStateException && String.valueOf(cause.getMessage())
+                            .startsWith("Timeout on blocking read")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether a read found no blob (the container exists). */

@@ -17,6 +17,12 @@ import org.jspecify.annotations.Nullable;
  * includes "the stored resource is absent or equal to the token's resource" (compared exactly,
  * byte for byte, whatever the store's collation); a mismatch answers {@link WriteOutcome#foreign}.
  *
+ * <p>A failure because the server did not answer in time or could not be reached is the client's
+ * own exception, which {@link #unanswered} recognises; the store turns it into
+ * {@link dev.fencing.core.StoreUnavailableException} ("nothing was written by this call"). So a write
+ * must never let such a failure escape once its request may have reached the server: it settles
+ * the write (a write id, a marker) or throws {@link dev.fencing.core.WriteOutcomeUnknownException}.
+ *
  * @param <V> the store's version type (a counter, an ETag)
  */
 public interface StorageAccessor<V> {
@@ -43,4 +49,18 @@ public interface StorageAccessor<V> {
      */
     WriteOutcome writeIfUnchanged(String key, @Nullable Snapshot<V> expected, String value, FencingToken token,
             Policy policy);
+
+    /**
+     * Whether {@code failure}, thrown by this accessor, means the server did not answer in time or
+     * could not be reached (a timeout, a refused or dropped connection) — not an answer, however
+     * unwelcome. False unless the accessor says otherwise.
+     */
+    default boolean unanswered(RuntimeException failure) {
+        return false;
+    }
+
+    /** The server as messages name it, such as {@code "S3 at http://127.0.0.1:9090, bucket 'b'"}. */
+    default String server() {
+        return getClass().getSimpleName();
+    }
 }

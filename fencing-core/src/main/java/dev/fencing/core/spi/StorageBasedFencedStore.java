@@ -8,6 +8,7 @@ import dev.fencing.core.FencingToken;
 import dev.fencing.core.ForeignTokenException;
 import dev.fencing.core.Policy;
 import dev.fencing.core.StaleTokenException;
+import dev.fencing.core.StoreUnavailableException;
 import dev.fencing.core.StoredValue;
 import dev.fencing.core.internal.Checks;
 import dev.fencing.core.internal.SafeListener;
@@ -64,8 +65,8 @@ public final class StorageBasedFencedStore implements FencedStore {
         Checks.requireNonNull("value", value);
         try {
             ensureWritten(key, token, accessor.write(key, value, token, policy));
-        } catch (FencingException e) {
-            throw failed(key, e);
+        } catch (RuntimeException e) {
+            throw failed(key, "write", e);
         }
         listener.onWriteAccepted(token, key);
     }
@@ -73,7 +74,7 @@ public final class StorageBasedFencedStore implements FencedStore {
     @Override
     public Optional<StoredValue> read(String key) {
         Checks.requireName("key", key);
-        return accessor.load(key)
+        return load(key, "read")
                 .filter(snapshot -> !snapshot.isTombstone())
                 .map(snapshot -> new StoredValue(key, Objects.requireNonNull(snapshot.value()), snapshot.token()));
     }
@@ -85,8 +86,8 @@ public final class StorageBasedFencedStore implements FencedStore {
         StoredValue written;
         try {
             written = updateWith(accessor, key, token, change);
-        } catch (FencingException e) {
-            throw failed(key, e);
+        } catch (RuntimeException e) {
+            throw failed(key, "update", e);
         }
         listener.onWriteAccepted(token, key);
         return written;
@@ -122,24 +123,44 @@ public final class StorageBasedFencedStore implements FencedStore {
         checkKeyAndToken(key, token);
         try {
             ensureWritten(key, token, accessor.write(key, null, token, policy));
-        } catch (FencingException e) {
-            throw failed(key, e);
+        } catch (RuntimeException e) {
+            throw failed(key, "delete", e);
         }
         listener.onWriteAccepted(token, key);
     }
 
-    /** Tells the listener of a failure other than a stale token (reported where it is refused). */
-    private FencingException failed(String key, FencingException failure) {
-        if (!(failure instanceof StaleTokenException)) {
-            listener.onWriteFailed(key, failure);
+    /**
+     * A write's failure as the caller sees it: the server's silence as {@link StoreUnavailableException},
+     * told to the listener unless it is a stale token (reported where it is refused) or not the
+     * toolkit's (bad input, the change function's own exception).
+     */
+    private RuntimeException failed(String key, String operation, RuntimeException failure) {
+        RuntimeException seen = unavailableIfUnanswered(key, operation, failure);
+        if (seen instanceof FencingException fencing && !(seen instanceof StaleTokenException)) {
+            listener.onWriteFailed(key, fencing);
         }
-        return failure;
+        return seen;
+    }
+
+    private RuntimeException unavailableIfUnanswered(String key, String operation, RuntimeException failure) {
+        if (failure instanceof FencingException || !accessor.unanswered(failure)) {
+            return failure;
+        }
+        return StoreUnavailableException.of(accessor.server(), operation, key, failure);
+    }
+
+    private Optional<? extends Snapshot<?>> load(String key, String operation) {
+        try {
+            return accessor.load(key);
+        } catch (RuntimeException e) {
+            throw unavailableIfUnanswered(key, operation, e);
+        }
     }
 
     @Override
     public OptionalLong highWaterMark(String key) {
         Checks.requireName("key", key);
-        return accessor.load(key).map(s -> OptionalLong.of(s.token())).orElse(OptionalLong.empty());
+        return load(key, "highWaterMark").map(s -> OptionalLong.of(s.token())).orElse(OptionalLong.empty());
     }
 
     @Override
