@@ -9,6 +9,7 @@ import dev.fencing.cli.commands.TortureCommand;
 import dev.fencing.cli.commands.WorkerCommand;
 
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.core.StoreUnavailableException;
 import io.lettuce.core.RedisException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -45,6 +46,9 @@ public final class FencingCli implements Runnable {
     /** gRPC (under jetcd) logs through java.util.logging; held here, since that API keeps its loggers weakly. */
     private static final java.util.logging.Logger GRPC_LOG = java.util.logging.Logger.getLogger("io.grpc");
 
+    /** Curator's switch for its own connection-loss lines (DebugUtils.PROPERTY_DONT_LOG_CONNECTION_ISSUES). */
+    static final String CURATOR_QUIET = "curator-dont-log-connection-problems";
+
     /** Runs the CLI and exits with its exit code. */
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
@@ -53,6 +57,11 @@ public final class FencingCli implements Runnable {
         // the Azure SDK logs every exception it throws at ERROR, with a trace; the CLI reports the failure in one line
         System.setProperty("org.slf4j.simpleLogger.log.com.azure",
                 System.getProperty("org.slf4j.simpleLogger.log.com.azure", "off"));
+        // Curator logs every failed background operation of a lost connection at ERROR, with a trace (72 lines
+        // after three pauses); the ZooKeeper provider tells each loss once, at WARN, in the toolkit's words
+        System.setProperty(CURATOR_QUIET, System.getProperty(CURATOR_QUIET, "true"));
+        System.setProperty("org.slf4j.simpleLogger.log.dev.fencing.zookeeper",
+                System.getProperty("org.slf4j.simpleLogger.log.dev.fencing.zookeeper", "warn"));
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 
@@ -89,7 +98,7 @@ public final class FencingCli implements Runnable {
         if (e instanceof CliException cli) {
             return cli.exitCode();
         }
-        if (e instanceof LockUnavailableException || e instanceof RedisException) {
+        if (e instanceof LockUnavailableException || e instanceof StoreUnavailableException || e instanceof RedisException) {
             return ExitCode.UNREACHABLE;
         }
         if (e instanceof IllegalArgumentException) {

@@ -4,7 +4,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Root of every failure of a fenced operation itself — a refused write, a lost lease, an unreachable
- * lock server, an unknown outcome, an update that kept conflicting: unchecked, with a message that
+ * lock server or store, an unknown outcome, an update that kept conflicting: unchecked, with a message that
  * says what happened and what the caller should do. Catch a leaf type to handle one failure; catch
  * this type to handle them all.
  *
@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * unreadable one), an {@link IllegalArgumentException} naming any bad argument, and the JDBC
  * module's {@code UncheckedSqlException} (a database error under a store method, as
  * {@link java.io.UncheckedIOException} carries an I/O error). A store whose server does not answer
- * throws its client's exception. docs/architecture.md lists them.
+ * throws {@link StoreUnavailableException} (nothing written) or, for a write that may have landed,
+ * {@link WriteOutcomeUnknownException}. docs/architecture.md lists them.
  */
 public abstract class FencingException extends RuntimeException {
 

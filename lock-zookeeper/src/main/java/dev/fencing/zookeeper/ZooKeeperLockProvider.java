@@ -31,6 +31,8 @@ import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A lock on ZooKeeper (through Apache Curator) whose grants carry the holder znode's
@@ -62,6 +64,8 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     final Znodes znodes;
     private final CuratorFramework client;
     private final String root;
+    private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLockProvider.class);
+
     private final String target;
     final Duration operationTimeout;
     private final Duration connectionTimeout;
@@ -362,6 +366,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
     private void connectionChanged(ConnectionState state) {
         long sessionId = currentSessionId();
         int timeoutMillis = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        report(state, timeoutMillis);
         synchronized (sessionLock) {
             switch (state) {
                 case SUSPENDED, LOST -> disconnectedAt = clock().nanoTime();
@@ -390,6 +395,26 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             // now rather than after their backoff; after a reconnect in the same session the look
             // finds the ticket still in line
             queues.keys().forEach(resource -> releaseSignals().signal(resource));
+        }
+    }
+
+    /**
+     * One line per change of the connection, in the toolkit's words: Curator calls this once per
+     * change, however many of its own operations fail meanwhile (which it logs itself unless
+     * {@code -Dcurator-dont-log-connection-problems=true}).
+     */
+    private void report(ConnectionState state, int timeoutMillis) {
+        int leases = held.size();
+        switch (state) {
+            case SUSPENDED -> LOG.warn("The connection to ZooKeeper at {} was lost (a network cut, a paused process or a"
+                    + " server down); reconnecting. {} lease(s) held here are lost unless the session resumes within its"
+                    + " timeout of {} ms; until then no lease is renewed and new acquires fail.", target, leases,
+                    timeoutMillis);
+            case LOST -> LOG.warn("The session with ZooKeeper at {} ended (expired or closed): {} lease(s) still held here are"
+                    + " lost and a new session is being made.", target, leases);
+            case RECONNECTED -> LOG.info("Reconnected to ZooKeeper at {}; leases held here continue if their session"
+                    + " lived.", target);
+            default -> { }
         }
     }
 

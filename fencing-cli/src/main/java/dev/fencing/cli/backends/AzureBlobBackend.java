@@ -86,7 +86,7 @@ final class AzureBlobBackend {
             }
         };
         return new OpenedStore(policy -> AzureBlobFencedStore.builder(container).keyPrefix("fenced/").policy(policy)
-                .build(), plain, description, configured.isEmpty());
+                .requestTimeout(timeout).build(), plain, description, configured.isEmpty());
     }
 
     /**

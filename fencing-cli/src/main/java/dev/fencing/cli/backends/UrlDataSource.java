@@ -13,8 +13,9 @@ import javax.sql.DataSource;
 
 /**
  * A connection per call from a JDBC URL: enough for the CLI, which holds few connections at a
- * time. Connecting gives up after the given timeout unless the URL sets {@code connectTimeout}
- * itself (seconds for PostgreSQL, milliseconds for MariaDB).
+ * time. Connecting, and waiting for each reply, give up after the given timeout unless the URL
+ * sets {@code connectTimeout} or {@code socketTimeout} itself (seconds for PostgreSQL, milliseconds
+ * for MariaDB).
  */
 final class UrlDataSource implements DataSource {
 
@@ -23,9 +24,14 @@ final class UrlDataSource implements DataSource {
 
     UrlDataSource(String url, Duration connectTimeout) {
         this.url = url;
-        if (!url.toLowerCase(Locale.ROOT).contains("connecttimeout=")) {
-            defaults.setProperty("connectTimeout", postgres() ? Long.toString(connectTimeout.toSeconds())
-                    : Long.toString(connectTimeout.toMillis()));
+        String lower = url.toLowerCase(Locale.ROOT);
+        String bound = postgres() ? Long.toString(Math.max(1, connectTimeout.toSeconds()))
+                : Long.toString(connectTimeout.toMillis());
+        if (!lower.contains("connecttimeout=")) {
+            defaults.setProperty("connectTimeout", bound);
+        }
+        if (!lower.contains("sockettimeout=")) {
+            defaults.setProperty("socketTimeout", bound); // a server that stops answering fails the call, not hangs it
         }
     }
 

@@ -9,10 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
- * What a run of fenced increments did — accepted, refused as stale, failed, leases lost — and
- * the invariant violations seen along the way. Thread-safe.
+ * What a run of fenced increments did — accepted, refused as stale, failed, leases lost — the
+ * invariant violations seen along the way, and the error that ended it early if one did. Thread-safe.
  */
 final class Outcomes {
 
@@ -24,6 +25,7 @@ final class Outcomes {
     private final AtomicLong lastToken = new AtomicLong();
     private final Map<String, AtomicLong> failures = new ConcurrentSkipListMap<>();
     private final List<String> violations = Collections.synchronizedList(new ArrayList<>());
+    private volatile @Nullable String fatal;
 
     void accepted(long token) {
         accepted.incrementAndGet();
@@ -46,6 +48,11 @@ final class Outcomes {
     void failed(Exception cause) {
         failed.incrementAndGet();
         failures.computeIfAbsent(cause.getClass().getSimpleName(), k -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** Records the error that ended the run early, for the summary. */
+    void fatal(Exception cause) {
+        fatal = cause.getClass().getSimpleName() + ": " + cause.getMessage();
     }
 
     void leaseLost() {
@@ -87,6 +94,7 @@ final class Outcomes {
         map.put("firstToken", firstToken.get());
         map.put("lastToken", lastToken.get());
         map.put("violations", violations());
+        map.put("fatal", fatal);
         return map;
     }
 }

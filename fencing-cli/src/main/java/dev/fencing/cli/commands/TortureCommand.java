@@ -149,9 +149,18 @@ public final class TortureCommand extends FencingCommand {
             if (progress) {
                 err().println();
             }
-            checkInvariants(store, acceptedWrites, outcomes);
+            RuntimeException fatal = null;
+            try {
+                checkInvariants(store, acceptedWrites, outcomes);
+            } catch (RuntimeException e) { // the final reads failed: the summary still comes first
+                fatal = e;
+                outcomes.fatal(e);
+            }
             CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
             report(out, backends, faults, outcomes, pauses.get(), injected.get(), checked);
+            if (fatal != null) {
+                throw fatal;
+            }
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
         }
     }
@@ -294,6 +303,13 @@ public final class TortureCommand extends FencingCommand {
                 }
             } catch (InterruptedException e) {
                 return;
+            } catch (RuntimeException e) { // an error no increment expects: counted, and the run goes on
+                outcomes.failed(e);
+                try {
+                    Thread.sleep(FencedIncrement.UNREACHABLE_PAUSE_MILLIS); // a lasting error is not a busy loop
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
             }
         }
     }

@@ -81,28 +81,50 @@ public final class WorkerCommand extends FencingCommand {
             }
             FencedStore store = backends.store(Policy.MONOTONIC);
             Outcomes outcomes = new Outcomes();
-            long[] lastGranted = {0};
-            long lastWritten = Long.MIN_VALUE;
-            for (int i = 0; i < increments; i++) {
-                StoredValue written = FencedIncrement.run(backends.locks(), store, resource, options, hold, outcomes,
-                        token -> {
-                            if (token <= lastGranted[0]) {
-                                outcomes.violation("token " + token + " granted after token " + lastGranted[0] + " on '"
-                                        + resource + "'");
-                            }
-                            lastGranted[0] = token;
-                        });
-                if (written != null) {
-                    long value = Long.parseLong(written.value());
-                    if (value <= lastWritten) {
-                        outcomes.violation("the counter went from " + lastWritten + " to " + value + " between two of"
-                                + " this worker's accepted increments");
-                    }
-                    lastWritten = value;
-                }
+            RuntimeException fatal = null;
+            try {
+                increment(backends, store, options, outcomes);
+            } catch (RuntimeException e) { // not a failure an increment counts: the summary still comes first
+                fatal = e;
+                outcomes.fatal(e);
             }
-            report(backends, outcomes, store.read(resource).map(StoredValue::value).orElse("absent"));
+            report(backends, outcomes, counterOf(store));
+            if (fatal != null) {
+                throw fatal;
+            }
             return outcomes.violations().isEmpty() ? ExitCode.OK : ExitCode.INVARIANT_VIOLATED;
+        }
+    }
+
+    private void increment(Backends backends, FencedStore store, LeaseOptions options, Outcomes outcomes)
+            throws InterruptedException {
+        long[] lastGranted = {0};
+        long lastWritten = Long.MIN_VALUE;
+        for (int i = 0; i < increments; i++) {
+            StoredValue written = FencedIncrement.run(backends.locks(), store, resource, options, hold, outcomes, token -> {
+                if (token <= lastGranted[0]) {
+                    outcomes.violation("token " + token + " granted after token " + lastGranted[0] + " on '" + resource
+                            + "'");
+                }
+                lastGranted[0] = token;
+            });
+            if (written != null) {
+                long value = Long.parseLong(written.value());
+                if (value <= lastWritten) {
+                    outcomes.violation("the counter went from " + lastWritten + " to " + value + " between two of this"
+                            + " worker's accepted increments");
+                }
+                lastWritten = value;
+            }
+        }
+    }
+
+    /** The counter's value now, or why it could not be read (the store may still not answer). */
+    private String counterOf(FencedStore store) {
+        try {
+            return store.read(resource).map(StoredValue::value).orElse("absent");
+        } catch (RuntimeException e) {
+            return "unknown (" + e.getClass().getSimpleName() + ")";
         }
     }
 

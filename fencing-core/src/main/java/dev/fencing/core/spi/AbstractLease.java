@@ -308,6 +308,9 @@ public abstract class AbstractLease implements Lease {
         return state.get() == State.LOST;
     }
 
+    /** Whether the watchdog's last renewal failed (only the first failure of a streak is a WARN line). */
+    private volatile boolean renewalsFailing;
+
     /** One watchdog renewal, on a renewal thread; never throws. */
     final void renewFromWatchdog(Duration ttl) {
         if (state.get() != State.ACTIVE) {
@@ -317,12 +320,21 @@ public abstract class AbstractLease implements Lease {
         try {
             if (!renewOnServer(ttl)) {
                 markLost("the watchdog's renewal found the lock no longer held by owner " + ownerId, null);
+            } else if (renewalsFailing) {
+                renewalsFailing = false;
+                LOG.info("renewal of {} succeeded again", token);
             }
         } catch (RuntimeException e) {
             if (deadline() - clock.nanoTime() <= 0) {
                 markLost("the watchdog could not renew it before it expired", e);
             } else {
-                LOG.warn("renewal of {} failed, retrying on the next tick: {}", token, e.toString());
+                if (renewalsFailing) { // one line per streak: a cut or a pause fails every tick alike
+                    LOG.debug("renewal of {} failed again, retrying on the next tick: {}", token, e.toString());
+                } else {
+                    renewalsFailing = true;
+                    LOG.warn("renewal of {} failed, retrying on each tick until it succeeds or the lease expires"
+                            + " (further failures at DEBUG): {}", token, e.toString());
+                }
                 renewalFailed(e);
             }
         } catch (Error e) {
