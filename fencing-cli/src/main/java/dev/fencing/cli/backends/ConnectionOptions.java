@@ -67,9 +67,10 @@ public final class ConnectionOptions {
     String azureBlobEndpoint;
 
     @Option(names = "--gcs-endpoint", paramLabel = "URL",
-            description = "Google Cloud Storage JSON API for the gcs store, http(s)://HOST[:PORT]: an emulator over"
-                    + " http (no credentials), or https://storage.googleapis.com (credentials from Google's default"
-                    + " chain, project from GOOGLE_CLOUD_PROJECT). Env: FENCING_GCS_ENDPOINT.")
+            description = "Google Cloud Storage JSON API for the gcs store, http(s)://HOST[:PORT]: an emulator (no"
+                    + " credentials), or https://storage.googleapis.com (Google's default credentials, also wherever"
+                    + " GOOGLE_APPLICATION_CREDENTIALS is set; project from GOOGLE_CLOUD_PROJECT)."
+                    + " Env: FENCING_GCS_ENDPOINT.")
     String gcsEndpoint;
 
     @Option(names = "--etcd-endpoints", paramLabel = "URLS",

@@ -1,5 +1,6 @@
 package dev.fencing.cli.backends;
 
+import com.google.api.client.http.javanet.NetHttpTransport;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.BlobId;
@@ -30,6 +31,15 @@ final class GcsBackend {
 
     private GcsBackend() {}
 
+    /**
+     * Whether the store authenticates with Google's default credentials: on Google's own endpoint,
+     * or wherever {@code GOOGLE_APPLICATION_CREDENTIALS} names a key; an emulator gets none.
+     */
+    static boolean usesGoogleCredentials(String endpoint) {
+        return URI.create(endpoint).getHost().endsWith("googleapis.com")
+                || Optional.ofNullable(System.getenv("GOOGLE_APPLICATION_CREDENTIALS")).filter(v -> !v.isBlank()).isPresent();
+    }
+
     static OpenedStore store(Opening opening) {
         Optional<String> configured = opening.connections.gcsEndpoint();
         String endpoint;
@@ -53,12 +63,17 @@ final class GcsBackend {
             description = "gcs store on " + endpoint;
         }
         int millis = Math.toIntExact(opening.timeout.toMillis());
+        HttpTransportOptions.Builder transport = HttpTransportOptions.newBuilder().setConnectTimeout(millis)
+                .setReadTimeout(millis);
+        if (opening.tls.any()) {
+            javax.net.ssl.SSLSocketFactory sockets = opening.tls.sslContext().getSocketFactory();
+            transport.setHttpTransportFactory(() -> new NetHttpTransport.Builder().setSslSocketFactory(sockets).build());
+        }
         StorageOptions.Builder options = StorageOptions.http().setHost(endpoint)
                 .setProjectId(Optional.ofNullable(System.getenv("GOOGLE_CLOUD_PROJECT")).filter(v -> !v.isBlank())
                         .orElse(GcsTestServer.PROJECT))
-                .setTransportOptions(HttpTransportOptions.newBuilder().setConnectTimeout(millis).setReadTimeout(millis)
-                        .build());
-        if (configured.isEmpty() || !endpoint.startsWith("https://")) {
+                .setTransportOptions(transport.build());
+        if (!usesGoogleCredentials(endpoint)) {
             options.setCredentials(NoCredentials.getInstance()); // an emulator: no credentials to find
         }
         Storage storage = options.build().getService();
