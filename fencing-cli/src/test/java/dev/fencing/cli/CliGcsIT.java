@@ -9,7 +9,6 @@ import dev.fencing.testkit.Skip;
 import dev.fencing.testkit.servers.SilentServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,16 +20,8 @@ import org.junit.jupiter.api.Timeout;
  */
 class CliGcsIT {
 
-    /** The shared GCS server's endpoint, or the calling test skipped (failed under {@code CI=true}). */
     private static String endpoint() {
-        Optional<String> why = TestServers.gcsUnavailable();
-        if (why.isPresent()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new IllegalStateException("CI=true, and the GCS tests would be skipped: " + why.get());
-            }
-            Skip.because(why.get());
-        }
-        return TestServers.gcs().endpoint();
+        return SharedServers.gcsEndpoint();
     }
 
     /** {@code ./fencing demo --store gcs}: the CLI starts its own testbench; the zombie is refused. */

@@ -2,14 +2,12 @@ package dev.fencing.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.fencing.testkit.Skip;
 import dev.fencing.testkit.servers.AzuriteTestServer;
 import dev.fencing.testkit.servers.DynamoDbTestServer;
 import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestCertificates;
-import dev.fencing.testkit.servers.TestServers;
 import dev.fencing.testkit.servers.TlsTerminatingProxy;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import java.nio.charset.StandardCharsets;
@@ -17,7 +15,6 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -141,14 +138,7 @@ class CliTlsIT {
     /** The gcs store on the storage-testbench behind an {@code https://} front, trusting it through {@code --tls-ca}. */
     @Test
     void theDemoRunsOnGcsBehindHttps() {
-        Optional<String> why = TestServers.gcsUnavailable();
-        if (why.isPresent()) {
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new IllegalStateException("CI=true, and the GCS tests would be skipped: " + why.get());
-            }
-            Skip.because(why.get());
-        }
-        java.net.URI plain = java.net.URI.create(TestServers.gcs().endpoint());
+        java.net.URI plain = java.net.URI.create(SharedServers.gcsEndpoint());
         try (TlsTerminatingProxy https = TlsTerminatingProxy.start(certificates, "127.0.0.1", plain.getPort())) {
             CliRun run = CliRun.of("demo", "--lock", "redis", "--store", "gcs", "--ttl", "300ms", "--timeout", "30s",
                     "--gcs-endpoint", https.httpsEndpoint(), "--tls-ca", certificates.caCertificate().toString());
