@@ -12,13 +12,13 @@ import java.util.Map;
  * The comparisons of {@code fencing bench}, numbered 1 to {@value #COMPARISONS}: each provider and
  * store against the best alternative and the physical floor, interleaved, after warm-up, on
  * servers started here — except that {@code --dynamodb-endpoint} and {@code --s3-endpoint} point
- * comparison 6, {@code --etcd-endpoints} comparison 9 and {@code --zookeeper-connect} comparison 10
- * at servers already running. Not thread-safe: one run per instance.
+ * comparison 6, {@code --etcd-endpoints} comparison 9, {@code --zookeeper-connect} comparison 10 and
+ * {@code --gcs-endpoint} comparison 13 at servers already running. Not thread-safe: one run per instance.
  */
 public final class Benchmarks {
 
     /** The comparisons, numbered 1 to this. */
-    public static final int COMPARISONS = 12;
+    public static final int COMPARISONS = 13;
 
     /** The most times a comparison's measured rounds may be repeated. */
     public static final int MAX_REPEATS = BenchRunner.MAX_REPEATS;
@@ -99,6 +99,9 @@ public final class Benchmarks {
             }
             if (session.selected(12)) {
                 new DynamoDbLockComparisons(session, connections).run(slow);
+            }
+            if (session.selected(13)) {
+                new GcsComparisons(session, connections).run(slow);
             }
             return session.report();
         }

@@ -135,6 +135,21 @@ class CliTlsIT {
         }
     }
 
+    /** The gcs store on the storage-testbench behind an {@code https://} front, trusting it through {@code --tls-ca}. */
+    @Test
+    void theDemoRunsOnGcsBehindHttps() {
+        java.net.URI plain = java.net.URI.create(SharedServers.gcsEndpoint());
+        try (TlsTerminatingProxy https = TlsTerminatingProxy.start(certificates, "127.0.0.1", plain.getPort())) {
+            CliRun run = CliRun.of("demo", "--lock", "redis", "--store", "gcs", "--ttl", "300ms", "--timeout", "30s",
+                    "--gcs-endpoint", https.httpsEndpoint(), "--tls-ca", certificates.caCertificate().toString());
+            assertThat(run.exitCode()).as(run.toString()).isZero();
+            assertThat(run.out()).contains("REFUSED: Stale fencing token").contains("final: balance 150");
+            CliRun untrusted = CliRun.of("inspect", "--store", "gcs", "--resource", "r", "--timeout", "10s",
+                    "--gcs-endpoint", https.httpsEndpoint());
+            assertThat(untrusted.exitCode()).as(untrusted.toString()).isEqualTo(ExitCode.UNREACHABLE);
+        }
+    }
+
     /**
      * etcd over TLS with client certificates and RBAC on: the lock's account from
      * {@code --etcd-user} and {@code FENCING_ETCD_PASSWORD} (a child JVM, for the environment).

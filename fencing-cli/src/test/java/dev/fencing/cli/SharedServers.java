@@ -2,13 +2,14 @@ package dev.fencing.cli;
 
 import dev.fencing.cli.backends.LockKind;
 import dev.fencing.cli.backends.StoreKind;
-
+import dev.fencing.testkit.Skip;
 import dev.fencing.testkit.servers.RedisTestServer;
 import dev.fencing.testkit.servers.TestServers;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -64,8 +65,25 @@ final class SharedServers {
             case "dynamodb" -> List.of("--dynamodb-endpoint", TestServers.dynamoDb().endpoint());
             case "s3" -> List.of("--s3-endpoint", TestServers.s3().atomicEndpoint());
             case "azure-blob" -> List.of("--azure-blob-endpoint", TestServers.azureBlob().endpoint());
+            case "gcs" -> List.of("--gcs-endpoint", gcsEndpoint());
             default -> throw new IllegalArgumentException(store);
         };
+    }
+
+    /**
+     * The shared GCS server's endpoint (the storage-testbench beside the repository, or
+     * {@code FENCING_GCS_ENDPOINT}); without one the calling test is skipped with the reason printed,
+     * and fails under {@code CI=true}, where a skipped GCS test would hide that none ran.
+     */
+    static String gcsEndpoint() {
+        Optional<String> why = TestServers.gcsUnavailable();
+        if (why.isPresent()) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new IllegalStateException("CI=true, and the GCS tests would be skipped: " + why.get());
+            }
+            Skip.because(why.get());
+        }
+        return TestServers.gcs().endpoint();
     }
 
     static String[] args(List<String> first, List<String> more) {

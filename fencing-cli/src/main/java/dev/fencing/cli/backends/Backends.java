@@ -15,7 +15,7 @@ import java.util.Optional;
  * The lock provider and store one command runs against, with the embedded servers it started
  * for them; closing it closes the clients and stops those servers. Each technology opens its own
  * side in a file of its own ({@link RedisBackend}, {@link SqlBackend}, {@link EtcdBackend},
- * {@link ZooKeeperBackend}, {@link DynamoDbBackend}, {@link S3Backend}, {@link AzureBlobBackend});
+ * {@link ZooKeeperBackend}, {@link DynamoDbBackend}, {@link S3Backend}, {@link AzureBlobBackend}, {@link GcsBackend});
  * this class picks them by {@link LockKind} and {@link StoreKind}.
  *
  * <p>With no connection options the CLI starts its own servers — for a Redis lock and a Redis
@@ -107,6 +107,7 @@ public final class Backends implements AutoCloseable {
                         yield backends.s3.store();
                     }
                     case AZURE_BLOB -> AzureBlobBackend.store(opening);
+                    case GCS -> GcsBackend.store(opening);
                 };
             }
             return backends;

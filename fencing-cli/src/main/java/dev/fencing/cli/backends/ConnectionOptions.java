@@ -66,6 +66,13 @@ public final class ConnectionOptions {
                     + " account). Env: FENCING_AZURE_BLOB_ENDPOINT.")
     String azureBlobEndpoint;
 
+    @Option(names = "--gcs-endpoint", paramLabel = "URL",
+            description = "Google Cloud Storage JSON API for the gcs store, http(s)://HOST[:PORT]: an emulator (no"
+                    + " credentials), or https://storage.googleapis.com (Google's default credentials, also wherever"
+                    + " GOOGLE_APPLICATION_CREDENTIALS is set; project from GOOGLE_CLOUD_PROJECT)."
+                    + " Env: FENCING_GCS_ENDPOINT.")
+    String gcsEndpoint;
+
     @Option(names = "--etcd-endpoints", paramLabel = "URLS",
             description = "etcd for the etcd lock: http://HOST:PORT (https:// for TLS), comma-separated for the"
                     + " members of a cluster. Env: FENCING_ETCD_ENDPOINTS.")
@@ -191,6 +198,9 @@ public final class ConnectionOptions {
         if (azureBlobEndpoint != null) {
             Endpoints.httpEndpoint("--azure-blob-endpoint", azureBlobEndpoint);
         }
+        if (gcsEndpoint != null) {
+            Endpoints.httpEndpoint("--gcs-endpoint", gcsEndpoint);
+        }
         if (etcdEndpoints != null) {
             Endpoints.etcdEndpoints("--etcd-endpoints", etcdEndpoints);
         }
@@ -237,6 +247,12 @@ public final class ConnectionOptions {
                 : env("FENCING_AZURE_BLOB_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_AZURE_BLOB_ENDPOINT", v));
     }
 
+    /** The GCS JSON API endpoint; empty means start the storage-testbench. */
+    public Optional<String> gcsEndpoint() {
+        return gcsEndpoint != null ? Optional.of(Endpoints.httpEndpoint("--gcs-endpoint", gcsEndpoint))
+                : env("FENCING_GCS_ENDPOINT").map(v -> Endpoints.httpEndpoint("FENCING_GCS_ENDPOINT", v));
+    }
+
     /** The lock's Redis servers; empty means start them. */
     List<String> redisLockUris() {
         if (!redisUris.isEmpty()) {
@@ -281,6 +297,7 @@ public final class ConnectionOptions {
             case DYNAMODB -> dynamoDbEndpoint().isPresent();
             case S3 -> s3Endpoint().isPresent();
             case AZURE_BLOB -> azureBlobEndpoint().isPresent();
+            case GCS -> gcsEndpoint().isPresent();
         };
         if (given) {
             return Optional.empty();
@@ -291,6 +308,7 @@ public final class ConnectionOptions {
             case DYNAMODB -> "--dynamodb-endpoint (or FENCING_DYNAMODB_ENDPOINT)";
             case S3 -> "--s3-endpoint (or FENCING_S3_ENDPOINT)";
             case AZURE_BLOB -> "--azure-blob-endpoint (or FENCING_AZURE_BLOB_ENDPOINT)";
+            case GCS -> "--gcs-endpoint (or FENCING_GCS_ENDPOINT)";
         });
     }
 

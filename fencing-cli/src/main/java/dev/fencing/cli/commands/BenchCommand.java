@@ -37,7 +37,7 @@ public final class BenchCommand extends FencingCommand {
     Integer repeat;
 
     @Option(names = "--only", split = ",", paramLabel = "N",
-            description = "Run only these comparisons (1-12); default all.")
+            description = "Run only these comparisons (1-13); default all.")
     List<Integer> only;
 
     /** What {@code bench} says, exit 2, when the fencing-bench module is not on the class path. */

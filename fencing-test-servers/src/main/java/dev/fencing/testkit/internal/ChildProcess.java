@@ -7,13 +7,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A server run as a child process on a fixed loopback port: start, stop (SIGTERM), kill
  * (SIGKILL), pause (SIGSTOP) and resume (SIGCONT). Its output goes to a log file named in every
- * error message. A JVM shutdown hook kills it if it is still running.
+ * error message. A JVM shutdown hook kills it if it is still running. Stopping or killing it
+ * ends its descendants too (a server whose master forks workers, as gunicorn does), so no orphan
+ * keeps the port.
  */
 public final class ChildProcess {
 
@@ -139,14 +143,23 @@ public final class ChildProcess {
         if (process == null) {
             return;
         }
+        List<ProcessHandle> descendants = process.descendants().toList();
         if (force) {
             process.destroyForcibly();
+            descendants.forEach(ProcessHandle::destroyForcibly);
         } else {
             process.destroy();
         }
         try {
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            for (ProcessHandle descendant : descendants) { // a worker outliving its master would keep the port
+                try {
+                    descendant.onExit().get(10, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    descendant.destroyForcibly();
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -188,6 +201,7 @@ public final class ChildProcess {
     /** SIGTERM first, so the server can clean up its temporary files; SIGKILL if it lingers. */
     private synchronized void stopQuietly() {
         if (process != null) {
+            List<ProcessHandle> descendants = process.descendants().toList();
             process.destroy();
             try {
                 process.waitFor(5, TimeUnit.SECONDS);
@@ -195,6 +209,7 @@ public final class ChildProcess {
                 Thread.currentThread().interrupt();
             }
             process.destroyForcibly();
+            descendants.forEach(ProcessHandle::destroyForcibly);
         }
         if (scratch != null) {
             try (var files = Files.walk(scratch)) {
@@ -207,6 +222,7 @@ public final class ChildProcess {
 
     private synchronized void killQuietly() {
         if (process != null) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
         }
     }

@@ -4,6 +4,7 @@ import dev.fencing.testkit.internal.Settings;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +33,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code FENCING_AZURE_BLOB_ENDPOINT}</td><td>URL with the account, e.g.
  *       {@code http://127.0.0.1:10000/devstoreaccount1}</td><td>Azurite (blob service) child process</td>
  *       <td>nothing (npm installs Azurite on first use)</td></tr>
+ *   <tr><td>{@code FENCING_GCS_ENDPOINT}</td><td>the JSON API's URL, e.g. {@code http://127.0.0.1:9000}</td>
+ *       <td>Google's storage-testbench child process, from {@code ../shared/gcs-testbench}
+ *       ({@code FENCING_GCS_TESTBENCH} names another)</td><td>nothing (Python and Debian's packages)</td></tr>
  *   <tr><td>{@code FENCING_ETCD_ENDPOINTS}</td><td>{@code http://host:port}, comma-separated</td>
  *       <td>one {@code etcd} child process (Debian's {@code etcd-server})</td><td>nothing (the binary)</td></tr>
  *   <tr><td>{@code FENCING_ZOOKEEPER_CONNECT}</td><td>{@code host:port}, comma-separated for an ensemble</td>
@@ -50,6 +54,8 @@ public final class TestServers {
     private static @Nullable S3TestServer s3;
     private static @Nullable DynamoDbTestServer dynamoDb;
     private static @Nullable AzuriteTestServer azureBlob;
+    private static @Nullable GcsTestServer gcs;
+    private static GcsTestServer.@Nullable Unavailable gcsUnavailable;
     private static @Nullable EtcdTestServer etcd;
     private static @Nullable ZooKeeperTestServer zooKeeper;
 
@@ -155,6 +161,42 @@ public final class TestServers {
             azureBlob = fromEnv("FENCING_AZURE_BLOB_ENDPOINT", AzuriteTestServer::external, AzuriteTestServer::launch);
         }
         return azureBlob;
+    }
+
+    /**
+     * The shared Google Cloud Storage server (the storage-testbench), reached without credentials
+     * in project {@link GcsTestServer#PROJECT}.
+     *
+     * @throws GcsTestServer.Unavailable if there is none on this machine (the same every call); see
+     *     {@link #gcsUnavailable()}
+     */
+    public static synchronized GcsTestServer gcs() {
+        if (gcs == null) {
+            if (gcsUnavailable != null) {
+                throw gcsUnavailable;
+            }
+            try {
+                gcs = fromEnv("FENCING_GCS_ENDPOINT", GcsTestServer::external, GcsTestServer::launch);
+            } catch (GcsTestServer.Unavailable e) {
+                gcsUnavailable = e;
+                throw e;
+            }
+        }
+        return gcs;
+    }
+
+    /**
+     * Why {@link #gcs()} has no server here (neither {@code FENCING_GCS_ENDPOINT} nor a testbench
+     * that starts), or empty when it has one: starts it on first call. Tests skip with this reason on
+     * a developer's machine and fail with it under {@code CI=true}.
+     */
+    public static synchronized Optional<String> gcsUnavailable() {
+        try {
+            gcs();
+            return Optional.empty();
+        } catch (GcsTestServer.Unavailable e) {
+            return Optional.of(String.valueOf(e.getMessage()));
+        }
     }
 
     /**
