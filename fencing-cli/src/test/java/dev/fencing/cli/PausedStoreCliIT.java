@@ -29,7 +29,7 @@ class PausedStoreCliIT {
     private static final long SILENCE_MILLIS = 5_000;
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis", "jdbc", "dynamodb", "s3", "azure-blob"})
+    @ValueSource(strings = {"redis", "jdbc", "dynamodb", "s3", "azure-blob", "gcs"})
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
     void aWorkerCountsTheSilenceAndEndsWithItsSummary(String store) throws Exception {
         List<String> direct = SharedServers.store(store);

@@ -51,6 +51,16 @@ final class GcsStorageAccessor implements StorageAccessor<Long> {
         this.name = "GCS at " + reads.getOptions().getHost();
     }
 
+    @Override
+    public boolean unanswered(RuntimeException failure) {
+        return GcsErrors.unanswered(failure);
+    }
+
+    @Override
+    public String server() {
+        return name;
+    }
+
     /**
      * Two reads: the object's metadata (generation, token, lock), then the bytes of exactly that
      * generation. If the generation was replaced in between (404), it starts again.
@@ -145,8 +155,15 @@ final class GcsStorageAccessor implements StorageAccessor<Long> {
         } catch (RuntimeException e) {
             switch (GcsErrors.classifyUpload(e)) {
                 case CHANGED -> {
-                    // ours, if something below the client re-sent the upload after its first copy landed
-                    ObjectState now = state(key);
+                    // ours, if something below the client re-sent the upload after its first copy landed;
+                    // so if the object cannot be read now, whether this write landed is unknown
+                    ObjectState now;
+                    try {
+                        now = state(key);
+                    } catch (RuntimeException unread) {
+                        e.addSuppressed(unread);
+                        throw WriteOutcomeUnknownException.of(prefix + key, e);
+                    }
                     return now.madeBy(writeId) ? null : now;
                 }
                 case UNCLEAR -> {
