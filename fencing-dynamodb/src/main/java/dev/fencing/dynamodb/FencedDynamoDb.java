@@ -188,7 +188,8 @@ public final class FencedDynamoDb {
             client.updateItem(fenced);
             return WriteOutcome.written();
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(request.tableName(), request.key());
+            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : readOrUnknown(e, request.tableName(),
+                    request.key());
             return LostReplies.carries(stored, writeId) ? WriteOutcome.written() : fencer.outcome(stored, token);
         } catch (SdkException e) {
             landedOrUnknown(e, writeId, request.tableName(), request.key());
@@ -353,7 +354,7 @@ public final class FencedDynamoDb {
      */
     private void throwUnlessLanded(ConditionalCheckFailedException e, FencingToken token, String table,
             Map<String, AttributeValue> key, String writeId) {
-        Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(table, key);
+        Map<String, AttributeValue> stored = e.hasItem() ? e.item() : readOrUnknown(e, table, key);
         if (!LostReplies.carries(stored, writeId)) {
             throw fencer.staleOr(e, stored, token, table, key);
         }
@@ -376,6 +377,21 @@ public final class FencedDynamoDb {
         }
         if (!LostReplies.carries(item, writeId)) {
             throw WriteOutcomeUnknownException.of(RequestFencer.describe(table, key), failure);
+        }
+    }
+
+    /**
+     * The item after {@code refusal}, a failed condition that may answer a re-send of this very write
+     * (which landed): if it cannot be read, whether the write landed is unknown.
+     */
+    private Map<String, AttributeValue> readOrUnknown(SdkException refusal, String table,
+            Map<String, AttributeValue> key) {
+        try {
+            return read(table, key);
+        } catch (RuntimeException unread) {
+            WriteOutcomeUnknownException unknown = WriteOutcomeUnknownException.of(RequestFencer.describe(table, key), unread);
+            unknown.addSuppressed(refusal);
+            throw unknown;
         }
     }
 

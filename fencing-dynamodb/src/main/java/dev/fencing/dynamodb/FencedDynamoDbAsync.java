@@ -158,7 +158,15 @@ public final class FencedDynamoDbAsync {
                 CompletableFuture<Map<String, AttributeValue>> stored = e.hasItem()
                         ? CompletableFuture.completedFuture(e.item())
                         : client.getItem(r -> r.tableName(table).key(key).consistentRead(true))
-                                .thenApply(r -> r.hasItem() ? r.item() : Map.<String, AttributeValue>of());
+                                .handle((r, unread) -> {
+                                    if (unread != null) { // the refusal may answer a re-send of this very write
+                                        WriteOutcomeUnknownException unknown = WriteOutcomeUnknownException.of(
+                                                RequestFencer.describe(table, key), AwsReplies.unwrap(unread));
+                                        unknown.addSuppressed(e);
+                                        throw new CompletionException(unknown);
+                                    }
+                                    return r.hasItem() ? r.item() : Map.<String, AttributeValue>of();
+                                });
                 return stored.<T>thenApply(item -> {
                     if (LostReplies.carries(item, writeId)) { // a re-send of this very write, which landed
                         return landed.get();

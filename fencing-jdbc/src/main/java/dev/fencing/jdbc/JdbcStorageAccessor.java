@@ -19,6 +19,8 @@ import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link StorageAccessor} of {@link JdbcFencedStore}: each write one guarded SQL statement (an
@@ -26,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  * Thread-safe.
  */
 final class JdbcStorageAccessor implements StorageAccessor<Long> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JdbcStorageAccessor.class);
 
     private static final int WRITE_ROUNDS = 10;
 
@@ -185,7 +189,14 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
      * nothing that would tell this write from another writer's with the same token.
      */
     private <T> T withConnection(String what, @Nullable String writing, SqlFunction<T> work) {
-        try (Connection connection = dataSource.getConnection()) {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        } catch (SQLException e) {
+            throw new UncheckedSqlException(what + " in " + table, e); // nothing was sent
+        }
+        T result;
+        try {
             SqlDialect dialect;
             try {
                 dialect = prepare(connection);
@@ -193,7 +204,7 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
                 throw SchemaProblems.check(SqlDialect.askedAfter(e, connection), e, table, null);
             }
             try {
-                return work.apply(connection);
+                result = work.apply(connection);
             } catch (SQLException e) {
                 if (writing != null && (SqlDialect.lostConnection(e) || SqlDialect.timedOut(e))) {
                     throw WriteOutcomeUnknownException.of(writing, e);
@@ -201,7 +212,28 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
                 throw SchemaProblems.check(dialect, e, table, null);
             }
         } catch (SQLException e) {
+            closeAfter(connection, e);
             throw new UncheckedSqlException(what + " in " + table, e);
+        } catch (RuntimeException | Error e) {
+            closeAfter(connection, e);
+            throw e;
+        }
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // the work's answer came (a pool resetting the connection on its way back may still time
+            // out): handing the connection back changes nothing the database answered
+            LOG.warn("{} in {} succeeded, but handing its connection back failed (the result stands): {}", what, table,
+                    e.toString());
+        }
+        return result;
+    }
+
+    private static void closeAfter(Connection connection, Throwable failure) {
+        try {
+            connection.close();
+        } catch (SQLException | RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 

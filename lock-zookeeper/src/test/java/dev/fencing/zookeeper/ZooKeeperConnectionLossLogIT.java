@@ -39,7 +39,7 @@ class ZooKeeperConnectionLossLogIT {
             String target = "127.0.0.1:" + link.port();
             try (LogLines log = LogLines.containing("ZooKeeper at " + target);
                     ZooKeeperLockProvider provider = ZooKeeperLockProvider.builder(target).sessionTimeout(SESSION)
-                            .connectTimeout(Duration.ofSeconds(5)).build()) {
+                            .connectTimeout(Duration.ofSeconds(30)).build()) {
                 assertThat(log.showWarningsOf(ZooKeeperLockProvider.class.getName()))
                         .as("this build logs through slf4j-simple").isTrue();
                 log.showWarningsOf(AbstractLease.class.getName());
