@@ -140,7 +140,9 @@ class RedlockFaultsIT {
         });
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             for (RedisTestServer node : nodes) {
-                assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on %s", node).isEqualTo("0");
+                assertThat(node.command("EXISTS", locks.lockKey(resource))).as("lock key on %s (node %s of 5, holder %s,"
+                        + " %s ms left)", node, nodes.indexOf(node), node.command("GET", locks.lockKey(resource)),
+                        node.command("PTTL", locks.lockKey(resource))).isEqualTo("0");
             }
         });
     }

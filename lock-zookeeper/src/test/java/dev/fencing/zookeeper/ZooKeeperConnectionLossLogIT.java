@@ -54,7 +54,8 @@ class ZooKeeperConnectionLossLogIT {
 
                 List<String> told = providerWarnings(log);
                 assertThat(told).as("the provider's WARN lines about %s", target).hasSize(2);
-                assertThat(told.get(0)).contains("was lost").contains("1 lease(s) held here");
+                // how many leases it names depends on whether the watchdog gave the lease up first
+                assertThat(told.get(0)).contains("was lost").containsPattern("[01] lease\\(s\\) held here");
                 assertThat(told.get(1)).contains("ended").contains("lost");
                 assertThat(log.warnings()).as("besides, the watchdog's first failed renewal, once: %s", log.warnings())
                         .hasSizeBetween(2, 3);

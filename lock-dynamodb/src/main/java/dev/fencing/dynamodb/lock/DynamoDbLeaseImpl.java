@@ -136,7 +136,7 @@ final class DynamoDbLeaseImpl extends AbstractLease implements DynamoDbLease {
 
     private boolean releaseOnServer() {
         if (provider.expiry == Expiry.OWN_CLOCK && pastDeadline()) {
-            provider.sendGiveBack(resource(), ownerId(), token().value()); // ran out on this holder's clock: lost, and freed now
+            provider.giveBackNow(resource(), ownerId(), token().value()); // ran out on this holder's clock: lost, and freed now
             return false;
         }
         long now = provider.wallClock.millis();
@@ -164,7 +164,7 @@ final class DynamoDbLeaseImpl extends AbstractLease implements DynamoDbLease {
                 return true; // a re-send: the first send released this lease (no other release writes its token)
             }
             if (ownerId().equals(stringOf(current, OWNER)) && provider.longOf(resource(), current, TOKEN) == token().value()) {
-                provider.sendGiveBack(resource(), ownerId(), token().value()); // expired, not taken: free it now, and report the loss
+                provider.giveBackNow(resource(), ownerId(), token().value()); // expired, not taken: free it now, and report the loss
             }
             return false;
         }

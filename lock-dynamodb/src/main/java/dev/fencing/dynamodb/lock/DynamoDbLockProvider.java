@@ -371,7 +371,35 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
      * lands between the two is seen and given back.
      */
     void sendGiveBack(String resource, String owner, long candidate) {
-        Runnable giveBack = () -> {
+        Runnable giveBack = giveBackTask(resource, owner, candidate);
+        try {
+            giveBacks.execute(giveBack);
+        } catch (RejectedExecutionException closed) {
+            giveBackNow(giveBack);
+        }
+    }
+
+    /**
+     * Gives back as {@link #sendGiveBack} does, on the caller's thread: a release that finds its
+     * lease ran out returns with the lock freed (or the server unreachable and the TTL freeing it).
+     */
+    void giveBackNow(String resource, String owner, long candidate) {
+        giveBackNow(giveBackTask(resource, owner, candidate));
+    }
+
+    private static void giveBackNow(Runnable giveBack) {
+        boolean interrupted = Thread.interrupted(); // the give-back must still go out
+        try {
+            giveBack.run();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private Runnable giveBackTask(String resource, String owner, long candidate) {
+        return () -> {
             try {
                 for (int round = 0; round < 3; round++) {
                     try {
@@ -407,18 +435,6 @@ public final class DynamoDbLockProvider extends AbstractLockProvider {
                 // unreachable, or the client closed: the TTL frees it
             }
         };
-        try {
-            giveBacks.execute(giveBack);
-        } catch (RejectedExecutionException closed) {
-            boolean interrupted = Thread.interrupted(); // the give-back must still go out
-            try {
-                giveBack.run();
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
     }
 
     @Override
