@@ -54,6 +54,55 @@ class LeadershipTest {
         assertThatThrownBy(leadership::start).hasMessageContaining("stopped; build a new one");
     }
 
+    /** A term won, lost and stepped down from is logged without a listener; several listeners all hear it. */
+    @Test
+    void termsAreLoggedAndEveryListenerOfAllHearsThemEvenAfterOneThrows() {
+        String name = "logged-" + Long.toHexString(System.nanoTime());
+        List<String> first = new CopyOnWriteArrayList<>();
+        List<String> second = new CopyOnWriteArrayList<>();
+        LeadershipListener throwing = new LeadershipListener() {
+            @Override
+            public void onElected(Term term) {
+                first.add("elected");
+                throw new IllegalStateException("a broken listener");
+            }
+        };
+        LeadershipListener counting = new LeadershipListener() {
+            @Override
+            public void onElected(Term term) {
+                second.add("elected " + term.epoch().value());
+            }
+
+            @Override
+            public void onRevoked(Term term, RevocationReason reason) {
+                second.add("revoked " + reason);
+            }
+        };
+        try (LogLines log = LogLines.containing("'" + name + "'")) {
+            log.showWarningsOf(Leadership.class.getName());
+            Leadership leadership = Leadership.builder(provider, name).ttl(Duration.ofSeconds(5))
+                    .listener(LeadershipListener.all(throwing, counting)).start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.size() == 1);
+            long epoch = leadership.currentEpoch().orElseThrow().value();
+            leadership.currentTerm().orElseThrow().lease().release(); // lost: released behind the candidate's back
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.size() >= 2);
+            assertThat(second.get(1)).isEqualTo("revoked LOST");
+            await().atMost(Duration.ofSeconds(10)).until(leadership::isLeader);
+            leadership.stop();
+            await().atMost(Duration.ofSeconds(10)).until(() -> second.size() == 4);
+            assertThat(first).hasSize(2);
+            assertThat(second).hasSize(4).startsWith("elected " + epoch, "revoked LOST").endsWith("revoked STOPPED");
+            assertThat(second.get(2)).startsWith("elected ").isNotEqualTo("elected " + epoch);
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.lines().stream()
+                    .anyMatch(line -> line.contains("Stepped down as leader of '" + name + "'")));
+            assertThat(log.lines()).anyMatch(line -> line.contains("Elected leader of '" + name + "' with epoch " + epoch))
+                    .anyMatch(line -> line.contains("WARN") && line.contains("Lost the leadership of '" + name
+                            + "' (epoch " + epoch + ")"));
+        }
+        assertThatThrownBy(() -> LeadershipListener.all(counting, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("listener 1 of 2 is null");
+    }
+
     @Test
     void startOnAClosedProviderThrows() {
         provider.close();

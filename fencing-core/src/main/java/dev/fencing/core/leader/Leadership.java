@@ -71,7 +71,7 @@ public final class Leadership implements AutoCloseable {
         this.leaseOptions = LeaseOptions.builder().ttl(builder.ttl).waitTimeout(CAMPAIGN_WAIT).autoRenew(true)
                 .backoff(builder.pollBackoff).build();
         this.reelectionBackoff = builder.reelectionBackoff;
-        this.listener = builder.listener;
+        this.listener = LeadershipListener.all(new LoggingLeadershipListener(builder.lockName, builder.ttl), builder.listener);
         this.wallClock = builder.wallClock;
         this.checkEveryNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(5), builder.ttl.toNanos() / 10);
     }

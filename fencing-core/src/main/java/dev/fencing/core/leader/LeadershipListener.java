@@ -1,5 +1,7 @@
 package dev.fencing.core.leader;
 
+import dev.fencing.core.internal.Checks;
+
 /**
  * Hears the terms of one {@link Leadership}. Every term starts with exactly one
  * {@link #onElected} and ends with exactly one {@link #onRevoked}, in that order; calls for one
@@ -15,6 +17,22 @@ public interface LeadershipListener {
 
     /** A listener that does nothing. */
     LeadershipListener NONE = new LeadershipListener() {};
+
+    /**
+     * One listener that calls each of {@code listeners} in turn, in this order; one that throws is
+     * logged and the others are still called.
+     *
+     * @throws IllegalArgumentException if {@code listeners} or one of them is null
+     */
+    static LeadershipListener all(LeadershipListener... listeners) {
+        return CompositeLeadershipListener.of(java.util.Arrays.asList(Checks.requireNonNull("listeners", listeners)));
+    }
+
+    /** As {@link #all(LeadershipListener...)}, for a list (several Spring beans, say). */
+    static LeadershipListener all(java.util.List<? extends LeadershipListener> listeners) {
+        Checks.requireNonNull("listeners", listeners);
+        return CompositeLeadershipListener.of(listeners);
+    }
 
     /** This candidate was elected for {@code term}. */
     default void onElected(Term term) {}

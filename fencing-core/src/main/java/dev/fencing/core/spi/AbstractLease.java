@@ -290,6 +290,8 @@ public abstract class AbstractLease implements Lease {
     protected final void markLost(String reason, @Nullable Throwable cause) {
         if (state.compareAndSet(State.ACTIVE, State.LOST)) {
             stopRenewal();
+            LOG.warn("lease {} was lost while held: {}; a write made with its token is refused once a newer holder has"
+                    + " written", token, reason);
             listener.onLost(this, reason, cause, heldUntilNow());
         }
     }
