@@ -81,6 +81,11 @@ final class Fence {
         }
     }
 
+    /** Resolves and checks the table now, as the first use would: nothing is read from it or written. */
+    void check(Connection connection) throws SQLException {
+        resolve(connection);
+    }
+
     /** The dialect, having resolved and checked the table on first use. */
     private SqlDialect resolve(Connection connection) throws SQLException {
         SqlDialect dialect = checked;

@@ -97,6 +97,21 @@ public final class JdbcFence {
         transaction(token, fence::admit, connection -> Boolean.TRUE);
     }
 
+    /**
+     * Checks now what the first fenced write would: on one connection, that the fence table exists
+     * as this fence names it and has the shape this build needs. An application calls it at start-up
+     * so that a database without the toolkit's migrations fails the start, not the first request
+     * (the Spring Boot auto-configuration does). Reads only the catalog; writes nothing.
+     *
+     * @throws IllegalStateException naming the table and the migration that creates or converts it
+     * @throws SQLException if the database cannot be reached
+     */
+    public void checkTable() throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            fence.check(connection);
+        }
+    }
+
     /** A fence step run first in a transaction: {@link Fence#advance} or {@link Fence#admit}. */
     @FunctionalInterface
     private interface FenceStep {

@@ -131,6 +131,24 @@ public final class JdbiFence {
         }
     }
 
+    /**
+     * Checks now what the first fenced write would: on one handle, that the fence table exists as
+     * this fence names it and has the shape this build needs (see {@link JdbcFence#checkTable}).
+     * Reads only the catalog; writes nothing.
+     *
+     * @throws IllegalStateException naming the table and the migration that creates or converts it
+     */
+    public void checkTable() {
+        jdbi.useHandle(handle -> {
+            try {
+                fence.check(handle.getConnection());
+            } catch (SQLException e) {
+                throw new UnableToExecuteStatementException("checking the fence table " + table + " failed: "
+                        + e.getMessage(), e, null);
+            }
+        });
+    }
+
     private static void requireNonNull(FencingToken token, Object callback) {
         if (token == null || callback == null) {
             throw new IllegalArgumentException("token and callback must not be null");

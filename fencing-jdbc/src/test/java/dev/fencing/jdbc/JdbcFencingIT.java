@@ -184,6 +184,14 @@ class JdbcFencingIT {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("table 'fencing_fence' does not exist")
                 .hasMessageContaining("FencingMigrations.migrate(dataSource)");
+        assertThatThrownBy(() -> JdbcFence.create(bare).checkTable()).as("the start-up check, before any write")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("table 'fencing_fence' does not exist")
+                .hasMessageContaining("FencingMigrations.migrate(dataSource)");
+        assertThatThrownBy(() -> JdbiFence.create(org.jdbi.v3.core.Jdbi.create(bare)).checkTable())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("table 'fencing_fence' does not exist");
+        JdbcFence.create(Databases.migrated(server)).checkTable(); // a migrated database passes
         try (Connection connection = bare.getConnection()) {
             assertThatThrownBy(() -> RowGuard.create("ledger", "id").update(connection, FencingToken.of("r", 1),
                     Map.of("id", 1), Map.of("balance", 1)))

@@ -45,6 +45,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TokenRefusal {
 
+    private static final org.slf4j.Logger REFUSED = org.slf4j.LoggerFactory.getLogger(
+            dev.fencing.core.spi.Refusals.LOGGER);
+
     /** The HTTP response header naming a refusal for the caller's client. */
     public static final String HTTP_HEADER = "Fencing-Refusal";
 
@@ -290,6 +293,8 @@ public final class TokenRefusal {
      * {@code refusal}, for the client to throw.
      */
     public static FencingException reported(FencingException refusal, FencingListener listener) {
+        // the caller's side of a refusal, logged as the service logs its own (logger dev.fencing.refused)
+        REFUSED.warn("the service refused the call: {}", refusal.getMessage());
         FencingListener safe = SafeListener.of(listener);
         if (refusal instanceof StaleTokenException stale) {
             safe.onStaleWriteRejected(stale);

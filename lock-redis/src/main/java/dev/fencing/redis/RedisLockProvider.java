@@ -371,7 +371,7 @@ public final class RedisLockProvider extends AbstractLockProvider {
     /** Configures a {@link RedisLockProvider}; every setting is optional. */
     public static final class Builder extends RedisProviderBuilder<Builder> {
         private final Connector connector;
-        private final String target;
+        private String target;
         private final boolean waitSupported;
         private final boolean ownsClient;
         private Duration commandTimeout = Duration.ofSeconds(5);
@@ -387,6 +387,22 @@ public final class RedisLockProvider extends AbstractLockProvider {
 
         @Override
         protected Builder self() {
+            return this;
+        }
+
+        /**
+         * How messages, health checks and logs name the server ("Redis at {@code name} did not
+         * answer …"): by default the URI without credentials, or "the given RedisClient" for a client
+         * passed in, whose address the provider cannot read — name it (host:port) then.
+         *
+         * @throws IllegalArgumentException if {@code name} is blank, over 200 characters or spans lines
+         */
+        public Builder serverName(String name) {
+            if (name == null || name.isBlank() || name.length() > 200 || name.contains("\n") || name.contains("\r")) {
+                throw new IllegalArgumentException("serverName must be 1 to 200 characters on one line (host:port),"
+                        + " got " + (name == null ? "null" : "'" + name + "'"));
+            }
+            this.target = name.strip();
             return this;
         }
 

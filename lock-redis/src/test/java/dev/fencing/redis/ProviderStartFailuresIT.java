@@ -38,6 +38,26 @@ class ProviderStartFailuresIT {
                 });
     }
 
+    /** A client passed in has no address the provider can read: the name given to the builder stands for it. */
+    @Test
+    void aClientPassedInIsNamedAsTheBuilderWasTold() throws IOException {
+        int port = closedPort();
+        io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + port);
+        try {
+            assertThatThrownBy(() -> RedisLockProvider.builder(client).serverName("127.0.0.1:" + port + " (the cache)")
+                    .build())
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("127.0.0.1:" + port + " (the cache)")
+                    .hasMessageNotContaining("the given RedisClient");
+            assertThatThrownBy(() -> RedisLockProvider.builder(client).serverName(" "))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serverName");
+            assertThatThrownBy(() -> RedisLockProvider.builder(client).serverName("a\nb"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one line");
+        } finally {
+            client.shutdown();
+        }
+    }
+
     @Test
     void redlockWithoutAReachableMajorityNamesItsNodesButNotTheirPasswords() throws IOException {
         List<String> nodes = List.of("redis://:pw1@127.0.0.1:" + closedPort(), "redis://:pw2@127.0.0.1:" + closedPort(),

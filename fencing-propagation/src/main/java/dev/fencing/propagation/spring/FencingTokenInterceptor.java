@@ -9,6 +9,8 @@ import dev.fencing.propagation.TokenRefusal;
 import java.io.IOException;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
@@ -36,17 +38,21 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
     /** The request attribute that names the token for one request ({@code RestClient...attribute}). */
     public static final String TOKEN_ATTRIBUTE = FencingToken.class.getName();
 
+    private static final Logger LOG = LoggerFactory.getLogger(FencingTokenInterceptor.class);
+
     private final @Nullable FencingToken fixed;
     private final FencingListener listener;
+    private final boolean requireToken;
 
-    private FencingTokenInterceptor(@Nullable FencingToken fixed, FencingListener listener) {
+    private FencingTokenInterceptor(@Nullable FencingToken fixed, FencingListener listener, boolean requireToken) {
         this.fixed = fixed;
         this.listener = listener;
+        this.requireToken = requireToken;
     }
 
     /** Attaches the token bound by {@link FencingContext} on the calling thread, if any. */
     public static FencingTokenInterceptor fromContext() {
-        return new FencingTokenInterceptor(null, FencingListener.NONE);
+        return new FencingTokenInterceptor(null, FencingListener.NONE, false);
     }
 
     /**
@@ -58,7 +64,17 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null; use FencingListener.NONE for none");
         }
-        return new FencingTokenInterceptor(fixed, listener);
+        return new FencingTokenInterceptor(fixed, listener, requireToken);
+    }
+
+    /**
+     * This interceptor, refusing to send a request that has no token (none bound, none set for the
+     * request) with an {@link IllegalStateException} naming the request, instead of sending it
+     * unfenced: for a client whose every call must be fenced. By default such a request goes out
+     * without the header (logged at DEBUG).
+     */
+    public FencingTokenInterceptor requireToken() {
+        return new FencingTokenInterceptor(fixed, listener, true);
     }
 
     /** Attaches {@code token} to every request (a client built for one critical section). */
@@ -66,14 +82,24 @@ public final class FencingTokenInterceptor implements ClientHttpRequestIntercept
         if (token == null) {
             throw new IllegalArgumentException("token must not be null");
         }
-        return new FencingTokenInterceptor(token, FencingListener.NONE);
+        return new FencingTokenInterceptor(token, FencingListener.NONE, false);
     }
 
     @Override
     public ClientHttpResponse intercept(HttpRequest request, byte[] body, ClientHttpRequestExecution execution)
             throws IOException {
         if (!request.getHeaders().containsHeader(TokenHeader.HTTP_HEADER)) {
-            tokenFor(request).ifPresent(token -> request.getHeaders().set(TokenHeader.HTTP_HEADER, TokenHeader.format(token)));
+            Optional<FencingToken> token = tokenFor(request);
+            if (token.isPresent()) {
+                request.getHeaders().set(TokenHeader.HTTP_HEADER, TokenHeader.format(token.get()));
+            } else if (requireToken) {
+                throw new IllegalStateException(request.getMethod() + " " + request.getURI() + " has no fencing token to"
+                        + " send: bind one around the call (FencingContext.bind(lease), @LeaderOnly), or set the"
+                        + " request attribute " + TOKEN_ATTRIBUTE + "; this client refuses to call without one");
+            } else {
+                LOG.debug("{} {} sent without a fencing token: none bound on this thread (FencingContext) and none set"
+                        + " for the request", request.getMethod(), request.getURI());
+            }
         }
         ClientHttpResponse response = execution.execute(request, body);
         String refusal = response.getStatusCode().isError()

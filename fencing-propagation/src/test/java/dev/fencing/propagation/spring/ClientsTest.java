@@ -85,6 +85,24 @@ class ClientsTest {
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.policy()).isEqualTo(Policy.STRICT));
     }
 
+    /** A client that must fence every call refuses to send one without a token, and sends one with. */
+    @Test
+    @SuppressWarnings("try") // the scope is read by the interceptor, not the block
+    void aClientThatRequiresATokenRefusesToCallWithoutOne() {
+        RestClient strict = RestClient.builder().baseUrl(BASE)
+                .requestInterceptor(FencingTokenInterceptor.fromContext().requireToken()).build();
+        assertThatThrownBy(() -> strict.get().uri("/echo").retrieve().body(String.class))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("GET " + BASE + "/echo")
+                .hasMessageContaining("has no fencing token to send");
+        try (FencingContext.Scope scope = FencingContext.bind(FencingToken.of(lock, 3))) {
+            assertThat(strict.get().uri("/echo").retrieve().body(String.class))
+                    .isEqualTo(TokenHeader.format(FencingToken.of(lock, 3)));
+        }
+        RestClient lenient = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.fromContext())
+                .build();
+        assertThat(lenient.get().uri("/echo").retrieve().body(String.class)).as("sent without one").isEqualTo("none");
+    }
+
     @Test
     void theGateRefusesAnOlderTokenBeforeTheHandlerRuns() {
         RestClient newer = RestClient.builder().baseUrl(BASE).requestInterceptor(FencingTokenInterceptor.of(
