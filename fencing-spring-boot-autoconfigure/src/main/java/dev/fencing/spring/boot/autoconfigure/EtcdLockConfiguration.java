@@ -73,7 +73,9 @@ class EtcdLockConfiguration {
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {
-            throw new IllegalStateException("fencing.lock.type=etcd: " + e.getMessage(), e);
+            throw new FencingStartupException("fencing.lock.type=etcd: " + e.getMessage(), "Start etcd, or fix"
+                    + " fencing.lock.etcd.endpoints (and fencing.lock.etcd.username, password or ssl-bundle if it"
+                    + " refused this client).", e);
         }
     }
 }

@@ -9,7 +9,9 @@ import java.util.Arrays;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Jdbi;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -65,6 +67,14 @@ public final class FencingJdbcAutoConfiguration {
             }
         }
 
+        /** Fails the start when a JdbcFence bean's table is missing (fencing.jdbc.check-table): see {@link FenceTableCheck}. */
+        @Bean
+        @ConditionalOnBooleanProperty(name = "fencing.jdbc.check-table", matchIfMissing = true)
+        SmartInitializingSingleton jdbcFenceTableCheck(ObjectProvider<JdbcFence> fences, Environment environment) {
+            return () -> fences.orderedStream().forEach(fence -> FenceTableCheck.run("JdbcFence bean", fence::checkTable,
+                    environment));
+        }
+
         @Bean
         @ConditionalOnMissingBean
         @ConditionalOnClass(name = {"org.springframework.jdbc.datasource.DataSourceUtils",
@@ -95,6 +105,19 @@ public final class FencingJdbcAutoConfiguration {
                 throw new IllegalArgumentException("fencing.jdbc.fence-table = '" + jdbc.getFenceTable()
                         + "' is not allowed: " + e.getMessage(), e);
             }
+        }
+    }
+
+    /** Fails the start when a JdbiFence bean's table is missing (fencing.jdbc.check-table). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({JdbiFence.class, Jdbi.class})
+    @ConditionalOnBooleanProperty(name = "fencing.jdbc.check-table", matchIfMissing = true)
+    static class JdbiFenceTableCheckConfiguration {
+
+        @Bean
+        SmartInitializingSingleton jdbiFenceTableCheck(ObjectProvider<JdbiFence> fences, Environment environment) {
+            return () -> fences.orderedStream().forEach(fence -> FenceTableCheck.run("JdbiFence bean", fence::checkTable,
+                    environment));
         }
     }
 

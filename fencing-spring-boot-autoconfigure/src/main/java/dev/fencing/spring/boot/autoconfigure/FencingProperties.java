@@ -26,6 +26,7 @@ public class FencingProperties {
     private final Jdbc jdbc = new Jdbc();
     private final Health health = new Health();
     private final Propagation propagation = new Propagation();
+    private final Leadership leadership = new Leadership();
 
     /** The lock provider settings. */
     public Lock getLock() {
@@ -50,6 +51,11 @@ public class FencingProperties {
     /** The settings of the receiving side of token propagation. */
     public Propagation getPropagation() {
         return propagation;
+    }
+
+    /** The settings of the auto-configured leader election. */
+    public Leadership getLeadership() {
+        return leadership;
     }
 
     /** {@code fencing.lock.*}: which lock provider to create, and its settings. */
@@ -428,6 +434,21 @@ public class FencingProperties {
          */
         private String policy = "monotonic";
 
+        /**
+         * Whether the start fails when the table of a JdbcFence or JdbiFence bean is missing or
+         * from an install this build must convert (checked once, after Flyway ran; reads only the
+         * catalog). Off: the first fenced write reports it instead.
+         */
+        private boolean checkTable = true;
+
+        public boolean isCheckTable() {
+            return checkTable;
+        }
+
+        public void setCheckTable(boolean checkTable) {
+            this.checkTable = checkTable;
+        }
+
         public String getFenceTable() {
             return fenceTable;
         }
@@ -446,6 +467,96 @@ public class FencingProperties {
     }
 
     /** {@code fencing.health.*}: the {@code fencing} health indicator. */
+    /** {@code fencing.propagation.client.*}: the token on the application's outgoing calls. */
+    public static class Client {
+
+        /**
+         * Whether the RestClient.Builder and WebClient.Builder beans Boot builds send the token bound
+         * on the calling thread and turn a service's refusal into the store's exception.
+         */
+        private boolean enabled = true;
+
+        /**
+         * The name the calls' refusals are counted under (the store tag of fencing.store.writes):
+         * lower-case letters, digits, '.', '_' and '-'.
+         */
+        private String name = "http";
+
+        /**
+         * Whether a request with no token to send (none bound on the calling thread) is refused
+         * with an exception instead of sent unfenced.
+         */
+        private boolean requireToken;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name.strip();
+        }
+
+        public boolean isRequireToken() {
+            return requireToken;
+        }
+
+        public void setRequireToken(boolean requireToken) {
+            this.requireToken = requireToken;
+        }
+    }
+
+    /** {@code fencing.leadership.*}: a Leadership bean campaigning for one lock, for {@code @LeaderOnly} methods. */
+    public static class Leadership {
+
+        /**
+         * The lock the instances of this application campaign for (a lock name, as for any lease).
+         * Unset: no Leadership bean is created.
+         */
+        private @Nullable String name;
+
+        /**
+         * The TTL of each term's lease, renewed every third of it: how long the lock outlives a
+         * leader that died (50ms to 7d). A bare number is in seconds.
+         */
+        @DurationUnit(ChronoUnit.SECONDS)
+        private Duration ttl = Duration.ofSeconds(15);
+
+        /** Whether to create the Leadership bean when fencing.leadership.name is set. */
+        private boolean enabled = true;
+
+        public @Nullable String getName() {
+            return name;
+        }
+
+        public void setName(@Nullable String name) {
+            this.name = name == null ? null : name.strip();
+        }
+
+        public Duration getTtl() {
+            return ttl;
+        }
+
+        public void setTtl(Duration ttl) {
+            this.ttl = ttl;
+        }
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
     public static class Health {
 
         /** The resource whose state the health check asks the lock provider for (it is never locked). */
@@ -496,6 +607,13 @@ public class FencingProperties {
          * {@code fencing.propagation.allowed-locks-by-path.[/orders/**]=order-*}.
          */
         private Map<String, List<String>> allowedLocksByPath = new LinkedHashMap<>();
+
+        private final Client client = new Client();
+
+        /** The calling side: the RestClient and WebClient builders Boot builds. */
+        public Client getClient() {
+            return client;
+        }
 
         public List<String> getAllowedLocks() {
             return allowedLocks;

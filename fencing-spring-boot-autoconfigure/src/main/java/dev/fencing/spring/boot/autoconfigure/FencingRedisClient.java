@@ -158,6 +158,11 @@ final class FencingRedisClient implements AutoCloseable {
         return target;
     }
 
+    /** {@link #target()} without its leading "Redis ": how the provider's messages name the server ("Redis at …"). */
+    String servers() {
+        return target.startsWith("Redis ") ? target.substring("Redis ".length()) : target;
+    }
+
     /** Shuts the client down (after the provider closed its connections). */
     @Override
     public void close() {

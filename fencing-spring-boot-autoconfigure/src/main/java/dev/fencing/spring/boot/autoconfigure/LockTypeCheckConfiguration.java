@@ -28,7 +28,17 @@ class LockTypeCheckConfiguration {
     @Bean
     @ConditionalOnMissingBean(LockProvider.class)
     Object fencingLockTypeCheck(Environment environment, ConfigurableListableBeanFactory beanFactory) {
-        throw new IllegalStateException(problem(environment.getProperty(LockType.PROPERTY), beanFactory));
+        String problem;
+        IllegalArgumentException unknownType = null;
+        try {
+            problem = problem(environment.getProperty(LockType.PROPERTY), beanFactory);
+        } catch (IllegalArgumentException unknown) {
+            problem = String.valueOf(unknown.getMessage());
+            unknownType = unknown;
+        }
+        throw new FencingStartupException(problem,
+                "Fix " + LockType.PROPERTY + " as said (one of " + LockType.allowed() + ", in any case), or define your"
+                        + " own LockProvider bean.", unknownType);
     }
 
     /** Why {@code value} gave no provider. */

@@ -36,8 +36,11 @@ class PostgresLockConfiguration {
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException | IllegalStateException e) {
-            throw new IllegalStateException("fencing.lock.type=postgres: cannot use the application's DataSource: "
-                    + e.getMessage(), e);
+            throw new FencingStartupException("fencing.lock.type=postgres: cannot use the application's DataSource: "
+                    + e.getMessage(), "Check spring.datasource.* and that the toolkit's migrations ran: with"
+                    + " dev.fencing:migrations and spring-boot-starter-flyway on the class path they run in the"
+                    + " application's Flyway (spring.flyway.enabled, fencing.flyway.enabled); the counter table is"
+                    + " fencing.lock.postgres.table.", e);
         }
     }
 }

@@ -59,11 +59,14 @@ class RedisLockConfiguration {
         PropertyChecks.apply("fencing.lock.redis.key-prefix", redis.getKeyPrefix(), builder::keyPrefix);
         PropertyChecks.apply("fencing.lock.redis.request-timeout", redis.getRequestTimeout(), builder::requestTimeout);
         PropertyChecks.apply("fencing.lock.redis.connect-timeout", redis.getConnectTimeout(), builder::connectTimeout);
+        builder.serverName(client.servers());
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {
-            throw new IllegalStateException("fencing.lock.type=redis: cannot use " + client.target() + ": "
-                    + e.getMessage(), e);
+            throw new FencingStartupException("fencing.lock.type=redis: cannot use " + client.target() + ": "
+                    + e.getMessage(), "Start Redis there, or point the locks at a running one: spring.data.redis.host and"
+                    + " spring.data.redis.port (the application's Redis), or fencing.lock.redis.uri (a Redis for the"
+                    + " locks alone).", e);
         }
     }
 }

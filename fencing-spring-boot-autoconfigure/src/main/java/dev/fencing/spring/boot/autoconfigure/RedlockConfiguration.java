@@ -37,7 +37,8 @@ class RedlockConfiguration {
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {
-            throw new IllegalStateException("fencing.lock.type=redlock: " + e.getMessage(), e);
+            throw new FencingStartupException("fencing.lock.type=redlock: " + e.getMessage(), "Start the Redis masters"
+                    + " named above, or fix fencing.lock.redlock.uris: a majority of them must answer.", e);
         }
     }
 }

@@ -65,7 +65,9 @@ class ZooKeeperLockConfiguration {
         try {
             return builder.listener(Listeners.of(listeners)).build();
         } catch (LockUnavailableException e) {
-            throw new IllegalStateException("fencing.lock.type=zookeeper: " + e.getMessage(), e);
+            throw new FencingStartupException("fencing.lock.type=zookeeper: " + e.getMessage(), "Start ZooKeeper, or"
+                    + " fix fencing.lock.zookeeper.connect-string (and its digest credentials if it refused this"
+                    + " client).", e);
         }
     }
 }

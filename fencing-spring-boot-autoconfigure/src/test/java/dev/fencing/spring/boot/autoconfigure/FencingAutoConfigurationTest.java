@@ -180,7 +180,7 @@ class FencingAutoConfigurationTest {
     @Test
     void anUnknownTypeListsTheAllowedOnes() {
         runner.withPropertyValues("fencing.lock.type=mongo").run(context -> assertThat(rootCause(context))
-                .isInstanceOf(IllegalArgumentException.class)
+                .isInstanceOf(FencingStartupException.class)
                 .hasMessage("fencing.lock.type must be one of redis, postgres, redlock, etcd, zookeeper; got 'mongo'"));
     }
 

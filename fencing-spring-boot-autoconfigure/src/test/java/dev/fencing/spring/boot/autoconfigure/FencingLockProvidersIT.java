@@ -142,6 +142,26 @@ class FencingLockProvidersIT {
                 ZooKeeperLockProvider.class);
     }
 
+    /** DOWN names the server by host and port as Boot's settings gave them, not "the given RedisClient". */
+    @Test
+    void theHealthIndicatorNamesTheRedisThatStoppedAnswering() {
+        RedisTestServer redis = TestServers.redis();
+        try (dev.fencing.testkit.servers.PartitionProxy link = dev.fencing.testkit.servers.PartitionProxy.start(redis.host(),
+                redis.port())) {
+            runner.withPropertyValues("fencing.lock.type=redis", "spring.data.redis.host=127.0.0.1",
+                    "spring.data.redis.port=" + link.port(), "fencing.lock.redis.request-timeout=1s",
+                    "fencing.health.timeout=20s").run(context -> {
+                        FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+                        assertThat(health.health().getStatus().getCode()).isEqualTo("UP");
+                        link.cut();
+                        org.springframework.boot.health.contributor.Health down = health.health();
+                        assertThat(down.getStatus().getCode()).isEqualTo("DOWN");
+                        assertThat(down.getDetails().toString()).contains("Redis at 127.0.0.1:" + link.port())
+                                .doesNotContain("the given RedisClient");
+                    });
+        }
+    }
+
     @Test
     void theHealthIndicatorIsUpOnALiveServer() {
         RedisTestServer redis = TestServers.redis();
