@@ -49,6 +49,10 @@ public final class FencingCli implements Runnable {
     /** Curator's switch for its own connection-loss lines (DebugUtils.PROPERTY_DONT_LOG_CONNECTION_ISSUES). */
     static final String CURATOR_QUIET = "curator-dont-log-connection-problems";
 
+    /** The connection options only a store uses (the lock providers take --redis-uri, --pg-url, ...). */
+    private static final java.util.List<String> STORE_ONLY_OPTIONS = java.util.List.of("--redis-store-uri",
+            "--s3-endpoint", "--azure-blob-endpoint", "--gcs-endpoint");
+
     /** Runs the CLI and exits with its exit code. */
     public static void main(String[] args) {
         System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
@@ -68,6 +72,14 @@ public final class FencingCli implements Runnable {
     /** Runs the CLI with the given streams; returns the exit code. */
     public static int run(PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(new FencingCli());
+        // a candidate opens a lock and no store: the store-only options would only mislead in its --help
+        CommandLine.Model.CommandSpec leader = cli.getSubcommands().get("leader").getCommandSpec();
+        for (String storeOnly : STORE_ONLY_OPTIONS) {
+            CommandLine.Model.OptionSpec option = leader.findOption(storeOnly);
+            if (option != null) {
+                leader.remove(option);
+            }
+        }
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {

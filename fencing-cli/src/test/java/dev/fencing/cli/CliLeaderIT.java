@@ -53,6 +53,7 @@ class CliLeaderIT {
             assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
             reader.join(5_000);
             assertThat(lines).anyMatch(line -> line.endsWith(" first revoked, epoch " + firstEpoch + ": STOPPED"));
+            assertThat(lines).as("the summary, on SIGTERM too").contains("first stopped after 1 term(s)");
 
             CliRun run = second.get(60, TimeUnit.SECONDS);
             assertThat(run.exitCode()).as(run.toString()).isZero();
@@ -66,6 +67,16 @@ class CliLeaderIT {
         } finally {
             first.destroyForcibly();
         }
+    }
+
+    @Test
+    void leaderHelpListsTheLockOptionsAndNoStoreOnlyOne() {
+        CliRun run = CliRun.of("leader", "--help");
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("--redis-uri").contains("--pg-url").contains("--dynamodb-endpoint")
+                // as options (--redis-uri's own description names --redis-store-uri)
+                .doesNotContain("--s3-endpoint=").doesNotContain("--redis-store-uri=").doesNotContain("--gcs-endpoint=")
+                .doesNotContain("--azure-blob-endpoint=");
     }
 
     @Test

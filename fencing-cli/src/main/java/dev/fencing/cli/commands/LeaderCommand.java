@@ -87,9 +87,11 @@ public final class LeaderCommand extends FencingCommand {
                         + ttl.toMillis() + " ms");
                 out.flush();
             }
+            String candidateName = me;
             Thread onCtrlC = new Thread(() -> {
                 leadership.stop(); // releases the lock: the next candidate is elected at once
                 awaitLastRevocation(terms);
+                summary(out, candidateName, terms); // Ctrl-C or SIGTERM: the run's summary all the same
             }, "fencing-leader-stop");
             Runtime.getRuntime().addShutdownHook(onCtrlC);
             leadership.start();
@@ -102,17 +104,26 @@ public final class LeaderCommand extends FencingCommand {
             leadership.stop();
             awaitLastRevocation(terms);
         }
+        summary(out, me, terms);
+        return ExitCode.OK;
+    }
+
+    /** The JSON report, or the "stopped after N term(s)" line. */
+    private void summary(PrintWriter out, String me, List<Map<String, Object>> terms) {
         if (json) {
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("name", name);
             report.put("candidate", me);
-            report.put("terms", terms);
+            synchronized (terms) {
+                report.put("terms", List.copyOf(terms));
+            }
             Json.print(out, report);
         } else {
-            out.println(me + " stopped after " + terms.size() + " term(s)");
-            out.flush();
+            synchronized (terms) {
+                out.println(me + " stopped after " + terms.size() + " term(s)");
+            }
         }
-        return ExitCode.OK;
+        out.flush();
     }
 
     private LeadershipListener printer(String me, PrintWriter out, List<Map<String, Object>> terms) {

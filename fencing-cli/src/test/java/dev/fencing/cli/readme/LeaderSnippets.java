@@ -44,4 +44,13 @@ final class LeaderSnippets {
         Optional<Term> term = leadership.currentTerm();   // empty unless the term's lease is valid now
         term.ifPresent(t -> schedules.write(t.epoch(), "next-run", "run at 02:00"));
     }
+
+    static void readComputeWrite(Leadership leadership, FencedStore totals) {
+        Optional<Term> term = leadership.currentTerm();   // the term first, before anything is read
+        if (term.isEmpty()) {
+            return;                                        // not leading: nothing to do
+        }
+        long total = totals.read("daily-total").map(v -> Long.parseLong(v.value())).orElse(0L);
+        totals.write(term.get().epoch(), "daily-total", Long.toString(total + 1)); // that term, not currentEpoch() now
+    }
 }
