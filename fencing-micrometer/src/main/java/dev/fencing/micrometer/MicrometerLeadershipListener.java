@@ -70,4 +70,38 @@ public final class MicrometerLeadershipListener implements LeadershipListener {
         revoked[reason.ordinal()].increment();
         leading.set(0);
     }
+
+    /** A builder recording into {@code registry}, as {@code MicrometerFencingListener.builder} does. */
+    public static Builder builder(MeterRegistry registry) {
+        Checks.requireNonNull("registry", registry);
+        return new Builder(registry);
+    }
+
+    /** Settings of a {@link MicrometerLeadershipListener}: the {@code leadership} tag, {@code default} unless set. */
+    public static final class Builder {
+        private final MeterRegistry registry;
+        private String leadership = "default";
+
+        private Builder(MeterRegistry registry) {
+            this.registry = registry;
+        }
+
+        /**
+         * The {@code leadership} tag: lower-case letters, digits, {@code .}, {@code _} and {@code -},
+         * at most 64 (checked by {@link #build()}).
+         */
+        public Builder leadership(String leadership) {
+            this.leadership = leadership;
+            return this;
+        }
+
+        /**
+         * Registers the meters.
+         *
+         * @throws IllegalArgumentException if the tag is not valid
+         */
+        public MicrometerLeadershipListener build() {
+            return new MicrometerLeadershipListener(registry, leadership);
+        }
+    }
 }

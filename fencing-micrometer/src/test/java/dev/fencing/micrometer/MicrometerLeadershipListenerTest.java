@@ -45,6 +45,18 @@ class MicrometerLeadershipListenerTest {
     }
 
     @Test
+    void theBuilderTagsAsTheConstructorDoes() throws InterruptedException {
+        dev.fencing.core.Lease lease = provider.acquire("nightly-lock", dev.fencing.core.LeaseOptions.ofTtl(
+                Duration.ofSeconds(5)));
+        MicrometerLeadershipListener.builder(registry).leadership("nightly").build()
+                .onElected(new dev.fencing.core.leader.Term(lease.token(), lease, java.time.Instant.EPOCH));
+        assertThat(registry.get("fencing.leadership.elected").tag("leadership", "nightly").counter().count()).isEqualTo(1.0);
+        assertThatThrownBy(() -> MicrometerLeadershipListener.builder(registry).leadership("Not A Tag").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leadership tag must match");
+        assertThatThrownBy(() -> MicrometerLeadershipListener.builder(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void refusesAHighCardinalityLookingTag() {
         assertThatThrownBy(() -> new MicrometerLeadershipListener(registry, "Scheduler Lock #7"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leadership tag must match");
