@@ -133,8 +133,13 @@ class EtcdFaultsIT {
         reader.setDaemon(true);
         reader.start();
         try (EtcdLockProvider provider = EtcdLockProvider.builder(etcd.endpoint()).build()) {
-            await("the holder's grant").atMost(Duration.ofSeconds(60))
-                    .until(() -> output.stream().anyMatch(line -> line.startsWith("GRANTED ")));
+            try {
+                await("the holder's grant").atMost(Duration.ofSeconds(60))
+                        .until(() -> output.stream().anyMatch(line -> line.startsWith("GRANTED ")));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the holder printed no grant in 60 s (alive: " + holder.isAlive() + "); its"
+                        + " output:\n" + String.join("\n", output), e);
+            }
             long frozenToken = Long.parseLong(output.stream().filter(line -> line.startsWith("GRANTED ")).findFirst()
                     .orElseThrow().substring("GRANTED ".length()));
             // renewing: the lock stays held past the TTL while the holder runs

@@ -29,8 +29,22 @@ public final class FrozenHolderMain {
             }
         };
         EtcdLockProvider provider = EtcdLockProvider.builder(args[0]).listener(listener).build();
-        Lease lease = provider.tryAcquire(args[1], LeaseOptions.builder()
-                .ttl(Duration.ofMillis(Long.parseLong(args[2]))).autoRenew(true).build()).orElseThrow();
+        LeaseOptions options = LeaseOptions.builder().ttl(Duration.ofMillis(Long.parseLong(args[2]))).autoRenew(true)
+                .build();
+        Lease lease = null;
+        // a loaded machine's etcd may time a request out (its WAL fsync waits): try again, saying so
+        for (long deadline = System.nanoTime() + Duration.ofSeconds(50).toNanos(); lease == null; ) {
+            try {
+                lease = provider.tryAcquire(args[1], options).orElseThrow(() -> new IllegalStateException(
+                        "the lock is held by someone else"));
+            } catch (dev.fencing.core.LockUnavailableException e) {
+                System.out.println("RETRY " + e.getMessage());
+                System.out.flush();
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
         System.out.println("GRANTED " + lease.token().value());
         System.out.flush();
         lost.await();

@@ -14,14 +14,27 @@ public final class Ports {
 
     private Ports() {}
 
-    /** A port that was free on 127.0.0.1 a moment ago. */
+    /**
+     * The ports handed out in this JVM: the kernel may give a port it just closed again, and two
+     * members of one cluster asked for ports in a row got the same one ("has duplicate url").
+     */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** A port that was free on 127.0.0.1 a moment ago, and not handed out before in this JVM. */
     public static int free() {
-        try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+                socket.setReuseAddress(true);
+                port = socket.getLocalPort();
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free loopback port", e);
+            }
+            if (HANDED_OUT.add(port)) {
+                return port;
+            }
         }
+        throw new IllegalStateException("100 free loopback ports in a row were ones this JVM had handed out before");
     }
 
     /** Whether something accepts TCP connections on 127.0.0.1:{@code port}. */
