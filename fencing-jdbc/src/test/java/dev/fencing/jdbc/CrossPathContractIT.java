@@ -26,7 +26,7 @@ class CrossPathContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new CrossPathAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+            return store(new CrossPathAccessor(Databases.forStores(Databases.postgres()), policy), policy);
         }
     }
 
@@ -40,7 +40,7 @@ class CrossPathContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new CrossPathAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+            return store(new CrossPathAccessor(Databases.forStores(Databases.mariaDb()), policy), policy);
         }
     }
 
@@ -54,7 +54,7 @@ class CrossPathContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new CrossPathAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+            return store(new CrossPathAccessor(Databases.forStores(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
         }
     }
 
@@ -68,7 +68,7 @@ class CrossPathContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new CrossPathAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
+            return store(new CrossPathAccessor(Databases.forStores(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
         }
     }
 }

@@ -30,7 +30,7 @@ class FenceRowContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new FenceRowAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+            return store(new FenceRowAccessor(Databases.forStores(Databases.postgres()), policy), policy);
         }
     }
 
@@ -49,7 +49,7 @@ class FenceRowContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+            return store(new FenceRowAccessor(Databases.forStores(Databases.mariaDb()), policy), policy);
         }
     }
 
@@ -68,7 +68,7 @@ class FenceRowContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new FenceRowAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+            return store(new FenceRowAccessor(Databases.forStores(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
         }
     }
 
@@ -87,7 +87,7 @@ class FenceRowContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new FenceRowAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
+            return store(new FenceRowAccessor(Databases.forStores(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
         }
     }
 }

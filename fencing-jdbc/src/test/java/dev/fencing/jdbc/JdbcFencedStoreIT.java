@@ -28,7 +28,7 @@ class JdbcFencedStoreIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return JdbcFencedStore.builder(isolated(Databases.migrated(server()))).policy(policy).build();
+            return JdbcFencedStore.builder(isolated(Databases.forStores(server()))).policy(policy).build();
         }
 
         /**

@@ -32,7 +32,7 @@ class RowGuardContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new RowGuardAccessor(Databases.migrated(Databases.postgres()), policy), policy);
+            return store(new RowGuardAccessor(Databases.forStores(Databases.postgres()), policy), policy);
         }
     }
 
@@ -51,7 +51,7 @@ class RowGuardContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb()), policy), policy);
+            return store(new RowGuardAccessor(Databases.forStores(Databases.mariaDb()), policy), policy);
         }
     }
 
@@ -70,7 +70,7 @@ class RowGuardContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new RowGuardAccessor(Databases.migrated(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
+            return store(new RowGuardAccessor(Databases.forStores(Databases.postgres(), TRANSACTION_REPEATABLE_READ), policy), policy);
         }
     }
 
@@ -89,7 +89,7 @@ class RowGuardContractIT {
 
         @Override
         protected FencedStore createStore(Policy policy) {
-            return store(new RowGuardAccessor(Databases.migrated(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
+            return store(new RowGuardAccessor(Databases.forStores(Databases.mariaDb(), TRANSACTION_READ_COMMITTED), policy), policy);
         }
     }
 }
