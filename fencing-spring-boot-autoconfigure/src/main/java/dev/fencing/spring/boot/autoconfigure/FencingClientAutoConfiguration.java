@@ -74,7 +74,7 @@ public final class FencingClientAutoConfiguration {
 
     private static String name(FencingProperties.Client client) {
         try {
-            new FencingClientListeners(List.of(), null).forClient(client.getName());
+            FencingClientListeners.requireName(client.getName());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("fencing.propagation.client.name = '" + client.getName() + "': "
                     + e.getMessage(), e);

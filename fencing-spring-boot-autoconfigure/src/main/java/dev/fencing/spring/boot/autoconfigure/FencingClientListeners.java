@@ -46,10 +46,15 @@ public final class FencingClientListeners {
      * @throws IllegalArgumentException if {@code name} is not such a name
      */
     public FencingListener forClient(String name) {
+        return byName.computeIfAbsent(requireName(name), this::build);
+    }
+
+    /** {@code name} if it is a valid client name (a Micrometer tag value). */
+    static String requireName(String name) {
         if (name == null || !name.matches("[a-z0-9][a-z0-9._-]{0,63}")) {
             throw new IllegalArgumentException("client name must match [a-z0-9][a-z0-9._-]{0,63}, got '" + name + "'");
         }
-        return byName.computeIfAbsent(name, this::build);
+        return name;
     }
 
     private FencingListener build(String name) {
@@ -57,10 +62,6 @@ public final class FencingClientListeners {
         if (counting != null) {
             all.add(counting.apply(name));
         }
-        return switch (all.size()) {
-            case 0 -> FencingListener.NONE;
-            case 1 -> all.get(0);
-            default -> FencingListener.composite(all.toArray(FencingListener[]::new));
-        };
+        return Listeners.of(all);
     }
 }

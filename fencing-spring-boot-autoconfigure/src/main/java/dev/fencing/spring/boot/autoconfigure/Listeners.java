@@ -11,7 +11,11 @@ final class Listeners {
 
     /** None, the one bean, or all of them in their {@code @Order}. */
     static FencingListener of(ObjectProvider<FencingListener> beans) {
-        List<FencingListener> all = beans.orderedStream().toList();
+        return of(beans.orderedStream().toList());
+    }
+
+    /** None, the one listener, or all of them in this order. */
+    static FencingListener of(List<FencingListener> all) {
         return switch (all.size()) {
             case 0 -> FencingListener.NONE;
             case 1 -> all.get(0);
