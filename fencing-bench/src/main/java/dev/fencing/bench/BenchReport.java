@@ -34,9 +34,6 @@ final class BenchReport {
                 if (value instanceof Map<?, ?> summary && summary.containsKey("median")) {
                     out.println("   " + key + ": median " + summary.get("median") + " (min " + summary.get("min")
                             + ", max " + summary.get("max") + ")");
-                } else if (key.equals("oursAllocatedBytesPerCycle")) {
-                    out.println("   fencing RedisLockProvider allocates " + value
-                            + " bytes per acquire+release (steady state, one thread)");
                 } else if (!SHOWN_ABOVE.contains(key)) {
                     out.println("   " + key + ": " + value);
                 }

@@ -22,11 +22,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>The measured rounds are repeated {@code repeats} times after one warm-up; each repeat yields a
  * ratio of throughputs to the first contender, the baseline, and a row reports the median of those
  * ratios with their minimum and maximum, and the medians of the repeats' p50, p99 and throughput.
+ * While the repeats of some contender disagree by more than {@value #SETTLED_SPREAD_PERCENT} %
+ * ({@link #settled}), more run, up to three times the repeats asked for (at most
+ * {@value #MAX_REPEATS}); a row says how many ran and whether its ratios settled.
  */
 final class BenchRunner {
 
-    /** The most repeats a run may ask for. */
+    /** The most repeats a run may ask for, and the most it runs to let the ratios settle. */
     static final int MAX_REPEATS = 20;
+
+    /** How far apart, in percent of their median, the repeats' ratios may be for a row to count as settled. */
+    static final int SETTLED_SPREAD_PERCENT = 10;
 
     /** One operation of a contender; {@code worker} tells threads apart. */
     @FunctionalInterface
@@ -46,7 +52,7 @@ final class BenchRunner {
      * @param ratios the ratio to the baseline in each repeat, in the order they ran
      */
     record Row(String contender, long operations, double p50Micros, double p99Micros, double opsPerSecond,
-            double ratio, double ratioMin, double ratioMax, List<Double> ratios) {
+            double ratio, double ratioMin, double ratioMax, List<Double> ratios, boolean settled) {
 
         Map<String, Object> toMap() {
             Map<String, Object> map = new LinkedHashMap<>();
@@ -61,6 +67,8 @@ final class BenchRunner {
             map.put("ratioMin", round(ratioMin));
             map.put("ratioMax", round(ratioMax));
             map.put("ratioPerRepeat", ratios.stream().map(BenchRunner::round).toList());
+            map.put("repeatsRun", ratios.size());
+            map.put("settled", settled);
             return map;
         }
     }
@@ -94,10 +102,10 @@ final class BenchRunner {
         AtomicLong iteration = new AtomicLong();
         latencyRounds(contenders, warmupRounds, iteration);
         List<List<Measured>> perRepeat = new ArrayList<>();
-        for (int repeat = 0; repeat < repeats; repeat++) {
+        while (moreRepeats(perRepeat, contenders.size())) {
             perRepeat.add(latencyRounds(contenders, rounds, iteration));
         }
-        return rows(contenders, perRepeat, (long) rounds * opsPerRound * repeats);
+        return rows(contenders, perRepeat, (long) rounds * opsPerRound * perRepeat.size());
     }
 
     private List<Measured> latencyRounds(List<Contender> contenders, int roundCount, AtomicLong iteration)
@@ -134,10 +142,10 @@ final class BenchRunner {
         AtomicLong iteration = new AtomicLong();
         throughputRounds(contenders, threads, warmupRounds, iteration);
         List<List<Measured>> perRepeat = new ArrayList<>();
-        for (int repeat = 0; repeat < repeats; repeat++) {
+        while (moreRepeats(perRepeat, contenders.size())) {
             perRepeat.add(throughputRounds(contenders, threads, rounds, iteration));
         }
-        return rows(contenders, perRepeat, (long) threads * rounds * opsPerRound * repeats);
+        return rows(contenders, perRepeat, (long) threads * rounds * opsPerRound * perRepeat.size());
     }
 
     private List<Measured> throughputRounds(List<Contender> contenders, int threads, int roundCount,
@@ -206,6 +214,38 @@ final class BenchRunner {
         return order;
     }
 
+    /** Whether to run one more repeat: fewer than asked ran, or some ratio has not settled and the cap allows. */
+    private boolean moreRepeats(List<List<Measured>> perRepeat, int contenders) {
+        if (perRepeat.size() < repeats) {
+            return true;
+        }
+        if (perRepeat.size() >= Math.min(MAX_REPEATS, 3 * repeats)) {
+            return false;
+        }
+        for (int c = 1; c < contenders; c++) {
+            int contender = c;
+            if (!settled(perRepeat.stream().mapToDouble(measured -> measured.get(contender).ratio()).toArray())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code ratios}, one per repeat, agree: their range is at most
+     * {@value #SETTLED_SPREAD_PERCENT} % of their median. From five repeats on, the lowest and the
+     * highest are left out first (one outlier repeat — a build starting beside the run — does not
+     * keep a row unsettled for ever, and more repeats can settle a row, which a full range, only
+     * ever growing, could not).
+     */
+    static boolean settled(double[] ratios) {
+        double[] sorted = ratios.clone();
+        Arrays.sort(sorted);
+        double[] kept = sorted.length >= 5 ? Arrays.copyOfRange(sorted, 1, sorted.length - 1) : sorted;
+        double median = median(kept);
+        return kept[kept.length - 1] - kept[0] <= median * SETTLED_SPREAD_PERCENT / 100.0;
+    }
+
     private static List<Row> rows(List<Contender> contenders, List<List<Measured>> perRepeat, long operations) {
         List<Row> rows = new ArrayList<>();
         for (int c = 0; c < contenders.size(); c++) {
@@ -217,7 +257,7 @@ final class BenchRunner {
                     median(repeats.stream().mapToDouble(Measured::p99Micros).toArray()),
                     median(repeats.stream().mapToDouble(Measured::opsPerSecond).toArray()),
                     median(ratios), Arrays.stream(ratios).min().orElseThrow(), Arrays.stream(ratios).max().orElseThrow(),
-                    Arrays.stream(ratios).boxed().toList()));
+                    Arrays.stream(ratios).boxed().toList(), settled(ratios)));
         }
         return rows;
     }

@@ -88,11 +88,13 @@ public final class Benchmarks {
                 ConsensusBench.Result etcd = consensus.etcd();
                 session.add(9, "etcd lock vs jetcd's Lock service: acquire + release, one thread, uncontended",
                         etcd.rows(), Map.of("server", etcd.server()));
+                CycleAccounting.addTo(session.results.get(session.results.size() - 1), etcd.accounts());
             }
             if (session.selected(10)) {
                 ConsensusBench.Result zooKeeper = consensus.zooKeeper();
                 session.add(10, "ZooKeeper lock vs Curator's InterProcessMutex: acquire + release, one thread,"
                         + " uncontended", zooKeeper.rows(), Map.of("server", zooKeeper.server()));
+                CycleAccounting.addTo(session.results.get(session.results.size() - 1), zooKeeper.accounts());
             }
             if (session.selected(11)) {
                 new PropagationComparisons(session).run(runner);

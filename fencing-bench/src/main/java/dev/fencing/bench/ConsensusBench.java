@@ -53,8 +53,8 @@ final class ConsensusBench {
         this.closeLater = closeLater;
     }
 
-    /** A comparison's rows, and the server they ran on in words. */
-    record Result(String server, List<BenchRunner.Row> rows) {}
+    /** A comparison's rows, the server they ran on in words, and each row's cost per operation. */
+    record Result(String server, List<BenchRunner.Row> rows, List<CycleAccounting.Account> accounts) {}
 
     /** Comparison 9: {@link EtcdLockProvider} against jetcd's Lock service. */
     Result etcd() throws Exception {
@@ -80,7 +80,7 @@ final class ConsensusBench {
         ByteSequence onSession = bytes("bench-jetcd-session-" + run);
         ByteSequence perHolder = bytes("bench-jetcd-lease-" + run);
         LeaseOptions lease = LeaseOptions.ofTtl(TTL);
-        List<BenchRunner.Row> rows = runner.latency(List.of(
+        List<BenchRunner.Contender> contenders = List.of(
                 new BenchRunner.Contender("jetcd Lock service lock + unlock, on one lease granted before the run",
                         (w, i) -> {
                             ByteSequence key = lockService.lock(onSession, sessionLease).get(10, TimeUnit.SECONDS).getKey();
@@ -94,8 +94,9 @@ final class ConsensusBench {
                             ByteSequence key = lockService.lock(perHolder, id).get(10, TimeUnit.SECONDS).getKey();
                             lockService.unlock(key).get(10, TimeUnit.SECONDS);
                             leaseService.revoke(id).get(10, TimeUnit.SECONDS);
-                        })));
-        return new Result(server, rows);
+                        }));
+        List<BenchRunner.Row> rows = runner.latency(contenders);
+        return new Result(server, rows, CycleAccounting.of(contenders, RequestCounters.etcd(endpoints.get(0))));
     }
 
     /** Comparison 10: {@link ZooKeeperLockProvider} against Curator's {@code InterProcessMutex}. */
@@ -120,7 +121,7 @@ final class ConsensusBench {
         InterProcessMutex mutex = new InterProcessMutex(curator, "/bench/curator-" + run);
         String rawParent = "/bench/raw-" + run;
         LeaseOptions lease = LeaseOptions.ofTtl(TTL);
-        List<BenchRunner.Row> rows = runner.latency(List.of(
+        List<BenchRunner.Contender> contenders = List.of(
                 new BenchRunner.Contender("bare Curator create EPHEMERAL_SEQUENTIAL + delete (floor, no lock)", (w, i) ->
                         curator.delete().forPath(curator.create().creatingParentContainersIfNeeded()
                                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(rawParent + "/n-"))),
@@ -129,8 +130,9 @@ final class ConsensusBench {
                 new BenchRunner.Contender("Curator InterProcessMutex acquire + release", (w, i) -> {
                     mutex.acquire();
                     mutex.release();
-                })));
-        return new Result(server, rows);
+                }));
+        List<BenchRunner.Row> rows = runner.latency(contenders);
+        return new Result(server, rows, CycleAccounting.of(contenders, RequestCounters.zooKeeper(connect.split(",")[0].replaceFirst("/.*$", ""))));
     }
 
     private static ByteSequence bytes(String text) {

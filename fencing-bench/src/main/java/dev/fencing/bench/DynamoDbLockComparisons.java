@@ -45,7 +45,9 @@ final class DynamoDbLockComparisons extends Comparisons {
             resources.push(dynalite::stop);
             return dynalite.endpoint();
         });
+        RequestCounters.SdkRequests sent = new RequestCounters.SdkRequests();
         DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(endpoint))
+                .overrideConfiguration(c -> c.addExecutionInterceptor(sent))
                 .region(Region.of(DynamoDbTestServer.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"))).build();
         resources.push(dynamo);
@@ -64,8 +66,7 @@ final class DynamoDbLockComparisons extends Comparisons {
                 .withCreateHeartbeatBackgroundThread(false).build());
         resources.push(aws);
         LeaseOptions lease = LeaseOptions.ofTtl(Duration.ofSeconds(30));
-        add(12, "DynamoDB lock vs amazon-dynamodb-lock-client: acquire + release, one thread, uncontended",
-                runner.latency(List.of(
+        List<BenchRunner.Contender> contenders = List.of(
                         new BenchRunner.Contender("bare conditional PutItem + DeleteItem (floor: no token, no lease)",
                                 (w, i) -> {
                                     Map<String, AttributeValue> key = Map.of("resource", AttributeValue.fromS("raw-" + w));
@@ -82,7 +83,9 @@ final class DynamoDbLockComparisons extends Comparisons {
                                     LockItem item = aws.tryAcquireLock(AcquireLockOptions.builder("aws-" + w).build())
                                             .orElseThrow();
                                     aws.releaseLock(item);
-                                }))),
-                Map.of("server", server));
+                                }));
+        add(12, "DynamoDB lock vs amazon-dynamodb-lock-client: acquire + release, one thread, uncontended",
+                runner.latency(contenders), Map.of("server", server));
+        CycleAccounting.addTo(results.get(results.size() - 1), CycleAccounting.of(contenders, sent));
     }
 }

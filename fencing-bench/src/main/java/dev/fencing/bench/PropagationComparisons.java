@@ -32,8 +32,7 @@ final class PropagationComparisons extends Comparisons {
         resources.push(service);
         FencedServiceClient client = new FencedServiceClient(service.url());
         AtomicLong tokens = new AtomicLong();
-        add(11, "A call to a downstream service over HTTP: unfenced vs token checked by a gate vs by the write",
-                runner.latency(List.of(
+        List<BenchRunner.Contender> contenders = List.of(
                         new BenchRunner.Contender("plain PUT, the service writes to Redis (baseline)", (w, i) ->
                                 client.put("/plain", "plain-" + w, "v" + i)),
                         new BenchRunner.Contender("PUT with Fencing-Token, TokenGate admits it (one fenced write),"
@@ -49,7 +48,10 @@ final class PropagationComparisons extends Comparisons {
                                             FencingToken.of("fenced-" + w, tokens.incrementAndGet()))) {
                                         client.put("/fenced", "fenced-" + w, "v" + i);
                                     }
-                                }))),
+                                }));
+        add(11, "A call to a downstream service over HTTP: unfenced vs token checked by a gate vs by the write",
+                runner.latency(contenders),
                 Map.of("server", "JDK HttpServer on loopback in the bench's JVM; " + backends.storeDescription()));
+        CycleAccounting.addTo(results.get(results.size() - 1), CycleAccounting.of(contenders, null));
     }
 }

@@ -9,7 +9,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -72,14 +71,13 @@ final class RedisComparisons extends Comparisons {
                 }));
         if (selected(1)) {
             add(1, "Redis lock acquire+release, one thread, uncontended", runner.latency(contenders), Map.of());
+            CycleAccounting.addTo(results.get(results.size() - 1),
+                    CycleAccounting.of(contenders, RequestCounters.redis(cmd)));
         }
         if (selected(2)) {
             add(2, "Redis lock acquire+release, 16 threads on 16 resources (throughput)", threaded.throughput(contenders, 16),
                     Map.of());
         }
-        long allocated = allocatedPerCycle(() -> ours.tryAcquire("alloc", lease).orElseThrow().release(),
-                quick ? 500 : 2000);
-        results.get(results.size() - 1).put("oursAllocatedBytesPerCycle", allocated);
     }
 
     private RedissonClient redisson(String uri) {
@@ -88,18 +86,6 @@ final class RedisComparisons extends Comparisons {
         RedissonClient client = Redisson.create(config);
         resources.push(client::shutdown);
         return client;
-    }
-
-    private static long allocatedPerCycle(Runnable cycle, int cycles) {
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        for (int i = 0; i < cycles; i++) {
-            cycle.run(); // warm up
-        }
-        long before = threads.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < cycles; i++) {
-            cycle.run();
-        }
-        return (threads.getCurrentThreadAllocatedBytes() - before) / cycles;
     }
 
     // ---- 3: contended hand-off ----

@@ -42,6 +42,15 @@ class BenchRunnerTest {
     }
 
     @Test
+    void ratiosSettleWithinATenthOfTheirMedianLeavingOutOneOutlierEachWayFromFiveRepeats() {
+        assertThat(BenchRunner.settled(new double[] {0.84, 0.80, 0.88})).isTrue();
+        assertThat(BenchRunner.settled(new double[] {0.81, 0.75, 0.95})).as("the issue's etcd row").isFalse();
+        assertThat(BenchRunner.settled(new double[] {0.81, 0.75, 0.95, 0.82, 0.80})).isTrue();
+        assertThat(BenchRunner.settled(new double[] {0.70, 0.90, 0.70, 0.90, 0.70, 0.90})).isFalse();
+        assertThat(BenchRunner.settled(new double[] {1.0})).isTrue();
+    }
+
+    @Test
     void repeatsAreOneToTwenty() {
         assertThat(new BenchRunner(1, 1, 1, 20).repeats()).isEqualTo(20);
         assertThatThrownBy(() -> new BenchRunner(1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class)

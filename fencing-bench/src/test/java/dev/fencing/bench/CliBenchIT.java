@@ -127,6 +127,22 @@ class CliBenchIT {
                     .isGreaterThanOrEqualTo(result.get("injectedReplyLagMicros").asDouble());
             assertThat(result.get("redlockMeanLatencyOverSingle").get("median").asDouble()).isPositive();
         });
+        // the cycle accounting, counted by each server (DynamoDB: by the SDK client): every floor is two
+        // requests (Redis: SET, then EVALSHA running GET and DEL — four commands), and every row of these
+        // comparisons reports its requests (commands) and allocations per operation
+        Map<Integer, Double> floors = Map.of(1, 4.0, 9, 2.0, 10, 2.0, 12, 2.0);
+        floors.forEach((comparison, floor) -> {
+            JsonNode rows = results(report, comparison).get(0).get("rows");
+            String counted = comparison == 1 ? "commandsPerOp" : "requestsPerOp";
+            assertThat(rows.get(0).get(counted).asDouble()).as("comparison %d's floor", comparison)
+                    .isCloseTo(floor, within(0.1));
+            rows.forEach(row -> {
+                assertThat(row.get(counted).asDouble()).as(row.get("contender").asText()).isGreaterThanOrEqualTo(1);
+                assertThat(row.get("jvmBytesPerOp").asLong()).as(row.get("contender").asText()).isPositive();
+            });
+        });
+        results(report, 11).get(0).get("rows")
+                .forEach(row -> assertThat(row.get("callerBytesPerOp").asLong()).as(row.get("contender").asText()).isPositive());
         JsonNode leftovers = results(report, 8).get(0).get("rows").get(0);
         assertThat(leftovers.get("keysLeft").asLong()).as("token counters only").isEqualTo(10);
         assertThat(report.get("machine").get("cores").asInt()).isPositive();
