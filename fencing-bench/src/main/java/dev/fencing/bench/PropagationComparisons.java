@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Comparison 11: what carrying the token to a downstream service costs per call. One HTTP PUT to a
  * service on loopback (the JDK's HTTP server) that stores the body in Redis: unfenced (the
- * baseline), behind a {@link dev.fencing.propagation.TokenGate} (one fenced write to admit the
+ * baseline), unfenced twice (as many Redis requests as the gate makes: its floor), behind a {@link dev.fencing.propagation.TokenGate} (one fenced write to admit the
  * token, then the same unfenced write), and written through the fenced Redis store with the token.
  */
 final class PropagationComparisons extends Comparisons {
@@ -35,6 +35,8 @@ final class PropagationComparisons extends Comparisons {
         List<BenchRunner.Contender> contenders = List.of(
                         new BenchRunner.Contender("plain PUT, the service writes to Redis (baseline)", (w, i) ->
                                 client.put("/plain", "plain-" + w, "v" + i)),
+                        new BenchRunner.Contender("plain PUT, the service writes to Redis twice (a gate's requests,"
+                                + " no token)", (w, i) -> client.put("/plain-twice", "twice-" + w, "v" + i)),
                         new BenchRunner.Contender("PUT with Fencing-Token, TokenGate admits it (one fenced write),"
                                 + " then the same write", (w, i) -> {
                                     try (FencingContext.Scope scope = FencingContext.bind(

@@ -71,6 +71,7 @@ class CliBenchIT {
                     "GcsFencedStore.write (metadata read + conditional upload)");
         }
         assertThat(contenders(report, 11)).containsExactly("plain PUT, the service writes to Redis (baseline)",
+                "plain PUT, the service writes to Redis twice (a gate's requests, no token)",
                 "PUT with Fencing-Token, TokenGate admits it (one fenced write), then the same write",
                 "PUT with Fencing-Token, the service writes through the fenced Redis store");
         assertThat(servers(report, 6)).containsExactly("the DynamoDB endpoint " + dynamo, "the S3 endpoint " + s3);

@@ -28,7 +28,9 @@ import java.util.concurrent.Executors;
  * the body through the run's fenced store with the caller's token (refusals answered 409 with
  * {@link TokenRefusal#HTTP_HEADER}, a missing token 428, a malformed one 400); {@code PUT /gated}
  * admits the token through a {@link TokenGate} over the fenced store, then writes unfenced;
- * {@code PUT /plain} writes unfenced; {@code GET} on each reads. Built on the JDK's own HTTP
+ * {@code PUT /plain} writes unfenced; {@code GET} on each reads. {@code PUT /plain-twice} writes
+ * the body unfenced twice, under the key and under the key with {@code .copy} appended: as many
+ * store requests as a gated {@code PUT}, with no token (the bench's floor for a gate). Built on the JDK's own HTTP
  * server with the propagation module's wire format, so it shows the protocol without a framework.
  */
 public final class FencedService implements AutoCloseable {
@@ -97,6 +99,14 @@ public final class FencedService implements AutoCloseable {
                     }
                     case "/gated" -> {
                         gate.admit(token(exchange));
+                        plain.write(key, body);
+                    }
+                    case "/plain-twice" -> {
+                        if (!put) {
+                            exchange.sendResponseHeaders(405, -1);
+                            return;
+                        }
+                        plain.write(key + ".copy", body);
                         plain.write(key, body);
                     }
                     case "/plain" -> {
