@@ -1,8 +1,8 @@
 package dev.fencing.zookeeper;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.ArrayDeque;
+import java.util.Deque;
 
 /**
  * The earliest moment the ensemble may end one session, from the requests of that session the
@@ -28,8 +28,13 @@ final class SessionBound {
     private long lagNanos;
     private long driftNanos;
     private long heardStart;
-    /** Confirmed requests not yet proven heard: {start, answered}. */
-    private final List<long[]> unproven = new ArrayList<>();
+    /**
+     * Confirmed requests not yet proven heard, {start, answered}, oldest first; none of them is
+     * dominated by the one after it (a later start answered no later). A proof takes them from the
+     * front only, so each is looked at a bounded number of times: with a request per millisecond and
+     * a 1 s tick, a scan of the whole list per grant cost 5 % of a lock cycle's CPU.
+     */
+    private final Deque<long[]> unproven = new ArrayDeque<>();
 
     /**
      * @param sessionId the session
@@ -77,20 +82,32 @@ final class SessionBound {
      * A request of this session, sent at {@code start}, was confirmed through the leader at
      * {@code answered} (both clock readings): it proves every earlier confirmed request answered at
      * least half a tick before {@code start} heard.
+     *
+     * <p>Requests are proven in the order they were confirmed: one answered late (a slow request)
+     * holds back the proof of those confirmed after it until it is proven itself, within half a
+     * tick. The bound is then earlier than it could be, never later.
      */
     void confirmed(long start, long answered) {
-        for (int i = unproven.size() - 1; i >= 0; i--) {
-            long[] earlier = unproven.get(i);
-            if (start - (earlier[1] + lagNanos) >= 0) {
-                if (earlier[0] - heardStart > 0) {
-                    heardStart = earlier[0];
-                }
-                unproven.remove(i);
+        long[] earliest;
+        while ((earliest = unproven.peekFirst()) != null && start - (earliest[1] + lagNanos) >= 0) {
+            unproven.pollFirst();
+            if (earliest[0] - heardStart > 0) {
+                heardStart = earliest[0];
             }
         }
         if (start - heardStart > 0) {
-            unproven.add(new long[] {start, answered});
+            long[] last;
+            // a request started later and answered no later proves no later and counts a later start
+            while ((last = unproven.peekLast()) != null && last[1] - answered >= 0 && start - last[0] >= 0) {
+                unproven.pollLast();
+            }
+            unproven.addLast(new long[] {start, answered});
         }
+    }
+
+    /** How many confirmed requests wait for their proof (for tests). */
+    int unprovenCount() {
+        return unproven.size();
     }
 
     /** The earliest clock reading at which the ensemble may have ended the session. */

@@ -75,6 +75,65 @@ class SessionBoundTest {
         assertThat(bound.deadline()).isEqualTo(5_000 * MS - 400 * MS);
     }
 
+    /**
+     * Against the rule as first written (every unproven request looked at on each confirmation): in
+     * order — one thread, requests answered in the order they were sent — the bound is the same at
+     * every step; with answers out of order (many threads, slow requests) it is never later, and
+     * catches up within half a tick. Either way the list stays short: it keeps no request another
+     * one proves as well.
+     */
+    @Test
+    void provingFromTheFrontMatchesTheFullRuleInOrderAndIsNeverLaterOutOfOrder() {
+        java.util.Random random = new java.util.Random(48);
+        for (boolean inOrder : new boolean[] {true, false}) {
+            SessionBound fast = new SessionBound(7, SESSION, Duration.ofSeconds(2), 1_000 * MS);
+            FullRule full = new FullRule(1_000 * MS, 1_000 * MS);
+            long clock = 1_000 * MS;
+            for (int i = 0; i < 20_000; i++) {
+                clock += random.nextInt(3 * (int) MS);
+                long start = inOrder ? clock : clock - random.nextInt(400 * (int) MS);
+                long answered = clock + (inOrder ? 1 : random.nextInt(300 * (int) MS));
+                fast.confirmed(start, answered);
+                full.confirmed(start, answered);
+                if (inOrder) {
+                    assertThat(fast.deadline()).as("step %d in order", i).isEqualTo(full.deadline(SESSION, DRIFT));
+                } else {
+                    assertThat(fast.deadline()).as("step %d out of order", i).isLessThanOrEqualTo(full.deadline(SESSION, DRIFT));
+                }
+            }
+            assertThat(fast.unprovenCount()).as(inOrder ? "in order" : "out of order").isLessThan(1_000);
+        }
+    }
+
+    /** The rule as first written, the reference: every unproven request is looked at on each confirmation. */
+    private static final class FullRule {
+        private final long lag;
+        private long heardStart;
+        private final java.util.List<long[]> unproven = new java.util.ArrayList<>();
+
+        FullRule(long createdFrom, long lag) {
+            this.heardStart = createdFrom;
+            this.lag = lag;
+        }
+
+        void confirmed(long start, long answered) {
+            for (int i = unproven.size() - 1; i >= 0; i--) {
+                long[] earlier = unproven.get(i);
+                if (start - (earlier[1] + lag) >= 0) {
+                    heardStart = Math.max(heardStart, earlier[0]);
+                    unproven.remove(i);
+                }
+            }
+            if (start - heardStart > 0) {
+                unproven.add(new long[] {start, answered});
+            }
+        }
+
+        long deadline(Duration session, long drift) {
+            return heardStart + session.toNanos() - drift;
+        }
+    }
+
     @Test
     void theDriftMarginIsOnePercentAndAtLeastTenMilliseconds() {
         assertThat(SessionBound.driftMargin(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(100));
