@@ -77,12 +77,19 @@ final class BenchRunner {
     private final int rounds;
     private final int opsPerRound;
     private final int repeats;
+    private final boolean settle;
+
+    /** A runner that runs more repeats while the ratios have not settled. */
+    BenchRunner(int warmupRounds, int rounds, int opsPerRound, int repeats) {
+        this(warmupRounds, rounds, opsPerRound, repeats, true);
+    }
 
     /**
      * @param repeats how many times the measured rounds run, 1 to {@value #MAX_REPEATS}
+     * @param settle whether more repeats run while the ratios have not settled (not for a harness check)
      * @throws IllegalArgumentException for another number of repeats
      */
-    BenchRunner(int warmupRounds, int rounds, int opsPerRound, int repeats) {
+    BenchRunner(int warmupRounds, int rounds, int opsPerRound, int repeats, boolean settle) {
         if (repeats < 1 || repeats > MAX_REPEATS) {
             throw new IllegalArgumentException("repeats must be between 1 and " + MAX_REPEATS + ", got " + repeats);
         }
@@ -90,6 +97,7 @@ final class BenchRunner {
         this.rounds = rounds;
         this.opsPerRound = opsPerRound;
         this.repeats = repeats;
+        this.settle = settle;
     }
 
     /** How many times the measured rounds run. */
@@ -219,7 +227,7 @@ final class BenchRunner {
         if (perRepeat.size() < repeats) {
             return true;
         }
-        if (perRepeat.size() >= Math.min(MAX_REPEATS, 3 * repeats)) {
+        if (!settle || perRepeat.size() >= Math.min(MAX_REPEATS, 3 * repeats)) {
             return false;
         }
         for (int c = 1; c < contenders; c++) {

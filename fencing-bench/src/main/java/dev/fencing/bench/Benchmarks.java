@@ -52,10 +52,10 @@ public final class Benchmarks {
         // starts 16 threads, so fewer, longer ones
         int warmup = quick ? 1 : 10;
         int rounds = quick ? 2 : 40;
-        BenchRunner runner = new BenchRunner(warmup, rounds, quick ? 50 : 225, repeats);
-        BenchRunner threaded = new BenchRunner(quick ? 1 : 3, quick ? 2 : 6, quick ? 25 : 500, repeats);
-        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 150, repeats);
-        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 20, repeats);
+        BenchRunner runner = new BenchRunner(warmup, rounds, quick ? 50 : 225, repeats, !quick);
+        BenchRunner threaded = new BenchRunner(quick ? 1 : 3, quick ? 2 : 6, quick ? 25 : 500, repeats, !quick);
+        BenchRunner sql = new BenchRunner(warmup, rounds, quick ? 25 : 150, repeats, !quick);
+        BenchRunner slow = new BenchRunner(warmup, rounds, quick ? 10 : 20, repeats, !quick);
         try (BenchSession session = new BenchSession(quick, repeats, only)) {
             RedisComparisons redisComparisons = new RedisComparisons(session);
             RedisTestServer redis = session.selected(1) || session.selected(2) || session.selected(3)

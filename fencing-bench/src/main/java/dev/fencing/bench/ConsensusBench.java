@@ -9,7 +9,13 @@ import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lock;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +41,12 @@ import org.apache.zookeeper.CreateMode;
  *   <li>ZooKeeper: Curator's {@code InterProcessMutex} acquire + release, and a bare create of an
  *       ephemeral sequential znode + delete, the two round trips no lock recipe can do without.
  * </ul>
+ *
+ * Each also has a row of what the provider sends, sent by hand without one guarantee, to measure
+ * what that guarantee costs: for etcd the acquire transaction with a plain delete (no owner check:
+ * a release after the lease ran out would delete a newer holder's key), for ZooKeeper the three
+ * requests with Curator's synchronous delete (unbounded and abandoned on an interrupt, where the
+ * provider's release is bounded and reports whether it deleted).
  */
 final class ConsensusBench {
 
@@ -79,6 +91,9 @@ final class ConsensusBench {
         String run = Long.toHexString(System.nanoTime());
         ByteSequence onSession = bytes("bench-jetcd-session-" + run);
         ByteSequence perHolder = bytes("bench-jetcd-lease-" + run);
+        KV kv = jetcd.getKVClient();
+        ByteSequence handKey = bytes("bench-by-hand-" + run + "/lock");
+        ByteSequence handOwner = bytes("by-hand-owner");
         LeaseOptions lease = LeaseOptions.ofTtl(TTL);
         List<BenchRunner.Contender> contenders = List.of(
                 new BenchRunner.Contender("jetcd Lock service lock + unlock, on one lease granted before the run",
@@ -88,6 +103,14 @@ final class ConsensusBench {
                         }),
                 new BenchRunner.Contender("fencing EtcdLockProvider tryAcquire + release", (w, i) ->
                         ours.tryAcquire("bench-ours-" + run, lease).orElseThrow().release()),
+                new BenchRunner.Contender("by hand, without the owner check: the acquire transaction + a plain delete",
+                        (w, i) -> {
+                            kv.txn().If(new Cmp(handKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                                    .Then(Op.put(handKey, handOwner, PutOption.builder().withLeaseId(sessionLease).build()),
+                                            Op.get(handKey, GetOption.DEFAULT))
+                                    .Else(Op.get(handKey, GetOption.DEFAULT)).commit().get(10, TimeUnit.SECONDS);
+                            kv.delete(handKey).get(10, TimeUnit.SECONDS);
+                        }),
                 new BenchRunner.Contender("jetcd Lock service with a lease per grant: grant + lock + unlock + revoke",
                         (w, i) -> {
                             long id = leaseService.grant(TTL.toSeconds()).get(10, TimeUnit.SECONDS).getID();
@@ -120,6 +143,7 @@ final class ConsensusBench {
         String run = Long.toHexString(System.nanoTime());
         InterProcessMutex mutex = new InterProcessMutex(curator, "/bench/curator-" + run);
         String rawParent = "/bench/raw-" + run;
+        String handParent = "/bench/by-hand-" + run;
         LeaseOptions lease = LeaseOptions.ofTtl(TTL);
         List<BenchRunner.Contender> contenders = List.of(
                 new BenchRunner.Contender("bare Curator create EPHEMERAL_SEQUENTIAL + delete (floor, no lock)", (w, i) ->
@@ -127,6 +151,13 @@ final class ConsensusBench {
                                 .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(rawParent + "/n-"))),
                 new BenchRunner.Contender("fencing ZooKeeperLockProvider tryAcquire + release", (w, i) ->
                         ours.tryAcquire("bench-ours-" + run, lease).orElseThrow().release()),
+                new BenchRunner.Contender("by hand, unbounded release: protected create + listing + synchronous"
+                        + " delete", (w, i) -> {
+                            String path = curator.create().creatingParentContainersIfNeeded().withProtection()
+                                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(handParent + "/n-");
+                            curator.getChildren().forPath(handParent);
+                            curator.delete().forPath(path);
+                        }),
                 new BenchRunner.Contender("Curator InterProcessMutex acquire + release", (w, i) -> {
                     mutex.acquire();
                     mutex.release();
