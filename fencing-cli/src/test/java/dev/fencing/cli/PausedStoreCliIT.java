@@ -25,8 +25,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PausedStoreCliIT {
 
-    /** How long the store stays silent: more than twice the worker's 2 s timeout. */
-    private static final long SILENCE_MILLIS = 5_000;
+    /**
+     * The worker's {@code --timeout}: it bounds every store call, the first one too, which on a
+     * loaded machine (CI's) took more than 2 s for S3 (the SDK's first request) and ended the run
+     * at start-up.
+     */
+    private static final String TIMEOUT = "4s";
+
+    /** How long the store stays silent: more than twice the worker's timeout. */
+    private static final long SILENCE_MILLIS = 9_000;
 
     @ParameterizedTest
     @ValueSource(strings = {"redis", "jdbc", "dynamodb", "s3", "azure-blob", "gcs"})
@@ -37,7 +44,7 @@ class PausedStoreCliIT {
         String resource = SharedServers.resource();
         try (PartitionProxy link = PartitionProxy.start(server.getHost(), server.getPort())) {
             List<String> args = new ArrayList<>(List.of("worker", "--json", "--resource", resource, "--increments", "60",
-                    "--hold", "100ms", "--ttl", "10s", "--timeout", "2s", "--lock", "redis", "--redis-uri",
+                    "--hold", "100ms", "--ttl", "10s", "--timeout", TIMEOUT, "--lock", "redis", "--redis-uri",
                     TestServers.redis().uri(), "--store", store, direct.get(0),
                     direct.get(1).replace(server.getHost() + ":" + server.getPort(), "127.0.0.1:" + link.port())));
             CompletableFuture<CliRun> worker = CompletableFuture.supplyAsync(() -> CliRun.of(args.toArray(String[]::new)));

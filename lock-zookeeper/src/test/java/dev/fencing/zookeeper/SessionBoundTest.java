@@ -120,7 +120,9 @@ class SessionBoundTest {
             for (int i = unproven.size() - 1; i >= 0; i--) {
                 long[] earlier = unproven.get(i);
                 if (start - (earlier[1] + lag) >= 0) {
-                    heardStart = Math.max(heardStart, earlier[0]);
+                    if (earlier[0] - heardStart > 0) { // clock readings compare by subtraction, as the provider's
+                        heardStart = earlier[0];
+                    }
                     unproven.remove(i);
                 }
             }
