@@ -79,11 +79,6 @@ final class BenchRunner {
     private final int repeats;
     private final boolean settle;
 
-    /** A runner that runs more repeats while the ratios have not settled. */
-    BenchRunner(int warmupRounds, int rounds, int opsPerRound, int repeats) {
-        this(warmupRounds, rounds, opsPerRound, repeats, true);
-    }
-
     /**
      * @param repeats how many times the measured rounds run, 1 to {@value #MAX_REPEATS}
      * @param settle whether more repeats run while the ratios have not settled (not for a harness check)

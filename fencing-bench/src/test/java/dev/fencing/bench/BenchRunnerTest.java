@@ -52,8 +52,8 @@ class BenchRunnerTest {
 
     @Test
     void repeatsAreOneToTwenty() {
-        assertThat(new BenchRunner(1, 1, 1, 20).repeats()).isEqualTo(20);
-        assertThatThrownBy(() -> new BenchRunner(1, 1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
+        assertThat(new BenchRunner(1, 1, 1, 20, true).repeats()).isEqualTo(20);
+        assertThatThrownBy(() -> new BenchRunner(1, 1, 1, 0, true)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("repeats must be between 1 and 20, got 0");
     }
 }

@@ -32,7 +32,7 @@ final class SessionBound {
      * Confirmed requests not yet proven heard, {start, answered}, oldest first; none of them is
      * dominated by the one after it (a later start answered no later). A proof takes them from the
      * front only, so each is looked at a bounded number of times: with a request per millisecond and
-     * a 1 s tick, a scan of the whole list per grant cost 5 % of a lock cycle's CPU.
+     * a 1 s tick, a scan of the whole list per grant took about 5 % of the caller's CPU samples.
      */
     private final Deque<long[]> unproven = new ArrayDeque<>();
 
