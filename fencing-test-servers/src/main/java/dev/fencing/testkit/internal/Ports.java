@@ -37,6 +37,33 @@ public final class Ports {
         throw new IllegalStateException("100 free loopback ports in a row were ones this JVM had handed out before");
     }
 
+    /**
+     * A free port {@code p} as {@link #free()}, such that {@code p + offset} is a port too (at most
+     * 65535) and was free a moment ago; both are marked handed out. A Redis Cluster node listens on
+     * its port + 10000 for the cluster bus, and a node given a port above 55535 exits after its
+     * client port opened ("Redis port number too high"): about one port in five of Linux's
+     * ephemeral range.
+     */
+    public static int freeWithCompanion(int offset) {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = free();
+            int companion = port + offset;
+            if (companion <= 65535 && isBindable(companion) && HANDED_OUT.add(companion)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("found no free loopback port p with p + " + offset + " free too in 100 tries");
+    }
+
+    private static boolean isBindable(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            socket.setReuseAddress(true);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Whether something accepts TCP connections on 127.0.0.1:{@code port}. */
     public static boolean isOpen(int port) {
         try (Socket socket = new Socket()) {

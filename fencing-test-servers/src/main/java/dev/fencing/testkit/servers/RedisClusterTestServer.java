@@ -64,7 +64,7 @@ public final class RedisClusterTestServer {
             }
             arguments.addAll(extraArguments);
             String[] all = arguments.toArray(String[]::new);
-            nodes.add(certificates == null ? RedisTestServer.launch(all) : RedisTestServer.launchTls(certificates, all));
+            nodes.add(RedisTestServer.launchClusterNode(certificates, all));
         }
         for (int i = 0; i < masters; i++) {
             int first = SLOTS * i / masters;

@@ -37,7 +37,7 @@ public final class RedisTestServer implements TestServer {
 
     /** Starts a new server on a free port, with the extra {@code redis-server} arguments given. */
     public static RedisTestServer launch(String... extraArguments) {
-        return launch(0, List.of(extraArguments));
+        return launch(0, Ports.free(), List.of(extraArguments));
     }
 
     /**
@@ -50,16 +50,31 @@ public final class RedisTestServer implements TestServer {
      * example {@code "--user", "app", "on", ">secret", "~app:*", "+@all"} for an ACL user.
      */
     public static RedisTestServer launchTls(TestCertificates certificates, String... extraArguments) {
+        return launch(Ports.free(), Ports.free(), tlsArguments(certificates, extraArguments));
+    }
+
+    /**
+     * A Redis Cluster node: its cluster bus listens on the announced port + 10000 (the TLS port
+     * under {@code tls-cluster}), so that port must exist and be free.
+     */
+    static RedisTestServer launchClusterNode(@Nullable TestCertificates certificates, String... extraArguments) {
+        int busOffset = 10_000;
+        if (certificates == null) {
+            return launch(0, Ports.freeWithCompanion(busOffset), List.of(extraArguments));
+        }
+        return launch(Ports.freeWithCompanion(busOffset), Ports.free(), tlsArguments(certificates, extraArguments));
+    }
+
+    private static List<String> tlsArguments(TestCertificates certificates, String... extraArguments) {
         List<String> tls = new ArrayList<>(List.of("--tls-cert-file", certificates.serverCertificate().toString(),
                 "--tls-key-file", certificates.serverKey().toString(),
                 "--tls-ca-cert-file", certificates.caCertificate().toString(),
                 "--tls-auth-clients", "optional"));
         tls.addAll(List.of(extraArguments));
-        return launch(Ports.free(), tls);
+        return tls;
     }
 
-    private static RedisTestServer launch(int tlsPort, List<String> extraArguments) {
-        int port = Ports.free();
+    private static RedisTestServer launch(int tlsPort, int port, List<String> extraArguments) {
         List<String> command = new ArrayList<>(List.of(binary().toString(),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--protected-mode", "no", "--daemonize", "no", "--dir", System.getProperty("java.io.tmpdir")));
