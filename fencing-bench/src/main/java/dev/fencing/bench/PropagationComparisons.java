@@ -37,6 +37,9 @@ final class PropagationComparisons extends Comparisons {
                                 client.put("/plain", "plain-" + w, "v" + i)),
                         new BenchRunner.Contender("plain PUT, the service writes to Redis twice (a gate's requests,"
                                 + " no token)", (w, i) -> client.put("/plain-twice", "twice-" + w, "v" + i)),
+                        new BenchRunner.Contender("plain PUT, the service makes one fenced write with a token of its"
+                                + " own, then the same write (a gate's floor)",
+                                (w, i) -> client.put("/plain-marked", "marked-" + w, "v" + i)),
                         new BenchRunner.Contender("PUT with Fencing-Token, TokenGate admits it (one fenced write),"
                                 + " then the same write", (w, i) -> {
                                     try (FencingContext.Scope scope = FencingContext.bind(

@@ -72,6 +72,8 @@ class CliBenchIT {
         }
         assertThat(contenders(report, 11)).containsExactly("plain PUT, the service writes to Redis (baseline)",
                 "plain PUT, the service writes to Redis twice (a gate's requests, no token)",
+                "plain PUT, the service makes one fenced write with a token of its own, then the same write (a gate's"
+                        + " floor)",
                 "PUT with Fencing-Token, TokenGate admits it (one fenced write), then the same write",
                 "PUT with Fencing-Token, the service writes through the fenced Redis store");
         assertThat(servers(report, 6)).containsExactly("the DynamoDB endpoint " + dynamo, "the S3 endpoint " + s3);

@@ -18,9 +18,12 @@ import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A downstream service on loopback, as another team would run it: the CLI's demo and bench call it
@@ -30,7 +33,10 @@ import java.util.concurrent.Executors;
  * admits the token through a {@link TokenGate} over the fenced store, then writes unfenced;
  * {@code PUT /plain} writes unfenced; {@code GET} on each reads. {@code PUT /plain-twice} writes
  * the body unfenced twice, under the key and under the key with {@code .copy} appended: as many
- * store requests as a gated {@code PUT}, with no token (the bench's floor for a gate). Built on the JDK's own HTTP
+ * store requests as a gated {@code PUT}, with no token. {@code PUT /plain-marked} makes the one fenced
+ * write a gate makes per admission, with a token the service counts itself (nothing on the wire, no
+ * header to parse, no mark key to derive), then writes the body unfenced: the bench's floor for a
+ * gate. Built on the JDK's own HTTP
  * server with the propagation module's wire format, so it shows the protocol without a framework.
  */
 public final class FencedService implements AutoCloseable {
@@ -40,6 +46,7 @@ public final class FencedService implements AutoCloseable {
     private final FencedStore fenced;
     private final PlainStore plain;
     private final TokenGate gate;
+    private final Map<String, AtomicLong> floorTokens = new ConcurrentHashMap<>();
 
     private FencedService(HttpServer server, ExecutorService threads, FencedStore fenced, PlainStore plain) {
         this.server = server;
@@ -107,6 +114,17 @@ public final class FencedService implements AutoCloseable {
                             return;
                         }
                         plain.write(key + ".copy", body);
+                        plain.write(key, body);
+                    }
+                    case "/plain-marked" -> {
+                        if (!put) {
+                            exchange.sendResponseHeaders(405, -1);
+                            return;
+                        }
+                        // a counter per key: one caller per key, as the bench's workers are, is never refused
+                        long token = floorTokens.computeIfAbsent(key, k -> new AtomicLong()).incrementAndGet();
+                        fenced.write(FencingToken.of("floor/" + key, token), TokenGate.KEY_PREFIX + "floor/" + key,
+                                "admitted");
                         plain.write(key, body);
                     }
                     case "/plain" -> {
