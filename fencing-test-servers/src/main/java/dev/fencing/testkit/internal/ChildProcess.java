@@ -25,6 +25,7 @@ public final class ChildProcess {
 
     private final String name;
     private final List<String> command;
+    private final String host;
     private final int port;
     private final Path log;
     private final Duration startTimeout;
@@ -37,11 +38,20 @@ public final class ChildProcess {
      * @param port the port the server listens on once ready
      */
     public ChildProcess(String name, List<String> command, int port, Duration startTimeout) {
+        this(name, command, "127.0.0.1", port, startTimeout);
+    }
+
+    /**
+     * As {@link #ChildProcess(String, List, int, Duration)}, for a server listening on
+     * {@code host} (an address in a network namespace, say) rather than loopback.
+     */
+    public ChildProcess(String name, List<String> command, String host, int port, Duration startTimeout) {
         this.name = name;
         this.command = List.copyOf(command);
+        this.host = host;
         this.port = port;
         this.startTimeout = startTimeout;
-        this.log = logDirectory().resolve(name + "-" + port + ".log");
+        this.log = logDirectory().resolve(name + "-" + (host.equals("127.0.0.1") ? "" : host + "-") + port + ".log");
         Runtime.getRuntime().addShutdownHook(new Thread(this::stopQuietly, "fencing-testkit-stop-" + name));
     }
 
@@ -64,12 +74,12 @@ public final class ChildProcess {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " is already running on port " + port);
         }
-        if (Ports.isOpen(port)) {
-            throw new IllegalStateException("port " + port + " is taken; cannot start " + name);
+        if (Ports.isOpen(host, port)) {
+            throw new IllegalStateException(host + ":" + port + " is taken; cannot start " + name);
         }
         process = launch();
         try {
-            Ports.awaitOpen(port, startTimeout, process, name);
+            Ports.awaitOpen(host, port, startTimeout, process, name);
         } catch (IllegalStateException e) {
             killQuietly();
             throw new IllegalStateException(e.getMessage() + "; see " + log, e);
@@ -171,7 +181,7 @@ public final class ChildProcess {
 
     private void awaitPortClosed() {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (Ports.isOpen(port) && System.nanoTime() - end < 0) {
+        while (Ports.isOpen(host, port) && System.nanoTime() - end < 0) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -229,6 +239,6 @@ public final class ChildProcess {
 
     @Override
     public String toString() {
-        return name + " on 127.0.0.1:" + port;
+        return name + " on " + host + ":" + port;
     }
 }

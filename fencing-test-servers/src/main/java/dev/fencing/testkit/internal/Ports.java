@@ -66,8 +66,13 @@ public final class Ports {
 
     /** Whether something accepts TCP connections on 127.0.0.1:{@code port}. */
     public static boolean isOpen(int port) {
+        return isOpen("127.0.0.1", port);
+    }
+
+    /** Whether something accepts TCP connections on {@code host:port}. */
+    public static boolean isOpen(String host, int port) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            socket.connect(new InetSocketAddress(host, port), 200);
             // a port in the ephemeral range can connect to itself (TCP simultaneous open) when the kernel gives
             // this socket that same port: that says nothing about a listener
             return socket.getLocalPort() != port;
@@ -78,13 +83,18 @@ public final class Ports {
 
     /** Waits until {@code port} accepts connections, or throws after {@code timeout}. */
     public static void awaitOpen(int port, Duration timeout, Process process, String what) {
+        awaitOpen("127.0.0.1", port, timeout, process, what);
+    }
+
+    /** Waits until {@code host:port} accepts connections, or throws after {@code timeout}. */
+    public static void awaitOpen(String host, int port, Duration timeout, Process process, String what) {
         awaitCondition(what, timeout, () -> {
             if (process != null && !process.isAlive()) {
                 throw new IllegalStateException(what + " exited with code " + process.exitValue()
                         + " before it listened on port " + port);
             }
-            return isOpen(port);
-        }, () -> what + " did not listen on port " + port + " within " + timeout);
+            return isOpen(host, port);
+        }, () -> what + " did not listen on " + host + ":" + port + " within " + timeout);
     }
 
     /**

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An etcd cluster of several {@code etcd} child processes on loopback ports, for fault tests that
@@ -25,12 +26,26 @@ public final class EtcdClusterTestServer implements AutoCloseable {
 
     /** Starts {@code size} members (1 to 7) and waits until every one sees a leader. */
     public static EtcdClusterTestServer launch(int size) {
+        return launch(size, null);
+    }
+
+    /**
+     * Starts {@code size} members (1 to 7), each in a network namespace of its own in {@code lab}
+     * named {@code etcd1, etcd2, ...} (etcd's usual ports 2379 and 2380 on the member's address),
+     * and waits until every one sees a leader. Cut them apart with the lab's
+     * {@link NetworkLab#cut}; the test JVM reaches them as {@link NetworkLab#HOST}.
+     */
+    public static EtcdClusterTestServer launchIn(NetworkLab lab, int size) {
+        return launch(size, lab);
+    }
+
+    private static EtcdClusterTestServer launch(int size, @Nullable NetworkLab lab) {
         if (size < 1 || size > 7) {
             throw new IllegalArgumentException("an etcd test cluster has 1 to 7 members, got " + size);
         }
         List<EtcdTestServer.Member> allocated = new ArrayList<>();
         for (int i = 1; i <= size; i++) {
-            allocated.add(EtcdTestServer.Member.allocate("m" + i));
+            allocated.add(lab == null ? EtcdTestServer.Member.allocate("m" + i) : EtcdTestServer.Member.inLab(lab, "etcd" + i));
         }
         String initialCluster = allocated.stream().map(m -> m.name + "=" + m.peerUrl()).collect(Collectors.joining(","));
         String clusterToken = "fencing-" + allocated.get(0).dataDir.getFileName();

@@ -118,6 +118,11 @@ public final class EtcdTestServer implements TestServer {
         return endpoints;
     }
 
+    /** The member's name ({@code --name}); in a {@link NetworkLab}, its name there too. */
+    public String name() {
+        return name;
+    }
+
     /** The first client endpoint. */
     public String endpoint() {
         return endpoints.get(0);
@@ -334,12 +339,18 @@ public final class EtcdTestServer implements TestServer {
     /** The ports and data directory of one member, allocated before the cluster's members know each other. */
     static final class Member {
         final String name;
-        final int clientPort = Ports.free();
-        final int peerPort = Ports.free();
+        final String host;
+        final int clientPort;
+        final int peerPort;
         final Path dataDir;
+        private final @Nullable NetworkLab lab;
 
-        private Member(String name) {
+        private Member(String name, String host, int clientPort, int peerPort, @Nullable NetworkLab lab) {
             this.name = name;
+            this.host = host;
+            this.clientPort = clientPort;
+            this.peerPort = peerPort;
+            this.lab = lab;
             try {
                 Path root = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "fencing-testkit"));
                 this.dataDir = Files.createTempDirectory(root, "etcd-" + name + "-");
@@ -349,15 +360,20 @@ public final class EtcdTestServer implements TestServer {
         }
 
         static Member allocate(String name) {
-            return new Member(name);
+            return new Member(name, "127.0.0.1", Ports.free(), Ports.free(), null);
+        }
+
+        /** A member in a namespace of {@code lab} of its own, named {@code name}, on etcd's usual ports. */
+        static Member inLab(NetworkLab lab, String name) {
+            return new Member(name, lab.add(name), 2379, 2380, lab);
         }
 
         String peerUrl() {
-            return "http://127.0.0.1:" + peerPort;
+            return "http://" + host + ":" + peerPort;
         }
 
         String clientUrl() {
-            return "http://127.0.0.1:" + clientPort;
+            return "http://" + host + ":" + clientPort;
         }
 
         /** The member's server; every member of one cluster gets the same {@code clusterToken}. */
@@ -367,7 +383,7 @@ public final class EtcdTestServer implements TestServer {
 
         /** As {@link #create(String, String)}, over TLS with client certificates when {@code tls} is given. */
         EtcdTestServer create(String initialCluster, String clusterToken, @Nullable TestCertificates tls) {
-            String clientUrl = tls == null ? clientUrl() : "https://127.0.0.1:" + clientPort;
+            String clientUrl = tls == null ? clientUrl() : "https://" + host + ":" + clientPort;
             List<String> command = new ArrayList<>(List.of(binary(),
                     "--name", name,
                     "--data-dir", dataDir.resolve("data").toString(),
@@ -387,7 +403,8 @@ public final class EtcdTestServer implements TestServer {
                         "--trusted-ca-file", tls.caCertificate().toString(),
                         "--client-cert-auth"));
             }
-            ChildProcess child = new ChildProcess("etcd-" + name, command, clientPort, Duration.ofSeconds(30));
+            ChildProcess child = new ChildProcess("etcd-" + name, lab == null ? command : lab.commandIn(name, command),
+                    host, clientPort, Duration.ofSeconds(30));
             child.deleteAtExit(dataDir);
             return new EtcdTestServer(name, List.of(clientUrl), child, dataDir.resolve("data"),
                     tls == null ? HTTP : tlsClient(tls));
