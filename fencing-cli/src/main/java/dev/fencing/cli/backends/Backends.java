@@ -40,6 +40,10 @@ public final class Backends implements AutoCloseable {
     private S3Backend s3;
     private OpenedLock lock;
     private OpenedStore store;
+    private Nemesis nemesis;
+
+    /** A cluster in network namespaces for the lock, with the nemesis faults to inject into it. */
+    private record ClusterRequest(int members, List<String> nemesis, long seed) {}
 
     private Backends(Opening opening) {
         this.opening = opening;
@@ -52,12 +56,12 @@ public final class Backends implements AutoCloseable {
      *     {@link ExitCode#UNREACHABLE} when a server cannot be reached
      */
     public static Backends open(LockKind lock, StoreKind store, ConnectionOptions connections) {
-        return open(lock, store, connections, false, 1);
+        return open(lock, store, connections, false, 1, null);
     }
 
     /** As {@link #open}, with a lock and no store ({@code leader}). */
     public static Backends openLock(LockKind lock, ConnectionOptions connections) {
-        return open(lock, null, connections, false, 1);
+        return open(lock, null, connections, false, 1, null);
     }
 
     /**
@@ -68,7 +72,29 @@ public final class Backends implements AutoCloseable {
     public static Backends openForTorture(LockKind lock, StoreKind store, ConnectionOptions connections,
             List<String> faultNames) {
         boolean leaderFault = faultNames.contains("all") || faultNames.contains(EtcdBackend.RESTART_ETCD_LEADER);
-        return open(lock, store, connections, false, lock == LockKind.ETCD && leaderFault ? 3 : 1);
+        return open(lock, store, connections, false, lock == LockKind.ETCD && leaderFault ? 3 : 1, null);
+    }
+
+    /**
+     * As {@link #open}, for the torture test on a cluster: the lock's servers are {@code members}
+     * processes, each in a network namespace of its own, and {@link #faults()} are the
+     * {@link Nemesis}'s {@code nemesis} faults drawn from {@code seed}. etcd only, so far.
+     *
+     * @throws CliException with {@link ExitCode#USAGE} for another lock, {@link ExitCode#UNREACHABLE}
+     *     where namespaces cannot be made (not root, no {@code iptables})
+     */
+    public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
+            List<String> nemesis, long seed) {
+        if (lock != LockKind.ETCD) {
+            throw new CliException(ExitCode.USAGE, "--cluster runs etcd so far (--cluster etcd:3); a "
+                    + lock.name().toLowerCase(java.util.Locale.ROOT) + " cluster in network namespaces is not built yet");
+        }
+        return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
+    }
+
+    /** The nemesis of a run {@linkplain #openOnCluster on a cluster}, if it is one. */
+    public Optional<Nemesis> nemesis() {
+        return Optional.ofNullable(nemesis);
     }
 
     /**
@@ -78,11 +104,11 @@ public final class Backends implements AutoCloseable {
      * is then absent.
      */
     public static Backends openReadOnly(LockKind lock, StoreKind store, ConnectionOptions connections) {
-        return open(lock, store, connections, true, 1);
+        return open(lock, store, connections, true, 1, null);
     }
 
     private static Backends open(LockKind lock, StoreKind store, ConnectionOptions connections, boolean readOnly,
-            int etcdMembers) {
+            int etcdMembers, ClusterRequest cluster) {
         connections.validate();
         Opening opening = new Opening(connections, readOnly);
         Backends backends = new Backends(opening);
@@ -92,7 +118,9 @@ public final class Backends implements AutoCloseable {
                     case REDIS -> RedisBackend.lock(opening);
                     case REDLOCK -> RedisBackend.redlock(opening);
                     case POSTGRES -> backends.sql().lock();
-                    case ETCD -> EtcdBackend.lock(opening, etcdMembers);
+                    case ETCD -> cluster == null ? EtcdBackend.lock(opening, etcdMembers)
+                            : EtcdBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
+                                    n -> backends.nemesis = n);
                     case ZOOKEEPER -> ZooKeeperBackend.lock(opening);
                     case DYNAMODB -> backends.dynamoDb().lock();
                 };

@@ -6,6 +6,7 @@ import dev.fencing.core.LockUnavailableException;
 import dev.fencing.etcd.EtcdLockProvider;
 import dev.fencing.testkit.servers.EtcdClusterTestServer;
 import dev.fencing.testkit.servers.EtcdTestServer;
+import dev.fencing.testkit.servers.NetworkLab;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
@@ -64,6 +65,42 @@ final class EtcdBackend {
             Opening.probe(Endpoints.etcdAddresses(endpoints), connections.timeout(),
                     "etcd for the lock at " + String.join(",", endpoints), ETCD_OPTIONS);
         }
+        return lockOn(opening, endpoints, description, faults);
+    }
+
+    /**
+     * The etcd lock on a cluster of {@code members} etcd processes, each in a network namespace of
+     * its own ({@link NetworkLab}), with {@code nemesis}'s faults (see {@link Nemesis}) drawn from
+     * {@code seed}.
+     */
+    static OpenedLock inNamespaces(Opening opening, int members, List<String> nemesisNames, long seed,
+            Consumer<Nemesis> nemesisOut) {
+        NetworkLab.unavailable().ifPresent(reason -> {
+            throw new CliException(ExitCode.UNREACHABLE, "--cluster puts each member in a network namespace of its own,"
+                    + " and " + reason + ". Without --cluster, torture's --faults run on servers on loopback.");
+        });
+        NetworkLab lab;
+        try {
+            lab = NetworkLab.create();
+        } catch (RuntimeException e) {
+            throw new CliException(ExitCode.UNREACHABLE, "--cluster: could not make the network namespaces: "
+                    + Reasons.of(e));
+        }
+        opening.closeLater(lab);
+        EtcdClusterTestServer cluster = Opening.started("a " + members + "-member etcd cluster in network namespaces",
+                ETCD_OPTIONS, () -> EtcdClusterTestServer.launchIn(lab, members));
+        opening.closeLater(cluster);
+        Nemesis nemesis = new Nemesis(lab, cluster, seed);
+        nemesisOut.accept(nemesis);
+        List<String> endpoints = cluster.endpoints();
+        String description = "etcd lock on a " + members + "-member etcd cluster, each member in a network namespace of"
+                + " its own (" + String.join(", ", endpoints) + ")";
+        return lockOn(opening, endpoints, description, nemesis.faults(nemesisNames));
+    }
+
+    private static OpenedLock lockOn(Opening opening, List<String> endpoints, String description, List<Fault> faults) {
+        ConnectionOptions connections = opening.connections;
+        Consumer<AutoCloseable> closeLater = opening::closeLater;
         EtcdLockProvider locks;
         try {
             EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints.toArray(String[]::new))

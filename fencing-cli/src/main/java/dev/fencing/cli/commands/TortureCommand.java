@@ -5,6 +5,8 @@ import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
 import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.Fault;
+import dev.fencing.cli.backends.LockKind;
+import dev.fencing.cli.backends.Nemesis;
 
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.LeaseOptions;
@@ -87,6 +89,22 @@ public final class TortureCommand extends FencingCommand {
             description = "Time between injected faults, 50ms to 24h (default: a quarter of --duration).")
     Duration faultInterval;
 
+    @Option(names = "--cluster", paramLabel = "KIND:N",
+            description = "Run the lock on a cluster of N real servers, each in a Linux network namespace of its own, and"
+                    + " inject the --nemesis faults into it (needs root, ip and iptables): etcd:3, etcd:5 or etcd:7 so"
+                    + " far. Sets --lock; --faults does not apply.")
+    String cluster;
+
+    @Option(names = "--nemesis", paramLabel = "F", split = ",", defaultValue = "partition,pause,kill",
+            description = "With --cluster, the faults injected in turn every --fault-interval: partition (a member"
+                    + " isolated; the leader cut from the others; the clients cut from the leader), pause (SIGSTOP),"
+                    + " kill (SIGKILL and restart), each held 1 to 3 s (default: ${DEFAULT-VALUE}).")
+    List<String> nemesisNames;
+
+    @Option(names = "--seed", paramLabel = "N",
+            description = "With --cluster, the seed of the nemesis's choices (default: a random one, printed in the summary).")
+    Long seed;
+
     @Option(names = "--leadership",
             description = "Torture leader election instead: --workers candidates campaign for one name and write their"
                     + " epoch while leading; leaders are made zombies or hand over at --pause-probability. Checks one"
@@ -101,7 +119,8 @@ public final class TortureCommand extends FencingCommand {
         validate();
         LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
-        try (Backends backends = Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)) {
+        try (Backends backends = cluster == null ? Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)
+                : Backends.openOnCluster(kinds.lock, kinds.store, connections, clusterMembers(), nemesisNames, seed)) {
             List<Fault> faults = chooseFaults(backends.faults());
             HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
                     ? new HistoryRecorder() : null;
@@ -258,6 +277,48 @@ public final class TortureCommand extends FencingCommand {
             faultInterval = duration.dividedBy(4);
         }
         DurationConverter.requireBetween("--fault-interval", faultInterval, Duration.ofMillis(50), Duration.ofHours(24));
+        if (cluster != null) {
+            validateCluster();
+        }
+    }
+
+    /** {@code --cluster etcd:N}: the lock becomes etcd, the faults the nemesis's. */
+    private void validateCluster() {
+        java.util.regex.Matcher spec = java.util.regex.Pattern.compile("([a-z-]+):(\\d{1,2})").matcher(cluster);
+        if (!spec.matches()) {
+            throw new CliException(ExitCode.USAGE, "--cluster takes KIND:N, for example etcd:3; got '" + cluster + "'");
+        }
+        if (!spec.group(1).equals("etcd")) {
+            throw new CliException(ExitCode.USAGE, "--cluster: '" + spec.group(1) + "' clusters in network namespaces are"
+                    + " not built yet; etcd is (etcd:3, etcd:5, etcd:7)");
+        }
+        int members = Integer.parseInt(spec.group(2));
+        if (members != 3 && members != 5 && members != 7) {
+            throw new CliException(ExitCode.USAGE, "--cluster etcd:N takes 3, 5 or 7 members (a majority survives one"
+                    + " member cut off); got " + members);
+        }
+        if (kinds.lock != LockKind.REDIS && kinds.lock != LockKind.ETCD) {
+            throw new CliException(ExitCode.USAGE, "--cluster " + cluster + " runs the etcd lock; it cannot go with --lock "
+                    + kinds.lock.name().toLowerCase(java.util.Locale.ROOT));
+        }
+        kinds.lock = LockKind.ETCD;
+        if (!faultNames.equals(List.of("all"))) {
+            throw new CliException(ExitCode.USAGE, "--faults does not apply with --cluster: the cluster's faults are"
+                    + " --nemesis (" + String.join(",", Nemesis.KINDS) + ")");
+        }
+        for (String name : nemesisNames) {
+            if (!Nemesis.KINDS.contains(name)) {
+                throw new CliException(ExitCode.USAGE, "--nemesis: no fault '" + name + "'; known: "
+                        + String.join(", ", Nemesis.KINDS));
+            }
+        }
+        if (seed == null) {
+            seed = ThreadLocalRandom.current().nextLong();
+        }
+    }
+
+    private int clusterMembers() {
+        return Integer.parseInt(cluster.substring(cluster.indexOf(':') + 1));
     }
 
     private List<Fault> chooseFaults(List<Fault> available) {
@@ -350,6 +411,11 @@ public final class TortureCommand extends FencingCommand {
         report.put("pauseProbability", pauseProbability);
         report.put("faults", faults.stream().map(Fault::name).toList());
         report.put("faultsInjected", injected);
+        backends.nemesis().ifPresent(nemesis -> {
+            report.put("cluster", cluster);
+            report.put("seed", nemesis.seed());
+            report.put("nemesisEvents", nemesis.events());
+        });
         report.put("pauses", pauses);
         Map<String, Object> counts = outcomes.toMap();
         long operations = outcomes.accepted() + outcomes.rejectedStale() + outcomes.failedCount();
@@ -373,6 +439,11 @@ public final class TortureCommand extends FencingCommand {
         out.println("  store:  " + backends.storeDescription());
         out.println("  faults: " + (faults.isEmpty() ? "none" : injected + " injected ("
                 + String.join(", ", faults.stream().map(Fault::name).toList()) + ")"));
+        backends.nemesis().ifPresent(nemesis -> {
+            out.println("  cluster " + cluster + ", nemesis seed " + nemesis.seed() + " (--seed " + nemesis.seed()
+                    + " replays its choices):");
+            nemesis.events().forEach(e -> out.printf("    %6d ms  %-9s %s%n", e.get("atMillis"), e.get("event"), e.get("target")));
+        });
         out.printf("  %d operations: %d accepted, %d rejected as stale, %d failed; %d pauses past the TTL, %d leases"
                         + " lost%n", operations, outcomes.accepted(), outcomes.rejectedStale(), outcomes.failedCount(),
                 pauses, counts.get("leasesLost"));
