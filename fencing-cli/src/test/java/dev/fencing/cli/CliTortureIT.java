@@ -127,7 +127,7 @@ class CliTortureIT {
      * and the summary names the seed and every fault with its time and target.
      */
     @Test
-    void tortureOnAnEtcdClusterInNetworkNamespacesUnderTheNemesis() {
+    void tortureOnAnEtcdClusterInNetworkNamespacesUnderTheNemesis(@TempDir Path dir) throws Exception {
         Optional<String> unavailable = NetworkLab.unavailable();
         if (unavailable.isPresent()) {
             String reason = "--cluster needs network namespaces: " + unavailable.get();
@@ -138,7 +138,8 @@ class CliTortureIT {
             Assumptions.abort(reason);
         }
         CliRun run = CliRun.of("torture", "--cluster", "etcd:3", "--nemesis", "partition,pause,kill", "--workers", "4",
-                "--duration", "14s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "7", "--json");
+                "--duration", "14s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "7", "--json", "--timeline",
+                dir.resolve("run.html").toString());
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         assertThat(report.get("ok").asBoolean()).as(run.toString()).isTrue();
@@ -151,6 +152,9 @@ class CliTortureIT {
         assertThat(events).as("the nemesis's events").contains("partition", "heal", "pause", "resume", "kill", "start");
         assertThat(report.get("accepted").asLong()).isPositive();
         assertThat(report.get("historyViolations").asLong()).isZero();
+        String page = Files.readString(dir.resolve("run.html"));
+        assertThat(page).as("the timeline page").startsWith("<!DOCTYPE html>").contains("<svg", "class=\"op ok",
+                "class=\"grant\"", "class=\"fault\"", "seed 7").doesNotContain("class=\"op ok anomaly");
     }
 
     /** Only etcd clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */

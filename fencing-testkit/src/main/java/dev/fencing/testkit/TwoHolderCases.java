@@ -100,8 +100,8 @@ abstract class TwoHolderCases extends SingleHolderCases {
     /**
      * A seeded sequence of writes, deletes and updates by two holders — equal values, empty
      * values, repeated deletes, stale and fresh tokens — checked after every operation against a
-     * model: the outcome, the value and the mark are exactly the model's, so the mark never goes
-     * backwards. The seed is in the failure message.
+     * model: the outcome, the value and the mark (read by each holder in turn) are exactly the
+     * model's, so the mark never goes backwards. The seed is in the failure message.
      */
     @ParameterizedTest
     @EnumSource(Policy.class)
@@ -137,11 +137,12 @@ abstract class TwoHolderCases extends SingleHolderCases {
                     mark = token;
                     value = written;
                 }
-                for (FencedStore reader : holders) {
-                    assertThat(reader.highWaterMark(key)).as(what + ": the mark after").hasValue(mark);
-                    assertThat(reader.read(key).map(StoredValue::value)).as(what + ": the value after")
-                            .isEqualTo(Optional.ofNullable(value));
-                }
+                // each instance reads after every other step, in turn: both are checked throughout at half the
+                // requests (on S3Mock, 9 requests a step made this case 26 s per policy)
+                FencedStore reader = holders[step % holders.length];
+                assertThat(reader.highWaterMark(key)).as(what + ": the mark after").hasValue(mark);
+                assertThat(reader.read(key).map(StoredValue::value)).as(what + ": the value after")
+                        .isEqualTo(Optional.ofNullable(value));
             }
         }
     }

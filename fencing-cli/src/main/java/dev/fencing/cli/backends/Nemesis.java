@@ -47,6 +47,11 @@ public final class Nemesis {
         this.random = new Random(seed);
     }
 
+    /** When its clock started (a {@link System#nanoTime()} reading): events' {@code atMillis} count from it. */
+    public long startNanos() {
+        return startNanos;
+    }
+
     /** The seed the targets and hold times are drawn from. */
     public long seed() {
         return seed;

@@ -89,6 +89,11 @@ public final class TortureCommand extends FencingCommand {
             description = "Time between injected faults, 50ms to 24h (default: a quarter of --duration).")
     Duration faultInterval;
 
+    @Option(names = "--timeline", paramLabel = "FILE",
+            description = "Also write the run as one self-contained HTML page: per worker its grants and store calls"
+                    + " (accepted, refused, unknown), the faults held per server, anomalies outlined in red.")
+    Path timelineFile;
+
     @Option(names = "--cluster", paramLabel = "KIND:N",
             description = "Run the lock on a cluster of N real servers, each in a Linux network namespace of its own, and"
                     + " inject the --nemesis faults into it (needs root, ip and iptables): etcd:3, etcd:5 or etcd:7 so"
@@ -122,8 +127,8 @@ public final class TortureCommand extends FencingCommand {
         try (Backends backends = cluster == null ? Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)
                 : Backends.openOnCluster(kinds.lock, kinds.store, connections, clusterMembers(), nemesisNames, seed)) {
             List<Fault> faults = chooseFaults(backends.faults());
-            HistoryRecorder history = historyFile != null || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0
-                    ? new HistoryRecorder() : null;
+            HistoryRecorder history = historyFile != null || timelineFile != null
+                    || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0 ? new HistoryRecorder() : null;
             FencedStore store = history == null ? backends.store(Policy.MONOTONIC)
                     : history.recording(0, backends.store(Policy.MONOTONIC), true);
             String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
@@ -145,7 +150,7 @@ public final class TortureCommand extends FencingCommand {
             for (int w = 0; w < workers; w++) {
                 boolean pauseFirst = w == 0 && pauseProbability > 0;
                 Thread worker = new Thread(() -> work(backends, store, keys, options, deadline, acceptedWrites, outcomes,
-                        pauses, pauseFirst), "torture-worker-" + w);
+                        pauses, pauseFirst, history), "torture-worker-" + w);
                 worker.start();
                 threads.add(worker);
             }
@@ -176,6 +181,9 @@ public final class TortureCommand extends FencingCommand {
                 outcomes.fatal(e);
             }
             CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
+            if (timelineFile != null && checked != null) {
+                writeTimeline(backends, history, checked, outcomes);
+            }
             report(out, backends, faults, outcomes, pauses.get(), injected.get(), checked);
             if (fatal != null) {
                 throw fatal;
@@ -338,9 +346,23 @@ public final class TortureCommand extends FencingCommand {
         return chosen;
     }
 
+    /** The grants the workers received, for {@code --timeline}. */
+    private final ConcurrentLinkedQueue<TimelinePage.Grant> grants = new ConcurrentLinkedQueue<>();
+
+    private void writeTimeline(Backends backends, HistoryRecorder history, CheckResult checked, Outcomes outcomes) {
+        List<TimelinePage.Fault> held = backends.nemesis()
+                .map(n -> TimelinePage.faultsFrom(n.events(), n.startNanos(), history.startNanos()))
+                .orElse(List.of());
+        String title = "fencing torture: " + workers + " workers on " + backends.lockDescription()
+                + backends.nemesis().map(n -> ", cluster " + cluster + ", seed " + n.seed()).orElse("");
+        String verdict = outcomes.violations().isEmpty() ? "invariants held; " + checked.summary()
+                : "INVARIANTS VIOLATED: " + String.join("; ", outcomes.violations());
+        TimelinePage.write(timelineFile, title, checked, List.copyOf(grants), held, verdict);
+    }
+
     private void work(Backends backends, FencedStore store, List<String> keys, LeaseOptions options, long deadline,
             Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses,
-            boolean pauseFirst) {
+            boolean pauseFirst, HistoryRecorder history) {
         // the grants' side of the token invariant (faults such as restore-lock-snapshot bring old counters back)
         ThreadLocalRandom random = ThreadLocalRandom.current();
         boolean first = true;
@@ -355,6 +377,10 @@ public final class TortureCommand extends FencingCommand {
             }
             try {
                 StoredValue written = FencedIncrement.run(backends.locks(), store, key, options, pause, outcomes, token -> {
+                    if (timelineFile != null && history != null) {
+                        grants.add(new TimelinePage.Grant(System.nanoTime() - history.startNanos(),
+                                history.writerOf(Thread.currentThread()), key, token));
+                    }
                     if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
                         outcomes.violation("token " + token + " granted twice on '" + key + "'");
                     }
@@ -427,6 +453,9 @@ public final class TortureCommand extends FencingCommand {
             if (historyFile != null) {
                 report.put("historyFile", historyFile.toString());
             }
+            if (timelineFile != null) {
+                report.put("timelineFile", timelineFile.toString());
+            }
         }
         report.put("ok", outcomes.violations().isEmpty());
         if (json) {
@@ -453,7 +482,8 @@ public final class TortureCommand extends FencingCommand {
         if (checked != null) {
             out.println("  history: " + checked.history().operations().size() + " store calls checked, "
                     + (checked.passed() ? "no violation" : checked.violations().size() + " violation(s)")
-                    + (historyFile == null ? "" : "; written to " + historyFile));
+                    + (historyFile == null ? "" : "; written to " + historyFile)
+                    + (timelineFile == null ? "" : "; timeline in " + timelineFile));
         }
         if (outcomes.violations().isEmpty()) {
             out.println("  invariants held: no token granted twice, no lost update, no accepted token regression,"

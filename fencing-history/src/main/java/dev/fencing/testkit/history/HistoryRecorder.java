@@ -46,6 +46,11 @@ public final class HistoryRecorder {
         this.start = startNanos;
     }
 
+    /** Where this recorder's clock starts: a {@link System#nanoTime()} reading; operations' times count from it. */
+    public long startNanos() {
+        return start;
+    }
+
     /** The history recorded so far, ordered by invocation. */
     public History history(Policy policy, long seed) {
         List<Operation> sorted = new ArrayList<>(operations);
@@ -138,8 +143,11 @@ public final class HistoryRecorder {
         return new RecordingFencedStore(this, process, store, updatesIncrement);
     }
 
-    /** The writer number of {@code thread}, given in order of first call. */
-    int writerOf(Thread thread) {
+    /**
+     * The writer number of {@code thread}, given in order of first call (asking first gives the
+     * number then, so a caller can label its own events with the number its calls will carry).
+     */
+    public int writerOf(Thread thread) {
         return writers.computeIfAbsent(thread, t -> nextWriter.getAndIncrement());
     }
 

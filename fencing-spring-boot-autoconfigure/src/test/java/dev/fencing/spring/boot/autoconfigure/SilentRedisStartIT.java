@@ -14,20 +14,21 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * An application whose Redis accepts TCP and never answers fails to start within
- * {@code fencing.lock.redis.connect-timeout} (plus a slack of 1.5 s for scheduling and the context
- * itself) with one message naming the server and the bound; a shorter setting fails sooner. Before
+ * {@code fencing.lock.redis.connect-timeout} (plus a slack for scheduling and the context itself,
+ * well below Lettuce's own 60 s) with one message naming the server and the bound; a shorter setting fails sooner. Before
  * the property existed the start waited for Lettuce's 60 s handshake timeout (74 s measured for a
  * whole application).
  */
-@Timeout(30)
+@Timeout(120)
 class SilentRedisStartIT {
 
     /**
      * The context's own start-up on top of the bound: class loading and the first context of the JVM
      * took 1.9 s beside it on 2 busy cores (a full build with another build running), and 4.1 s
-     * beside a mutation-testing run; 10 s is still far from the 60 s Lettuce waited before.
+     * beside a mutation-testing run, and 10.9 s in a build of six modules at once on 2 cores (gate 50);
+     * 25 s is still far from the 60 s Lettuce waited before.
      */
-    private static final Duration SLACK = Duration.ofSeconds(10);
+    private static final Duration SLACK = Duration.ofSeconds(25);
 
     private final SilentServer silent = SilentServer.start();
 
