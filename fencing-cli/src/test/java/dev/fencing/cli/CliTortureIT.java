@@ -3,6 +3,7 @@ package dev.fencing.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.fencing.testkit.Skip;
 import dev.fencing.testkit.servers.NetworkLab;
 import dev.fencing.testkit.servers.TestServers;
 import java.nio.file.Files;
@@ -10,9 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -128,15 +127,7 @@ class CliTortureIT {
      */
     @Test
     void tortureOnAnEtcdClusterInNetworkNamespacesUnderTheNemesis(@TempDir Path dir) throws Exception {
-        Optional<String> unavailable = NetworkLab.unavailable();
-        if (unavailable.isPresent()) {
-            String reason = "--cluster needs network namespaces: " + unavailable.get();
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException(reason + " (CI=true: .ci/run installs iptables and runs as root)");
-            }
-            System.out.println("SKIPPED: " + reason);
-            Assumptions.abort(reason);
-        }
+        NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
         CliRun run = CliRun.of("torture", "--cluster", "etcd:3", "--nemesis", "partition,pause,kill", "--workers", "4",
                 "--duration", "14s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "7", "--json", "--timeline",
                 dir.resolve("run.html").toString());

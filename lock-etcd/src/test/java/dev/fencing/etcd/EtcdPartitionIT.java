@@ -12,6 +12,7 @@ import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.LockUnavailableException;
 import dev.fencing.core.StaleTokenException;
 import dev.fencing.testkit.InMemoryFencedStore;
+import dev.fencing.testkit.Skip;
 import dev.fencing.testkit.servers.EtcdClusterTestServer;
 import dev.fencing.testkit.servers.EtcdTestServer;
 import dev.fencing.testkit.servers.NetworkLab;
@@ -39,15 +40,7 @@ class EtcdPartitionIT {
 
     @BeforeAll
     static void startCluster() {
-        Optional<String> unavailable = NetworkLab.unavailable();
-        if (unavailable.isPresent()) {
-            String reason = "EtcdPartitionIT needs network namespaces: " + unavailable.get();
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException(reason + " (CI=true: .ci/run installs iptables and runs as root)");
-            }
-            System.out.println("SKIPPED: " + reason);
-            org.junit.jupiter.api.Assumptions.abort(reason);
-        }
+        NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("EtcdPartitionIT needs network namespaces: " + reason));
         lab = NetworkLab.create();
         cluster = EtcdClusterTestServer.launchIn(lab, 3);
     }
@@ -75,11 +68,8 @@ class EtcdPartitionIT {
         List<EtcdTestServer> others = cluster.members().stream().filter(m -> m != leader).toList();
         FencedStore store = InMemoryFencedStore.create();
         String resource = "partition-" + System.nanoTime();
-        try (EtcdLockProvider behindTheCut = EtcdLockProvider.builder(leader.endpoint())
-                        .requestTimeout(Duration.ofSeconds(3)).build();
-                EtcdLockProvider majority = EtcdLockProvider.builder(
-                                others.stream().map(EtcdTestServer::endpoint).toArray(String[]::new))
-                        .requestTimeout(Duration.ofSeconds(3)).build()) {
+        try (EtcdLockProvider behindTheCut = providerOn(List.of(leader));
+                EtcdLockProvider majority = providerOn(others)) {
             Lease held = behindTheCut.tryAcquire(resource, LeaseOptions.ofTtl(TTL)).orElseThrow();
             FencingToken old = held.token();
             long majorityToken;
@@ -123,11 +113,8 @@ class EtcdPartitionIT {
         EtcdTestServer leader = cluster.awaitLeader(Duration.ofSeconds(30));
         List<EtcdTestServer> others = cluster.members().stream().filter(m -> m != leader).toList();
         String resource = "deposed-" + System.nanoTime();
-        try (EtcdLockProvider behindTheCut = EtcdLockProvider.builder(leader.endpoint())
-                        .requestTimeout(Duration.ofSeconds(3)).build();
-                EtcdLockProvider majority = EtcdLockProvider.builder(
-                                others.stream().map(EtcdTestServer::endpoint).toArray(String[]::new))
-                        .requestTimeout(Duration.ofSeconds(3)).build()) {
+        try (EtcdLockProvider behindTheCut = providerOn(List.of(leader));
+                EtcdLockProvider majority = providerOn(others)) {
             Lease held = behindTheCut.tryAcquire(resource, LeaseOptions.ofTtl(TTL)).orElseThrow();
             others.forEach(other -> lab.cut(leader.name(), other.name()));
             try {
@@ -151,6 +138,12 @@ class EtcdPartitionIT {
                 lab.heal();
             }
         }
+    }
+
+    /** A provider whose client reaches {@code members} only. */
+    private static EtcdLockProvider providerOn(List<EtcdTestServer> members) {
+        return EtcdLockProvider.builder(members.stream().map(EtcdTestServer::endpoint).toArray(String[]::new))
+                .requestTimeout(Duration.ofSeconds(3)).build();
     }
 
     private static Optional<Lease> tryAcquire(EtcdLockProvider provider, String resource) {
