@@ -7,6 +7,10 @@ import dev.fencing.testkit.internal.SerializingProxy;
 import dev.fencing.testkit.internal.Settings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,11 +70,36 @@ public final class S3TestServer implements TestServer {
         return ignoringConditions.endpoint();
     }
 
-    /** Starts S3Mock on a free port. */
+    /**
+     * Starts S3Mock on a free port. S3Mock takes seconds to open its ports (11 s on a busy machine),
+     * and a port free when chosen may be taken meanwhile by a server of another test JVM: S3Mock
+     * then exits, and the port answers for that other server. So the start is accepted only when
+     * S3Mock itself answers there (a {@code ListBuckets}); else it is stopped and started again on
+     * other ports, up to three times.
+     */
     public static S3TestServer launch() {
+        IllegalStateException last = null;
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            int port = Ports.free();
+            ChildProcess process = launchOn(port);
+            try {
+                process.start();
+                if (process.isAlive() && answersAsS3(port)) {
+                    return new S3TestServer("http://127.0.0.1:" + port, process);
+                }
+                last = new IllegalStateException("S3Mock started on port " + port + " but "
+                        + (process.isAlive() ? "the port does not answer as S3Mock" : "exited") + "; see " + process.log());
+            } catch (IllegalStateException e) {
+                last = e;
+            }
+            process.kill();
+        }
+        throw new IllegalStateException("S3Mock did not start in 3 attempts on fresh ports", last);
+    }
+
+    private static ChildProcess launchOn(int port) {
         String version = Settings.version("s3mock.version");
         Path jar = MavenArtifacts.locate("com.adobe.testing", "s3mock", version, "exec");
-        int port = Ports.free();
         Path root;
         try {
             root = Files.createTempDirectory("fencing-s3mock-");
@@ -87,8 +116,22 @@ public final class S3TestServer implements TestServer {
                 "--spring.main.banner-mode=off");
         ChildProcess process = new ChildProcess("s3mock", command, port, Duration.ofSeconds(90));
         process.deleteAtExit(root);
-        process.start();
-        return new S3TestServer("http://127.0.0.1:" + port, process);
+        return process;
+    }
+
+    /** Whether {@code GET /} on the port answers S3's {@code ListBuckets}: S3Mock, not a server that took the port. */
+    private static boolean answersAsS3(int port) {
+        try {
+            HttpResponse<String> reply = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build()
+                    .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                            .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return reply.statusCode() == 200 && reply.body().contains("ListAllMyBucketsResult");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking S3Mock on port " + port, e);
+        }
     }
 
     /** An external S3-compatible endpoint. */
