@@ -59,14 +59,14 @@ final class EtcdLease extends AbstractLease {
             if (wanted > leaseTtlSeconds) {
                 return moveToLongerLease(wanted);
             }
+            long sentAt = clock.nanoTime();
+            LeaseKeepAliveResponse alive;
             try {
-                long sentAt = clock.nanoTime();
-                LeaseKeepAliveResponse alive = Replies.await(provider.leases.keepAliveOnce(leaseId), timeoutFor(ttl));
+                alive = Replies.await(provider.leases.keepAliveOnce(leaseId), timeoutFor(ttl));
                 provider.seen(alive.getHeader().getRevision()); // possibly a lagging member's: only recorded
                 if (alive.getTTL() <= 0) {
                     return false;
                 }
-                leaseRefreshedAtNanos = sentAt;
             } catch (Replies.Unclear e) {
                 if (Replies.isLeaseNotFound(e.getCause())) {
                     return false; // expired or revoked: the key went with it
@@ -80,14 +80,39 @@ final class EtcdLease extends AbstractLease {
             if (answered < seenBefore) {
                 throw wentBack(answered, seenBefore);
             }
-            return got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
+            boolean mine = got.getKvs().stream().anyMatch(held -> held.getCreateRevision() == token().value()
                     && held.getValue().equals(owner) && held.getLease() == leaseId);
+            if (!mine) {
+                return false;
+            }
+            long keptAliveIn = alive.getHeader().getRaftTerm();
+            long readIn = got.getHeader().getRaftTerm();
+            if (keptAliveIn != readIn) {
+                throw unconfirmed(keptAliveIn, readIn);
+            }
+            leaseRefreshedAtNanos = sentAt;
+            return true;
         } catch (Replies.Unclear e) {
             throw provider.unreachable(resource(), "the renewal", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw LockUnavailableException.unreachable(resource(), "interrupted while renewing", e);
         }
+    }
+
+    /**
+     * A keep-alive and a linearizable read answered in different raft terms: etcd renews leases in
+     * the leader's memory, not through the log, and a leader that does not know yet that it was
+     * deposed answers keep-alives from its own lessor (etcd before 3.4.25 and 3.5.8) — a renewal the
+     * new leader never saw, and the key is still there for the read until the new leader's copy of
+     * the lease runs out. Only a read in the keep-alive's own term proves that term's leader still
+     * led after it; otherwise the renewal counts for nothing (the lease keeps its earlier deadline).
+     */
+    private LockUnavailableException unconfirmed(long keptAliveIn, long readIn) {
+        return LockUnavailableException.unreachable(resource(), "etcd at " + provider.target + " answered the"
+                + " renewal's keep-alive in raft term " + keptAliveIn + " and its read in term " + readIn + ": a"
+                + " keep-alive a deposed leader answered would not count at the new leader, so this renewal is not"
+                + " counted and the lease keeps its earlier deadline; the next renewal asks again", null);
     }
 
     /**
