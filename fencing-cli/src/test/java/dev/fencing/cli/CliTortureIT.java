@@ -17,6 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code torture}: one run per fault the CLI can inject, the runs together covering every
@@ -121,20 +122,22 @@ class CliTortureIT {
     }
 
     /**
-     * {@code --cluster etcd:3}: three etcd members, each in a network namespace of its own, and the
-     * nemesis's partition, pause and kill in turn (a seed fixes its choices): every invariant kept,
-     * and the summary names the seed and every fault with its time and target.
+     * {@code --cluster etcd:3} and {@code zookeeper:3}: three members, each in a network namespace
+     * of its own, and the nemesis's partition, pause and kill in turn (a seed fixes its choices):
+     * every invariant kept, and the summary names the seed and every fault with its time and target.
      */
-    @Test
-    void tortureOnAnEtcdClusterInNetworkNamespacesUnderTheNemesis(@TempDir Path dir) throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"etcd", "zookeeper"})
+    void tortureOnAClusterInNetworkNamespacesUnderTheNemesis(String kind, @TempDir Path dir) throws Exception {
         NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
-        CliRun run = CliRun.of("torture", "--cluster", "etcd:3", "--nemesis", "partition,pause,kill", "--workers", "4",
+        CliRun run = CliRun.of("torture", "--cluster", kind + ":3", "--nemesis", "partition,pause,kill", "--workers", "4",
                 "--duration", "14s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "7", "--json", "--timeline",
                 dir.resolve("run.html").toString());
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         assertThat(report.get("ok").asBoolean()).as(run.toString()).isTrue();
-        assertThat(report.get("lock").asText()).contains("3-member etcd cluster", "network namespace");
+        assertThat(report.get("lock").asText()).contains(kind.equals("etcd") ? "3-member etcd cluster"
+                : "3-member ZooKeeper ensemble", "network namespace");
         assertThat(report.get("seed").asLong()).isEqualTo(7);
         // each fault is held 1 to 3 s, a killed member then waited for: the third may end with the run
         assertThat(report.get("faultsInjected").asLong()).as("faults injected").isGreaterThanOrEqualTo(2);
@@ -148,12 +151,12 @@ class CliTortureIT {
                 "class=\"grant\"", "class=\"fault\"", "seed 7").doesNotContain("class=\"op ok anomaly");
     }
 
-    /** Only etcd clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
+    /** Only etcd and ZooKeeper clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
     @Test
     void aClusterOfAnotherKindIsBadUsage() {
-        CliRun other = CliRun.of("torture", "--cluster", "zookeeper:3");
+        CliRun other = CliRun.of("torture", "--cluster", "postgres:3");
         assertThat(other.exitCode()).as(other.toString()).isEqualTo(ExitCode.USAGE);
-        assertThat(other.err()).contains("'zookeeper' clusters in network namespaces are not built yet");
+        assertThat(other.err()).contains("'postgres' clusters in network namespaces are not built yet");
         CliRun mismatch = CliRun.of("torture", "--cluster", "etcd:3", "--lock", "zookeeper");
         assertThat(mismatch.exitCode()).as(mismatch.toString()).isEqualTo(ExitCode.USAGE);
         assertThat(mismatch.err()).contains("cannot go with --lock zookeeper");

@@ -43,8 +43,16 @@ final class Znodes {
      */
     private final java.util.concurrent.atomic.AtomicLong newestZxid = new java.util.concurrent.atomic.AtomicLong();
 
+    /** False only in the deliberately broken variant the partition tests must catch. */
+    private final boolean syncBeforeConfirming;
+
     Znodes(CuratorFramework client) {
+        this(client, true);
+    }
+
+    Znodes(CuratorFramework client, boolean syncBeforeConfirming) {
         this.client = client;
+        this.syncBeforeConfirming = syncBeforeConfirming;
     }
 
     CuratorFramework client() {
@@ -169,7 +177,9 @@ final class Znodes {
         ZooKeeper zooKeeper = client.getZookeeperClient().getZooKeeper();
         long seenBeforeSending = newestZxid();
         AtomicInteger synced = new AtomicInteger(KeeperException.Code.OK.intValue());
-        zooKeeper.sync(path, (code, p, context) -> synced.set(code), null);
+        if (syncBeforeConfirming) {
+            zooKeeper.sync(path, (code, p, context) -> synced.set(code), null);
+        }
         // the callbacks run in request order: the sync's has run when the exists' runs
         zooKeeper.exists(path, false, (code, p, context, stat) -> {
             int sync = synced.get();

@@ -81,7 +81,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         super(builder, "fencing-zookeeper-async");
         this.client = client;
         this.serverTickTime = builder.serverTickTime;
-        this.znodes = new Znodes(client);
+        this.znodes = new Znodes(client, builder.syncBeforeConfirming);
         this.root = builder.root;
         this.target = builder.connectString;
         this.operationTimeout = builder.connectionTimeout.multipliedBy(2);
@@ -452,6 +452,7 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
         private @Nullable ZKClientConfig clientConfig;
         private final List<AuthInfo> authorizations = new ArrayList<>();
         private @Nullable List<ACL> acl;
+        private boolean syncBeforeConfirming = true;
 
         private Builder(String connectString) {
             this.connectString = connectString;
@@ -550,6 +551,19 @@ public final class ZooKeeperLockProvider extends AbstractLockProvider {
             }
             // a mutable copy: Curator asks whether the list contains null, which List.of refuses to answer
             this.acl = java.util.Collections.unmodifiableList(new ArrayList<>(acl));
+            return this;
+        }
+
+        /**
+         * The deliberately broken variant, for the partition tests of this package only: renewals
+         * and session confirmations read the znode from whichever member the client is connected
+         * to, without the {@code sync} that makes the member catch up with the leader first. A
+         * follower cut from its leader then confirms a lease from its own stale copy for up to
+         * {@code syncLimit × tickTime}, after the ensemble ended the session and another holder
+         * took the lock. Package-private: no user can build it.
+         */
+        Builder confirmWithoutSync() {
+            this.syncBeforeConfirming = false;
             return this;
         }
 

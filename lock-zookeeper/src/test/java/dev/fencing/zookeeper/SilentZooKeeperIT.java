@@ -13,7 +13,6 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * A ZooKeeper ensemble whose every member accepts TCP and never answers: {@code build()} gives up
@@ -22,7 +21,6 @@ import org.junit.jupiter.api.parallel.Isolated;
  * up sooner. Measured before: 11 s from the CLI with two Curator ERROR stack traces.
  */
 @Timeout(30)
-@Isolated("replaces System.err to read what the build logged")
 class SilentZooKeeperIT {
 
     private static final Duration SLACK = Duration.ofMillis(1500);

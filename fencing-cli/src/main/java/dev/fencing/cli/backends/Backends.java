@@ -85,9 +85,10 @@ public final class Backends implements AutoCloseable {
      */
     public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
             List<String> nemesis, long seed) {
-        if (lock != LockKind.ETCD) {
-            throw new CliException(ExitCode.USAGE, "--cluster runs etcd so far (--cluster etcd:3); a "
-                    + lock.name().toLowerCase(java.util.Locale.ROOT) + " cluster in network namespaces is not built yet");
+        if (lock != LockKind.ETCD && lock != LockKind.ZOOKEEPER) {
+            throw new CliException(ExitCode.USAGE, "--cluster runs etcd and ZooKeeper so far (--cluster etcd:3,"
+                    + " --cluster zookeeper:3); a " + lock.name().toLowerCase(java.util.Locale.ROOT)
+                    + " cluster in network namespaces is not built yet");
         }
         return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
     }
@@ -121,7 +122,9 @@ public final class Backends implements AutoCloseable {
                     case ETCD -> cluster == null ? EtcdBackend.lock(opening, etcdMembers)
                             : EtcdBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
                                     n -> backends.nemesis = n);
-                    case ZOOKEEPER -> ZooKeeperBackend.lock(opening);
+                    case ZOOKEEPER -> cluster == null ? ZooKeeperBackend.lock(opening)
+                            : ZooKeeperBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
+                                    n -> backends.nemesis = n);
                     case DYNAMODB -> backends.dynamoDb().lock();
                 };
             }

@@ -75,18 +75,7 @@ final class EtcdBackend {
      */
     static OpenedLock inNamespaces(Opening opening, int members, List<String> nemesisNames, long seed,
             Consumer<Nemesis> nemesisOut) {
-        NetworkLab.unavailable().ifPresent(reason -> {
-            throw new CliException(ExitCode.UNREACHABLE, "--cluster puts each member in a network namespace of its own,"
-                    + " and " + reason + ". Without --cluster, torture's --faults run on servers on loopback.");
-        });
-        NetworkLab lab;
-        try {
-            lab = NetworkLab.create();
-        } catch (RuntimeException e) {
-            throw new CliException(ExitCode.UNREACHABLE, "--cluster: could not make the network namespaces: "
-                    + Reasons.of(e));
-        }
-        opening.closeLater(lab);
+        NetworkLab lab = Nemesis.openLab(opening);
         EtcdClusterTestServer cluster = Opening.started("a " + members + "-member etcd cluster in network namespaces",
                 ETCD_OPTIONS, () -> EtcdClusterTestServer.launchIn(lab, members));
         opening.closeLater(cluster);

@@ -1,7 +1,9 @@
 package dev.fencing.cli.backends;
 
-import dev.fencing.testkit.servers.EtcdClusterTestServer;
-import dev.fencing.testkit.servers.EtcdTestServer;
+import dev.fencing.cli.CliException;
+import dev.fencing.cli.ExitCode;
+import dev.fencing.testkit.servers.LabCluster;
+import dev.fencing.testkit.servers.LabMember;
 import dev.fencing.testkit.servers.NetworkLab;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +21,9 @@ import java.util.Random;
  *
  * <ul>
  *   <li>{@code partition}: in turn, one member isolated from everyone; the leader cut from the
- *       other members while the clients still reach it; the clients cut from the leader.
+ *       other members while the clients still reach it; the clients cut from the leader; a
+ *       follower cut from the other members while the clients still reach it (it answers from
+ *       its own copy until it notices).
  *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed.
  *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data.
  * </ul>
@@ -32,7 +36,7 @@ public final class Nemesis {
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
     private final NetworkLab lab;
-    private final EtcdClusterTestServer cluster;
+    private final LabCluster cluster;
     private final Random random;
     private final long seed;
     private final long startNanos = System.nanoTime();
@@ -40,11 +44,32 @@ public final class Nemesis {
     private int partitions;
     private int pauses;
 
-    Nemesis(NetworkLab lab, EtcdClusterTestServer cluster, long seed) {
+    Nemesis(NetworkLab lab, LabCluster cluster, long seed) {
         this.lab = lab;
         this.cluster = cluster;
         this.seed = seed;
         this.random = new Random(seed);
+    }
+
+    /**
+     * A network lab for a run's cluster, closed with the run.
+     *
+     * @throws CliException (exit 3) if labs cannot be made here, saying why
+     */
+    static NetworkLab openLab(Opening opening) {
+        NetworkLab.unavailable().ifPresent(reason -> {
+            throw new CliException(ExitCode.UNREACHABLE, "--cluster puts each member in a network namespace of its own,"
+                    + " and " + reason + ". Without --cluster, torture's --faults run on servers on loopback.");
+        });
+        NetworkLab lab;
+        try {
+            lab = NetworkLab.create();
+        } catch (RuntimeException e) {
+            throw new CliException(ExitCode.UNREACHABLE, "--cluster: could not make the network namespaces: "
+                    + Reasons.of(e));
+        }
+        opening.closeLater(lab);
+        return lab;
     }
 
     /** When its clock started (a {@link System#nanoTime()} reading): events' {@code atMillis} count from it. */
@@ -70,7 +95,8 @@ public final class Nemesis {
         for (String name : names) {
             faults.add(switch (name) {
                 case "partition" -> new Fault(name, "cut members apart in turn: one isolated, the leader from the others,"
-                        + " the clients from the leader; healed after 1 to 3 s", this::partition);
+                        + " the clients from the leader, a follower from the others; healed after 1 to 3 s",
+                        this::partition);
                 case "pause" -> new Fault(name, "freeze a member (SIGSTOP; the leader every other time) for 1 to 3 s",
                         this::pause);
                 case "kill" -> new Fault(name, "kill a member (SIGKILL), start it again from its data after 1 to 3 s",
@@ -83,12 +109,12 @@ public final class Nemesis {
     }
 
     private void partition() {
-        EtcdTestServer leader = cluster.awaitLeader(RECOVERY);
-        List<EtcdTestServer> members = cluster.members();
+        LabMember leader = leader();
+        List<? extends LabMember> members = cluster.members();
         String what;
-        switch (partitions++ % 3) {
+        switch (partitions++ % 4) {
             case 0 -> {
-                EtcdTestServer target = members.get(random.nextInt(members.size()));
+                LabMember target = members.get(random.nextInt(members.size()));
                 lab.isolate(target.name());
                 what = "isolate " + target.name() + (target == leader ? " (the leader)" : "");
             }
@@ -96,9 +122,16 @@ public final class Nemesis {
                 members.stream().filter(m -> m != leader).forEach(m -> lab.cut(leader.name(), m.name()));
                 what = "cut the leader " + leader.name() + " from the other members; the clients still reach it";
             }
-            default -> {
+            case 2 -> {
                 lab.cut(NetworkLab.HOST, leader.name());
                 what = "cut the clients from the leader " + leader.name();
+            }
+            default -> {
+                List<LabMember> followers = members.stream().filter(m -> m != leader).map(LabMember.class::cast)
+                        .toList();
+                LabMember target = followers.get(random.nextInt(followers.size()));
+                members.stream().filter(m -> m != target).forEach(m -> lab.cut(target.name(), m.name()));
+                what = "cut the follower " + target.name() + " from the other members; the clients still reach it";
             }
         }
         record("partition", what);
@@ -110,10 +143,15 @@ public final class Nemesis {
         }
     }
 
+    /** The leader, or for servers that elect none a member drawn at random. */
+    private LabMember leader() {
+        List<? extends LabMember> members = cluster.members();
+        return cluster.electsLeader() ? cluster.awaitLeader(RECOVERY) : members.get(random.nextInt(members.size()));
+    }
+
     private void pause() {
-        List<EtcdTestServer> members = cluster.members();
-        EtcdTestServer target = pauses++ % 2 == 0 ? cluster.awaitLeader(RECOVERY)
-                : members.get(random.nextInt(members.size()));
+        List<? extends LabMember> members = cluster.members();
+        LabMember target = pauses++ % 2 == 0 ? leader() : members.get(random.nextInt(members.size()));
         target.pause();
         record("pause", target.name());
         try {
@@ -125,8 +163,8 @@ public final class Nemesis {
     }
 
     private void kill() {
-        List<EtcdTestServer> members = cluster.members();
-        EtcdTestServer target = members.get(random.nextInt(members.size()));
+        List<? extends LabMember> members = cluster.members();
+        LabMember target = members.get(random.nextInt(members.size()));
         target.kill();
         record("kill", target.name());
         try {

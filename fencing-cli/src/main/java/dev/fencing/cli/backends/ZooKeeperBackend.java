@@ -3,6 +3,8 @@ package dev.fencing.cli.backends;
 import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.core.LockUnavailableException;
+import dev.fencing.testkit.servers.NetworkLab;
+import dev.fencing.testkit.servers.ZooKeeperLabEnsemble;
 import dev.fencing.testkit.servers.ZooKeeperTestServer;
 import dev.fencing.zookeeper.ZooKeeperLockProvider;
 import java.util.List;
@@ -53,6 +55,30 @@ final class ZooKeeperBackend {
             Opening.probe(Endpoints.zooKeeperAddresses(connect), connections.timeout(),
                     "ZooKeeper for the lock at " + connect, ZOOKEEPER_OPTIONS);
         }
+        return lockOn(opening, connect, description, faults);
+    }
+
+    /**
+     * The ZooKeeper lock on an ensemble of {@code members} servers, each in a network namespace of
+     * its own ({@link NetworkLab}), with {@code nemesis}'s faults (see {@link Nemesis}) drawn from
+     * {@code seed}.
+     */
+    static OpenedLock inNamespaces(Opening opening, int members, List<String> nemesisNames, long seed,
+            Consumer<Nemesis> nemesisOut) {
+        NetworkLab lab = Nemesis.openLab(opening);
+        ZooKeeperLabEnsemble ensemble = Opening.started("a " + members + "-member ZooKeeper ensemble in network"
+                + " namespaces", ZOOKEEPER_OPTIONS, () -> ZooKeeperLabEnsemble.launchIn(lab, members));
+        opening.closeLater(ensemble);
+        Nemesis nemesis = new Nemesis(lab, ensemble, seed);
+        nemesisOut.accept(nemesis);
+        String description = "zookeeper lock on a " + members + "-member ZooKeeper ensemble, each member in a network"
+                + " namespace of its own (" + ensemble.connectString() + ")";
+        return lockOn(opening, ensemble.connectString(), description, nemesis.faults(nemesisNames));
+    }
+
+    private static OpenedLock lockOn(Opening opening, String connect, String description, List<Fault> faults) {
+        ConnectionOptions connections = opening.connections;
+        Consumer<AutoCloseable> closeLater = opening::closeLater;
         ZooKeeperLockProvider locks;
         try {
             ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect)

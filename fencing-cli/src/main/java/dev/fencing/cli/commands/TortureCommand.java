@@ -96,13 +96,14 @@ public final class TortureCommand extends FencingCommand {
 
     @Option(names = "--cluster", paramLabel = "KIND:N",
             description = "Run the lock on a cluster of N real servers, each in a Linux network namespace of its own, and"
-                    + " inject the --nemesis faults into it (needs root, ip and iptables): etcd:3, etcd:5 or etcd:7 so"
-                    + " far. Sets --lock; --faults does not apply.")
+                    + " inject the --nemesis faults into it (needs root, ip and iptables): etcd or zookeeper, with 3, 5"
+                    + " or 7 members (etcd:3, zookeeper:5). Sets --lock; --faults does not apply.")
     String cluster;
 
     @Option(names = "--nemesis", paramLabel = "F", split = ",", defaultValue = "partition,pause,kill",
             description = "With --cluster, the faults injected in turn every --fault-interval: partition (a member"
-                    + " isolated; the leader cut from the others; the clients cut from the leader), pause (SIGSTOP),"
+                    + " isolated; the leader cut from the others; the clients cut from the leader; a follower cut from"
+                    + " the others, the clients still reaching it), pause (SIGSTOP),"
                     + " kill (SIGKILL and restart), each held 1 to 3 s (default: ${DEFAULT-VALUE}).")
     List<String> nemesisNames;
 
@@ -296,20 +297,22 @@ public final class TortureCommand extends FencingCommand {
         if (!spec.matches()) {
             throw new CliException(ExitCode.USAGE, "--cluster takes KIND:N, for example etcd:3; got '" + cluster + "'");
         }
-        if (!spec.group(1).equals("etcd")) {
-            throw new CliException(ExitCode.USAGE, "--cluster: '" + spec.group(1) + "' clusters in network namespaces are"
-                    + " not built yet; etcd is (etcd:3, etcd:5, etcd:7)");
-        }
+        LockKind clustered = switch (spec.group(1)) {
+            case "etcd" -> LockKind.ETCD;
+            case "zookeeper" -> LockKind.ZOOKEEPER;
+            default -> throw new CliException(ExitCode.USAGE, "--cluster: '" + spec.group(1) + "' clusters in network"
+                    + " namespaces are not built yet; etcd and zookeeper are (etcd:3, zookeeper:3; 3, 5 or 7 members)");
+        };
         int members = Integer.parseInt(spec.group(2));
         if (members != 3 && members != 5 && members != 7) {
-            throw new CliException(ExitCode.USAGE, "--cluster etcd:N takes 3, 5 or 7 members (a majority survives one"
-                    + " member cut off); got " + members);
+            throw new CliException(ExitCode.USAGE, "--cluster " + spec.group(1) + ":N takes 3, 5 or 7 members (a majority"
+                    + " survives one member cut off); got " + members);
         }
-        if (kinds.lock != LockKind.REDIS && kinds.lock != LockKind.ETCD) {
-            throw new CliException(ExitCode.USAGE, "--cluster " + cluster + " runs the etcd lock; it cannot go with --lock "
-                    + kinds.lock.name().toLowerCase(java.util.Locale.ROOT));
+        if (kinds.lock != LockKind.REDIS && kinds.lock != clustered) {
+            throw new CliException(ExitCode.USAGE, "--cluster " + cluster + " runs the " + spec.group(1) + " lock; it"
+                    + " cannot go with --lock " + kinds.lock.name().toLowerCase(java.util.Locale.ROOT));
         }
-        kinds.lock = LockKind.ETCD;
+        kinds.lock = clustered;
         if (!faultNames.equals(List.of("all"))) {
             throw new CliException(ExitCode.USAGE, "--faults does not apply with --cluster: the cluster's faults are"
                     + " --nemesis (" + String.join(",", Nemesis.KINDS) + ")");

@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * launches its own (about a second on a quiet machine) and closes it. Members keep their data
  * directories across kill and start, so a restarted member rejoins with its log.
  */
-public final class EtcdClusterTestServer implements AutoCloseable {
+public final class EtcdClusterTestServer implements LabCluster {
 
     private final List<EtcdTestServer> members;
 
@@ -65,6 +65,7 @@ public final class EtcdClusterTestServer implements AutoCloseable {
     }
 
     /** The members, in the order of their names {@code m1, m2, ...}. */
+    @Override
     public List<EtcdTestServer> members() {
         return members;
     }
@@ -79,7 +80,14 @@ public final class EtcdClusterTestServer implements AutoCloseable {
         return members.stream().filter(EtcdTestServer::isRunning).filter(EtcdTestServer::isLeader).findFirst();
     }
 
+    /** Raft elects one. */
+    @Override
+    public boolean electsLeader() {
+        return true;
+    }
+
     /** Waits up to {@code timeout} for a running member to be leader and returns it. */
+    @Override
     public EtcdTestServer awaitLeader(Duration timeout) {
         AtomicReference<EtcdTestServer> found = new AtomicReference<>();
         Ports.awaitCondition("an etcd leader", timeout, () -> {
@@ -90,6 +98,7 @@ public final class EtcdClusterTestServer implements AutoCloseable {
     }
 
     /** A short description: the members and their endpoints. */
+    @Override
     public String describe() {
         return "etcd cluster " + members.stream().map(EtcdTestServer::describe).collect(Collectors.joining("; "));
     }

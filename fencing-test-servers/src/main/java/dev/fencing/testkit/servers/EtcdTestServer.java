@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * <p>Speaks etcd's HTTP gateway only ({@code /health}, {@code /v3/maintenance/status}): the
  * testkit does not depend on an etcd client library.
  */
-public final class EtcdTestServer implements TestServer {
+public final class EtcdTestServer implements TestServer, LabMember {
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Pattern LEADER = Pattern.compile("\"leader\"\\s*:\\s*\"?(\\d+)");
@@ -119,6 +119,7 @@ public final class EtcdTestServer implements TestServer {
     }
 
     /** The member's name ({@code --name}); in a {@link NetworkLab}, its name there too. */
+    @Override
     public String name() {
         return name;
     }
@@ -148,6 +149,7 @@ public final class EtcdTestServer implements TestServer {
     }
 
     /** Waits until the member is healthy, or throws after {@code timeout}. */
+    @Override
     public void awaitHealthy(Duration timeout) {
         Ports.awaitCondition(describe(), timeout, this::isHealthy, () -> describe() + " was not healthy within "
                 + timeout + (process == null ? "" : "; see " + process.log()));
@@ -288,16 +290,19 @@ public final class EtcdTestServer implements TestServer {
     }
 
     /** Freezes the member (SIGSTOP): connections stay open, nothing answers. */
+    @Override
     public void pause() {
         managed("pause").pause();
     }
 
     /** Thaws a paused member. */
+    @Override
     public void resume() {
         managed("resume").resume();
     }
 
     /** Whether the managed member's process is running. */
+    @Override
     public boolean isRunning() {
         return process != null && process.isAlive();
     }

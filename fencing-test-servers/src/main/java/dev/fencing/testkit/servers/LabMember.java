@@ -1,0 +1,37 @@
+package dev.fencing.testkit.servers;
+
+import java.time.Duration;
+
+/**
+ * A server of a {@link LabCluster}, living in a network namespace of its own in a
+ * {@link NetworkLab}: what a nemesis does to one. Its data stays across {@link #kill()} and
+ * {@link #start()}, so a restarted member rejoins with what it had written.
+ */
+public interface LabMember {
+
+    /** Its name in the lab, which {@link NetworkLab#cut} and {@link NetworkLab#isolate} take. */
+    String name();
+
+    /** Freezes it (SIGSTOP): connections stay open, nothing answers. */
+    void pause();
+
+    /** Thaws it (SIGCONT). */
+    void resume();
+
+    /** Kills it (SIGKILL): nothing is saved beyond what it had already written to disk. */
+    void kill();
+
+    /** Starts it again on the same address and data, once it was killed; returns once it listens. */
+    void start();
+
+    /** Whether its process is running (a paused one is). */
+    boolean isRunning();
+
+    /**
+     * Waits up to {@code timeout} until it serves clients again (for a member of a quorum: until
+     * it has rejoined one).
+     *
+     * @throws IllegalStateException if it does not within {@code timeout}, naming its log
+     */
+    void awaitHealthy(Duration timeout);
+}
