@@ -146,6 +146,8 @@ class CliTortureIT {
         assertThat(events).as("the nemesis's events").contains("partition", "heal", "pause", "resume", "kill", "start");
         assertThat(report.get("accepted").asLong()).isPositive();
         assertThat(report.get("historyViolations").asLong()).isZero();
+        assertThat(report.get("leasesChecked").asLong()).as("leases checked by the lease rule").isPositive();
+        assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
         String page = Files.readString(dir.resolve("run.html"));
         assertThat(page).as("the timeline page").startsWith("<!DOCTYPE html>").contains("<svg", "class=\"op ok",
                 "class=\"grant\"", "class=\"fault\"", "seed 7").doesNotContain("class=\"op ok anomaly");

@@ -7,7 +7,6 @@ import dev.fencing.cli.backends.Backends;
 import dev.fencing.cli.backends.Fault;
 import dev.fencing.cli.backends.LockKind;
 import dev.fencing.cli.backends.Nemesis;
-
 import dev.fencing.core.FencedStore;
 import dev.fencing.core.LeaseOptions;
 import dev.fencing.core.Policy;
@@ -16,6 +15,9 @@ import dev.fencing.testkit.history.CheckResult;
 import dev.fencing.testkit.history.History;
 import dev.fencing.testkit.history.HistoryChecker;
 import dev.fencing.testkit.history.HistoryRecorder;
+import dev.fencing.testkit.history.LeaseOverlap;
+import dev.fencing.testkit.history.LeaseOverlapChecker;
+import dev.fencing.testkit.history.LeaseSpan;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -181,6 +183,7 @@ public final class TortureCommand extends FencingCommand {
                 fatal = e;
                 outcomes.fatal(e);
             }
+            checkLeases(backends, outcomes);
             CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
             if (timelineFile != null && checked != null) {
                 writeTimeline(backends, history, checked, outcomes);
@@ -352,6 +355,27 @@ public final class TortureCommand extends FencingCommand {
     /** The grants the workers received, for {@code --timeline}. */
     private final ConcurrentLinkedQueue<TimelinePage.Grant> grants = new ConcurrentLinkedQueue<>();
 
+    /** Every granted lease: when granted, when last seen valid (just before its write). */
+    private final ConcurrentLinkedQueue<LeaseSpan> leaseSpans = new ConcurrentLinkedQueue<>();
+
+    /** The lease overlaps found; with --cluster, each is a violation. */
+    private List<LeaseOverlap> leaseOverlaps = List.of();
+
+    /**
+     * The lease rule ({@link LeaseOverlapChecker}, bound zero): on a cluster under the nemesis, whose
+     * faults every provider claims to survive, two leases valid at once are a violation. Without
+     * --cluster they are only counted: faults such as an emptied or restored lock server make the
+     * server forget a lease its holder still believes in, which is what the fenced store is for.
+     */
+    private void checkLeases(Backends backends, Outcomes outcomes) {
+        leaseOverlaps = LeaseOverlapChecker.check(List.copyOf(leaseSpans), Duration.ZERO);
+        backends.nemesis().ifPresent(nemesis -> leaseOverlaps.forEach(overlap -> outcomes.violation(
+                "two valid leases at once: " + overlap + " (into the nemesis's run: the older granted at "
+                        + (overlap.older().grantedNanos() - nemesis.startNanos()) / 1_000_000 + " ms, told valid at "
+                        + (overlap.older().lastValidNanos() - nemesis.startNanos()) / 1_000_000 + " ms; the newer granted"
+                        + " at " + (overlap.newer().grantedNanos() - nemesis.startNanos()) / 1_000_000 + " ms)")));
+    }
+
     private void writeTimeline(Backends backends, HistoryRecorder history, CheckResult checked, Outcomes outcomes) {
         List<TimelinePage.Fault> held = backends.nemesis()
                 .map(n -> TimelinePage.faultsFrom(n.events(), n.startNanos(), history.startNanos()))
@@ -387,7 +411,7 @@ public final class TortureCommand extends FencingCommand {
                     if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
                         outcomes.violation("token " + token + " granted twice on '" + key + "'");
                     }
-                });
+                }, leaseSpans::add);
                 if (written != null) {
                     acceptedWrites.get(key).add(new long[] {Long.parseLong(written.value()), written.token()});
                 }
@@ -446,6 +470,8 @@ public final class TortureCommand extends FencingCommand {
             report.put("nemesisEvents", nemesis.events());
         });
         report.put("pauses", pauses);
+        report.put("leasesChecked", leaseSpans.size());
+        report.put("leaseOverlaps", leaseOverlaps.size());
         Map<String, Object> counts = outcomes.toMap();
         long operations = outcomes.accepted() + outcomes.rejectedStale() + outcomes.failedCount();
         report.put("operations", operations);
@@ -482,6 +508,9 @@ public final class TortureCommand extends FencingCommand {
         if (outcomes.failedCount() > 0) {
             out.println("  failures by cause: " + counts.get("failures"));
         }
+        out.println("  leases: " + leaseSpans.size() + " checked, " + (leaseOverlaps.isEmpty() ? "none valid at once"
+                : leaseOverlaps.size() + " valid at once with another" + (backends.nemesis().isPresent() ? ""
+                        : " (counted, not a violation: these faults make the lock server forget leases)")));
         if (checked != null) {
             out.println("  history: " + checked.history().operations().size() + " store calls checked, "
                     + (checked.passed() ? "no violation" : checked.violations().size() + " violation(s)")
