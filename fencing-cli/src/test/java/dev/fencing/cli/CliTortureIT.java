@@ -122,12 +122,12 @@ class CliTortureIT {
     }
 
     /**
-     * {@code --cluster etcd:3} and {@code zookeeper:3}: three members, each in a network namespace
+     * {@code --cluster etcd:3}, {@code zookeeper:3} and {@code redlock:3}: three members, each in a network namespace
      * of its own, and the nemesis's partition, pause and kill in turn (a seed fixes its choices):
      * every invariant kept, and the summary names the seed and every fault with its time and target.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"etcd", "zookeeper"})
+    @ValueSource(strings = {"etcd", "zookeeper", "redlock"})
     void tortureOnAClusterInNetworkNamespacesUnderTheNemesis(String kind, @TempDir Path dir) throws Exception {
         NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
         CliRun run = CliRun.of("torture", "--cluster", kind + ":3", "--nemesis", "partition,pause,kill", "--workers", "4",
@@ -136,8 +136,11 @@ class CliTortureIT {
         assertThat(run.exitCode()).as(run.toString()).isZero();
         JsonNode report = run.json();
         assertThat(report.get("ok").asBoolean()).as(run.toString()).isTrue();
-        assertThat(report.get("lock").asText()).contains(kind.equals("etcd") ? "3-member etcd cluster"
-                : "3-member ZooKeeper ensemble", "network namespace");
+        assertThat(report.get("lock").asText()).contains(switch (kind) {
+            case "etcd" -> "3-member etcd cluster";
+            case "zookeeper" -> "3-member ZooKeeper ensemble";
+            default -> "3 independent Redis masters";
+        }, "network namespace");
         assertThat(report.get("seed").asLong()).isEqualTo(7);
         // each fault is held 1 to 3 s, a killed member then waited for: the third may end with the run
         assertThat(report.get("faultsInjected").asLong()).as("faults injected").isGreaterThanOrEqualTo(2);
@@ -153,7 +156,7 @@ class CliTortureIT {
                 "class=\"grant\"", "class=\"fault\"", "seed 7").doesNotContain("class=\"op ok anomaly");
     }
 
-    /** Only etcd and ZooKeeper clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
+    /** Only etcd, ZooKeeper and Redlock clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
     @Test
     void aClusterOfAnotherKindIsBadUsage() {
         CliRun other = CliRun.of("torture", "--cluster", "postgres:3");

@@ -85,9 +85,9 @@ public final class Backends implements AutoCloseable {
      */
     public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
             List<String> nemesis, long seed) {
-        if (lock != LockKind.ETCD && lock != LockKind.ZOOKEEPER) {
-            throw new CliException(ExitCode.USAGE, "--cluster runs etcd and ZooKeeper so far (--cluster etcd:3,"
-                    + " --cluster zookeeper:3); a " + lock.name().toLowerCase(java.util.Locale.ROOT)
+        if (lock != LockKind.ETCD && lock != LockKind.ZOOKEEPER && lock != LockKind.REDLOCK) {
+            throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper and Redlock so far (--cluster etcd:3,"
+                    + " zookeeper:3, redlock:5); a " + lock.name().toLowerCase(java.util.Locale.ROOT)
                     + " cluster in network namespaces is not built yet");
         }
         return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
@@ -117,7 +117,9 @@ public final class Backends implements AutoCloseable {
             if (lock != null) {
                 backends.lock = switch (lock) {
                     case REDIS -> RedisBackend.lock(opening);
-                    case REDLOCK -> RedisBackend.redlock(opening);
+                    case REDLOCK -> cluster == null ? RedisBackend.redlock(opening)
+                            : RedisBackend.redlockInNamespaces(opening, cluster.members(), cluster.nemesis(),
+                                    cluster.seed(), n -> backends.nemesis = n);
                     case POSTGRES -> backends.sql().lock();
                     case ETCD -> cluster == null ? EtcdBackend.lock(opening, etcdMembers)
                             : EtcdBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),

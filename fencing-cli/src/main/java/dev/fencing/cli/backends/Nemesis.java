@@ -109,6 +109,10 @@ public final class Nemesis {
     }
 
     private void partition() {
+        if (!cluster.electsLeader()) {
+            partitionIndependent();
+            return;
+        }
         LabMember leader = leader();
         List<? extends LabMember> members = cluster.members();
         String what;
@@ -141,6 +145,43 @@ public final class Nemesis {
             lab.heal();
             record("heal", "every cut lifted");
         }
+    }
+
+    /**
+     * Partitions of servers that elect no leader (Redlock's masters), in turn: one isolated; the
+     * clients cut from a minority (a majority still grants); the clients cut from a majority (no
+     * grant, no renewal: every lease ends on its TTL).
+     */
+    private void partitionIndependent() {
+        List<LabMember> shuffled = new ArrayList<>(cluster.members());
+        Collections.shuffle(shuffled, random);
+        int minority = (shuffled.size() - 1) / 2;
+        String what;
+        switch (partitions++ % 3) {
+            case 0 -> {
+                lab.isolate(shuffled.get(0).name());
+                what = "isolate " + shuffled.get(0).name();
+            }
+            case 1 -> {
+                shuffled.subList(0, minority).forEach(m -> lab.cut(NetworkLab.HOST, m.name()));
+                what = "cut the clients from a minority: " + names(shuffled.subList(0, minority));
+            }
+            default -> {
+                shuffled.subList(0, minority + 1).forEach(m -> lab.cut(NetworkLab.HOST, m.name()));
+                what = "cut the clients from a majority: " + names(shuffled.subList(0, minority + 1));
+            }
+        }
+        record("partition", what);
+        try {
+            hold();
+        } finally {
+            lab.heal();
+            record("heal", "every cut lifted");
+        }
+    }
+
+    private static String names(List<LabMember> members) {
+        return String.join(", ", members.stream().map(LabMember::name).toList());
     }
 
     /** The leader, or for servers that elect none a member drawn at random. */

@@ -6,6 +6,8 @@ import dev.fencing.core.LockProvider;
 import dev.fencing.redis.RedisFencedStore;
 import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
+import dev.fencing.testkit.servers.NetworkLab;
+import dev.fencing.testkit.servers.RedisLabNodes;
 import dev.fencing.testkit.servers.RedisTestServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -72,13 +74,15 @@ final class RedisBackend {
         return new OpenedLock(locks, description, tokenNote, faults);
     }
 
+    private static final String REDLOCK_TOKENS = "per node max(counter + 1, the round's shared seed: this process's"
+            + " clock in microseconds while within tokenClockTolerance of the node's TIME, else the node's own); the"
+            + " largest of the majority, written back to a majority unless a majority already answered it";
+
     static OpenedLock redlock(Opening opening) {
         List<String> uris = opening.connections.redisLockUris();
         String description;
         List<Fault> faults = new ArrayList<>();
-        String tokenNote = "per node max(counter + 1, the round's shared seed: this process's clock in microseconds"
-                + " while within tokenClockTolerance of the node's TIME, else the node's own); the largest of the"
-                + " majority, written back to a majority unless a majority already answered it";
+        String tokenNote = REDLOCK_TOKENS;
         if (uris.isEmpty()) {
             List<RedisTestServer> servers = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
@@ -94,6 +98,29 @@ final class RedisBackend {
             description = "redlock on " + String.join(", ", uris.stream().map(Endpoints::redacted).toList())
                     + plaintextNote(opening, uris);
         }
+        return redlockOn(opening, uris, description, tokenNote, faults);
+    }
+
+    /**
+     * Redlock on {@code members} independent Redis masters, each in a network namespace of its own
+     * ({@link NetworkLab}) with an append-only file fsynced on every write, and {@code nemesis}'s
+     * faults (see {@link Nemesis}) drawn from {@code seed}.
+     */
+    static OpenedLock redlockInNamespaces(Opening opening, int members, List<String> nemesisNames, long seed,
+            java.util.function.Consumer<Nemesis> nemesisOut) {
+        NetworkLab lab = Nemesis.openLab(opening);
+        RedisLabNodes nodes = Opening.started(members + " Redis masters in network namespaces",
+                "--redis-uri (repeat it for each node) or FENCING_REDIS_URI", () -> RedisLabNodes.launchIn(lab, members));
+        opening.closeLater(nodes);
+        Nemesis nemesis = new Nemesis(lab, nodes, seed);
+        nemesisOut.accept(nemesis);
+        String description = "redlock on " + members + " independent Redis masters, each in a network namespace of its"
+                + " own with an fsynced append-only file (" + String.join(", ", nodes.uris()) + ")";
+        return redlockOn(opening, nodes.uris(), description, REDLOCK_TOKENS, nemesis.faults(nemesisNames));
+    }
+
+    private static OpenedLock redlockOn(Opening opening, List<String> uris, String description, String tokenNote,
+            List<Fault> faults) {
         LockProvider locks;
         try {
             RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(opening.timeout);

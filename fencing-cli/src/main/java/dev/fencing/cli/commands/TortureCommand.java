@@ -98,8 +98,9 @@ public final class TortureCommand extends FencingCommand {
 
     @Option(names = "--cluster", paramLabel = "KIND:N",
             description = "Run the lock on a cluster of N real servers, each in a Linux network namespace of its own, and"
-                    + " inject the --nemesis faults into it (needs root, ip and iptables): etcd or zookeeper, with 3, 5"
-                    + " or 7 members (etcd:3, zookeeper:5). Sets --lock; --faults does not apply.")
+                    + " inject the --nemesis faults into it (needs root, ip and iptables): etcd, zookeeper or redlock"
+                    + " (independent Redis masters), with 3, 5 or 7 members (etcd:3, zookeeper:5, redlock:5). Sets --lock;"
+                    + " --faults does not apply.")
     String cluster;
 
     @Option(names = "--nemesis", paramLabel = "F", split = ",", defaultValue = "partition,pause,kill",
@@ -303,8 +304,10 @@ public final class TortureCommand extends FencingCommand {
         LockKind clustered = switch (spec.group(1)) {
             case "etcd" -> LockKind.ETCD;
             case "zookeeper" -> LockKind.ZOOKEEPER;
+            case "redlock" -> LockKind.REDLOCK;
             default -> throw new CliException(ExitCode.USAGE, "--cluster: '" + spec.group(1) + "' clusters in network"
-                    + " namespaces are not built yet; etcd and zookeeper are (etcd:3, zookeeper:3; 3, 5 or 7 members)");
+                    + " namespaces are not built yet; etcd, zookeeper and redlock are (etcd:3, zookeeper:3, redlock:5;"
+                    + " 3, 5 or 7 members)");
         };
         int members = Integer.parseInt(spec.group(2));
         if (members != 3 && members != 5 && members != 7) {

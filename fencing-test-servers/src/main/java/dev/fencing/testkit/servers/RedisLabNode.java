@@ -1,0 +1,104 @@
+package dev.fencing.testkit.servers;
+
+import dev.fencing.testkit.internal.ChildProcess;
+import dev.fencing.testkit.internal.Ports;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * One independent Redis master of {@link RedisLabNodes}: a {@code redis-server} child process in
+ * its network namespace, with an append-only file fsynced on every write, so that a kill and a
+ * start bring back every lock it had granted (a Redlock node must not forget, or a majority can be
+ * granted twice).
+ */
+public final class RedisLabNode implements LabMember {
+
+    /** The port every node listens on, on its own address. */
+    public static final int PORT = 6379;
+
+    private final String name;
+    private final String address;
+    private final ChildProcess process;
+
+    RedisLabNode(NetworkLab lab, String name, Path directory) {
+        this.name = name;
+        this.address = lab.add(name);
+        List<String> command = List.of(RedisTestServer.binary().toString(), "--port", Integer.toString(PORT), "--bind",
+                address, "--protected-mode", "no", "--daemonize", "no", "--save", "", "--appendonly", "yes",
+                "--appendfsync", "always", "--dir", directory.toString());
+        this.process = new ChildProcess("redis-" + name, lab.commandIn(name, command), address, PORT,
+                Duration.ofSeconds(20));
+        this.process.deleteAtExit(directory);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** {@code redis://address:6379}, for Lettuce. */
+    public String uri() {
+        return "redis://" + address + ":" + PORT;
+    }
+
+    /** Whether it answers PING within a second. */
+    public boolean isHealthy() {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(address, PORT), 1000);
+            socket.setSoTimeout(1000);
+            socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            byte[] reply = new byte[7];
+            int read = socket.getInputStream().readNBytes(reply, 0, reply.length);
+            return new String(reply, 0, read, StandardCharsets.US_ASCII).startsWith("+PONG");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void awaitHealthy(Duration timeout) {
+        Ports.awaitCondition(describe() + " answering PING", timeout, this::isHealthy,
+                () -> describe() + " did not answer PING within " + timeout + "; see " + process.log());
+    }
+
+    @Override
+    public void pause() {
+        process.pause();
+    }
+
+    @Override
+    public void resume() {
+        process.resume();
+    }
+
+    @Override
+    public void kill() {
+        process.kill();
+    }
+
+    /** Starts it again from its append-only file; returns once its port is open. */
+    @Override
+    public void start() {
+        process.start();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return process.isAlive();
+    }
+
+    /** Its name, address and log. */
+    public String describe() {
+        return "Redis " + name + " at " + address + ":" + PORT + " (log " + process.log() + ")";
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}
