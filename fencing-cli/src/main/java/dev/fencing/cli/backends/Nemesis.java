@@ -5,6 +5,7 @@ import dev.fencing.cli.ExitCode;
 import dev.fencing.testkit.servers.LabCluster;
 import dev.fencing.testkit.servers.LabMember;
 import dev.fencing.testkit.servers.NetworkLab;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The torture test's nemesis on a cluster whose members live in network namespaces of their own
@@ -26,12 +28,15 @@ import java.util.Random;
  *       its own copy until it notices).
  *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed.
  *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data.
+ *   <li>{@code restore}: every member killed at once; the first time their data is copied (a
+ *       snapshot), every later time it is replaced by that copy, so the whole cluster forgets what
+ *       was written since, as after a restore from an operator's backup; then all start again.
  * </ul>
  */
 public final class Nemesis {
 
     /** The faults a nemesis knows, in the order {@code --nemesis} lists them. */
-    public static final List<String> KINDS = List.of("partition", "pause", "kill");
+    public static final List<String> KINDS = List.of("partition", "pause", "kill", "restore");
 
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
@@ -43,6 +48,8 @@ public final class Nemesis {
     private final List<Map<String, Object>> events = Collections.synchronizedList(new ArrayList<>());
     private int partitions;
     private int pauses;
+    private @Nullable List<Path> snapshot; // the fault thread's: the members' data at the first restore
+    private long snapshotAtMillis;
 
     Nemesis(NetworkLab lab, LabCluster cluster, long seed) {
         this.lab = lab;
@@ -101,6 +108,9 @@ public final class Nemesis {
                         this::pause);
                 case "kill" -> new Fault(name, "kill a member (SIGKILL), start it again from its data after 1 to 3 s",
                         this::kill);
+                case "restore" -> new Fault(name, "kill every member; the first time copy their data, every later time"
+                        + " replace it with that copy (the cluster forgets what was written since); start them all",
+                        this::restore);
                 default -> throw new IllegalArgumentException("--nemesis: no fault '" + name + "'; known: "
                         + String.join(", ", KINDS));
             });
@@ -215,6 +225,28 @@ public final class Nemesis {
             record("start", target.name());
         }
         target.awaitHealthy(RECOVERY);
+    }
+
+    private void restore() {
+        List<? extends LabMember> members = cluster.members();
+        members.forEach(LabMember::kill);
+        try {
+            if (snapshot == null) {
+                snapshot = members.stream().map(LabMember::backUp).toList();
+                snapshotAtMillis = (System.nanoTime() - startNanos) / 1_000_000;
+                record("snapshot", "every member killed, its data copied");
+            } else {
+                for (int i = 0; i < members.size(); i++) {
+                    members.get(i).restore(snapshot.get(i));
+                }
+                record("restore", "every member killed, its data replaced by the snapshot of " + snapshotAtMillis
+                        + " ms: what was written since is forgotten");
+            }
+        } finally {
+            members.forEach(LabMember::start);
+            record("restarted", "every member started again");
+        }
+        members.forEach(m -> m.awaitHealthy(RECOVERY));
     }
 
     /** Keeps a fault for 1 to 3 s; an interrupt (the run's end) shortens it, and the fault is undone. */

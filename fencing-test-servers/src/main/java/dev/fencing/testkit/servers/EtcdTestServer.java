@@ -253,6 +253,7 @@ public final class EtcdTestServer implements TestServer, LabMember {
      *
      * @throws IllegalStateException if the member is running
      */
+    @Override
     public Path backUp() {
         requireStopped("backUp");
         Path data = managedDataDir();
@@ -272,6 +273,7 @@ public final class EtcdTestServer implements TestServer, LabMember {
      *
      * @throws IllegalStateException if the member is running
      */
+    @Override
     public void restore(Path backup) {
         requireStopped("restore");
         Path data = managedDataDir();

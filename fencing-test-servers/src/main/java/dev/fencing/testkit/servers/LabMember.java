@@ -1,5 +1,6 @@
 package dev.fencing.testkit.servers;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -23,6 +24,22 @@ public interface LabMember {
 
     /** Starts it again on the same address and data, once it was killed; returns once it listens. */
     void start();
+
+    /**
+     * A file-level copy of its data, as an operator's disk snapshot would take it, for
+     * {@link #restore}.
+     *
+     * @throws IllegalStateException if it is running: kill it first
+     */
+    Path backUp();
+
+    /**
+     * Replaces its data with a {@link #backUp()} taken earlier: old state comes back. Start it
+     * afterwards.
+     *
+     * @throws IllegalStateException if it is running: kill it first
+     */
+    void restore(Path backup);
 
     /** Whether its process is running (a paused one is). */
     boolean isRunning();

@@ -3,9 +3,11 @@ package dev.fencing.testkit.servers;
 import dev.fencing.testkit.internal.ChildProcess;
 import dev.fencing.testkit.internal.Ports;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -24,16 +26,19 @@ public final class RedisLabNode implements LabMember {
     private final String name;
     private final String address;
     private final ChildProcess process;
+    private final Path data;
 
-    RedisLabNode(NetworkLab lab, String name, Path directory) {
+    RedisLabNode(NetworkLab lab, String name, Path directory) throws IOException {
+        Files.createDirectories(directory.resolve("data"));
         this.name = name;
         this.address = lab.add(name);
         List<String> command = List.of(RedisTestServer.binary().toString(), "--port", Integer.toString(PORT), "--bind",
                 address, "--protected-mode", "no", "--daemonize", "no", "--save", "", "--appendonly", "yes",
-                "--appendfsync", "always", "--dir", directory.toString());
+                "--appendfsync", "always", "--dir", directory.resolve("data").toString());
         this.process = new ChildProcess("redis-" + name, lab.commandIn(name, command), address, PORT,
                 Duration.ofSeconds(20));
         this.process.deleteAtExit(directory);
+        this.data = directory.resolve("data");
     }
 
     @Override
@@ -85,6 +90,35 @@ public final class RedisLabNode implements LabMember {
     @Override
     public void start() {
         process.start();
+    }
+
+    @Override
+    public Path backUp() {
+        requireKilled("backUp");
+        try {
+            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
+            DataDirectories.copy(data, backup.resolve("data"));
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + data, e);
+        }
+    }
+
+    @Override
+    public void restore(Path backup) {
+        requireKilled("restore");
+        try {
+            DataDirectories.delete(data);
+            DataDirectories.copy(backup.resolve("data"), data);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
+        }
+    }
+
+    private void requireKilled(String what) {
+        if (process.isAlive()) {
+            throw new IllegalStateException(what + " needs the Redis node killed first: " + describe());
+        }
     }
 
     @Override

@@ -4,9 +4,11 @@ import dev.fencing.testkit.internal.ChildProcess;
 import dev.fencing.testkit.internal.Ports;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +23,7 @@ public final class ZooKeeperLabMember implements LabMember {
     private final String name;
     private final String address;
     private final ChildProcess process;
+    private final Path data;
 
     ZooKeeperLabMember(String name, String address, List<String> command, Path directory) {
         this.name = name;
@@ -28,6 +31,7 @@ public final class ZooKeeperLabMember implements LabMember {
         this.process = new ChildProcess("zookeeper-" + name, command, address, ZooKeeperLabEnsemble.CLIENT_PORT,
                 Duration.ofSeconds(60));
         this.process.deleteAtExit(directory);
+        this.data = directory.resolve("data");
     }
 
     @Override
@@ -95,6 +99,35 @@ public final class ZooKeeperLabMember implements LabMember {
     @Override
     public void start() {
         process.start();
+    }
+
+    @Override
+    public Path backUp() {
+        requireKilled("backUp");
+        try {
+            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
+            DataDirectories.copy(data, backup.resolve("data"));
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + data, e);
+        }
+    }
+
+    @Override
+    public void restore(Path backup) {
+        requireKilled("restore");
+        try {
+            DataDirectories.delete(data);
+            DataDirectories.copy(backup.resolve("data"), data);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
+        }
+    }
+
+    private void requireKilled(String what) {
+        if (process.isAlive()) {
+            throw new IllegalStateException(what + " needs the ZooKeeper member killed first: " + describe());
+        }
     }
 
     @Override
