@@ -31,12 +31,17 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code restore}: every member killed at once; the first time their data is copied (a
  *       snapshot), every later time it is replaced by that copy, so the whole cluster forgets what
  *       was written since, as after a restore from an operator's backup; then all start again.
+ *   <li>{@code skew}: the clocks of a majority of the members jumped 30 s ahead (libfaketime; Redis
+ *       masters only), then put back: every key they hold expires at once.
  * </ul>
  */
 public final class Nemesis {
 
     /** The faults a nemesis knows, in the order {@code --nemesis} lists them. */
-    public static final List<String> KINDS = List.of("partition", "pause", "kill", "restore");
+    public static final List<String> KINDS = List.of("partition", "pause", "kill", "restore", "skew");
+
+    /** How far {@code skew} moves a member's clock: beyond any TTL a torture run uses. */
+    static final Duration SKEW = Duration.ofSeconds(30);
 
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
@@ -108,6 +113,15 @@ public final class Nemesis {
                         this::pause);
                 case "kill" -> new Fault(name, "kill a member (SIGKILL), start it again from its data after 1 to 3 s",
                         this::kill);
+                case "skew" -> {
+                    if (cluster.members().stream().noneMatch(LabMember::canSkewClock)) {
+                        throw new CliException(ExitCode.USAGE, "--nemesis skew moves the clocks of servers run under"
+                                + " libfaketime: the Redis masters of --cluster redlock:N, with Debian's faketime package"
+                                + " installed (apt-get install faketime); " + cluster.describe() + " cannot");
+                    }
+                    yield new Fault(name, "jump the clocks of a majority of the members " + SKEW.toSeconds()
+                            + " s ahead for 1 to 3 s: every key they hold expires at once", this::skew);
+                }
                 case "restore" -> new Fault(name, "kill every member; the first time copy their data, every later time"
                         + " replace it with that copy (the cluster forgets what was written since); start them all",
                         this::restore);
@@ -225,6 +239,20 @@ public final class Nemesis {
             record("start", target.name());
         }
         target.awaitHealthy(RECOVERY);
+    }
+
+    private void skew() {
+        List<LabMember> shuffled = new ArrayList<>(cluster.members());
+        Collections.shuffle(shuffled, random);
+        List<LabMember> majority = shuffled.subList(0, shuffled.size() / 2 + 1);
+        majority.forEach(m -> m.skewClock(SKEW));
+        record("skew", "the clocks of " + names(majority) + " " + SKEW.toSeconds() + " s ahead");
+        try {
+            hold();
+        } finally {
+            majority.forEach(m -> m.skewClock(Duration.ZERO));
+            record("unskew", "every clock back");
+        }
     }
 
     private void restore() {

@@ -206,7 +206,13 @@ final class TimelinePage {
             String target = String.valueOf(event.get("target"));
             switch (kind) {
                 case "partition", "pause", "kill" -> open.put(kind, new Object[] {target, at});
-                case "snapshot", "restore" -> open.put("cluster", new Object[] {kind + ": " + target, at});
+                case "snapshot", "restore", "skew" -> open.put("cluster", new Object[] {kind + ": " + target, at});
+                case "unskew" -> {
+                    Object[] began = open.remove("cluster");
+                    if (began != null) {
+                        faults.add(new Fault("cluster", (String) began[0], Math.max(0, (long) began[1]), at));
+                    }
+                }
                 case "restarted" -> {
                     Object[] began = open.remove("cluster");
                     if (began != null) {

@@ -75,6 +75,11 @@ public final class TortureCommand extends FencingCommand {
                     + " first worker's first operation always pauses, so every run has a zombie (default: ${DEFAULT-VALUE}).")
     double pauseProbability;
 
+    @Option(names = "--work", paramLabel = "D", defaultValue = "0ms", converter = DurationConverter.class,
+            description = "How long a worker that does not pause works inside the critical section before its write,"
+                    + " 0 to the TTL (default: ${DEFAULT-VALUE}): the lease rule sees a lease lost meanwhile.")
+    Duration work;
+
     @Option(names = "--faults", paramLabel = "F", split = ",", defaultValue = "all",
             description = "Faults to inject into servers the CLI started: all, none, or names (restart-lock-server and restore-lock-snapshot for redis,"
                     + " terminate-lock-backends for postgres, restart-redlock-node for redlock, restart-etcd-leader for"
@@ -287,6 +292,7 @@ public final class TortureCommand extends FencingCommand {
             throw new CliException(ExitCode.USAGE, "--pause-probability must be between 0 and 1, got " + pauseProbability);
         }
         DurationConverter.requireBetween("--duration", duration, Duration.ofMillis(100), Duration.ofHours(24));
+        DurationConverter.requireBetween("--work", work, Duration.ZERO, ttl);
         if (faultInterval == null) {
             faultInterval = duration.dividedBy(4);
         }
@@ -399,7 +405,7 @@ public final class TortureCommand extends FencingCommand {
         boolean first = true;
         while (System.nanoTime() < deadline) {
             String key = keys.get(random.nextInt(keys.size()));
-            Duration pause = Duration.ZERO;
+            Duration pause = work;
             boolean pauseNow = (first && pauseFirst) || random.nextDouble() < pauseProbability;
             first = false;
             if (pauseNow) {

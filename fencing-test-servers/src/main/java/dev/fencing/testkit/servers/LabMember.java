@@ -41,6 +41,25 @@ public interface LabMember {
      */
     void restore(Path backup);
 
+    /**
+     * Whether {@link #skewClock} works on it: its process runs under libfaketime (Debian's
+     * {@code faketime} package), which only servers that read the clock through the C library
+     * allow (Redis does; etcd, a Go program, does not).
+     */
+    default boolean canSkewClock() {
+        return false;
+    }
+
+    /**
+     * Sets its wall clock {@code offset} away from the real one, at once ({@link Duration#ZERO}
+     * puts it back): what an NTP step or a VM resumed from a snapshot does to a server.
+     *
+     * @throws UnsupportedOperationException if it cannot ({@link #canSkewClock()})
+     */
+    default void skewClock(Duration offset) {
+        throw new UnsupportedOperationException(name() + " does not run under libfaketime: its clock cannot be skewed");
+    }
+
     /** Whether its process is running (a paused one is). */
     boolean isRunning();
 

@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One independent Redis master of {@link RedisLabNodes}: a {@code redis-server} child process in
@@ -20,6 +22,9 @@ import java.util.List;
  */
 public final class RedisLabNode implements LabMember {
 
+    /** Debian's libfaketime: with it, every node runs under it so that its clock can be skewed. */
+    static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
+
     /** The port every node listens on, on its own address. */
     public static final int PORT = 6379;
 
@@ -27,14 +32,24 @@ public final class RedisLabNode implements LabMember {
     private final String address;
     private final ChildProcess process;
     private final Path data;
+    private final @Nullable Path clockFile;
 
     RedisLabNode(NetworkLab lab, String name, Path directory) throws IOException {
         Files.createDirectories(directory.resolve("data"));
         this.name = name;
         this.address = lab.add(name);
-        List<String> command = List.of(RedisTestServer.binary().toString(), "--port", Integer.toString(PORT), "--bind",
+        List<String> command = new ArrayList<>();
+        if (Files.exists(LIBFAKETIME)) {
+            clockFile = directory.resolve("clock-offset");
+            Files.writeString(clockFile, "+0\n");
+            command.addAll(List.of("env", "LD_PRELOAD=" + LIBFAKETIME, "FAKETIME_TIMESTAMP_FILE=" + clockFile,
+                    "FAKETIME_NO_CACHE=1"));
+        } else {
+            clockFile = null;
+        }
+        command.addAll(List.of(RedisTestServer.binary().toString(), "--port", Integer.toString(PORT), "--bind",
                 address, "--protected-mode", "no", "--daemonize", "no", "--save", "", "--appendonly", "yes",
-                "--appendfsync", "always", "--dir", directory.resolve("data").toString());
+                "--appendfsync", "always", "--dir", directory.resolve("data").toString()));
         this.process = new ChildProcess("redis-" + name, lab.commandIn(name, command), address, PORT,
                 Duration.ofSeconds(20));
         this.process.deleteAtExit(directory);
@@ -118,6 +133,27 @@ public final class RedisLabNode implements LabMember {
     private void requireKilled(String what) {
         if (process.isAlive()) {
             throw new IllegalStateException(what + " needs the Redis node killed first: " + describe());
+        }
+    }
+
+    /** Whether libfaketime was there when it was created. */
+    @Override
+    public boolean canSkewClock() {
+        return clockFile != null;
+    }
+
+    /** Sets its clock {@code offset} (whole seconds) from the real one; its keys expire by that clock. */
+    @Override
+    public void skewClock(Duration offset) {
+        if (clockFile == null) {
+            throw new UnsupportedOperationException(describe() + " does not run under libfaketime ("
+                    + LIBFAKETIME + " is missing: apt-get install faketime)");
+        }
+        long seconds = offset.toSeconds();
+        try {
+            Files.writeString(clockFile, (seconds < 0 ? "" : "+") + seconds + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + clockFile, e);
         }
     }
 
