@@ -3,8 +3,6 @@ package dev.fencing.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.fencing.testkit.Skip;
-import dev.fencing.testkit.servers.NetworkLab;
 import dev.fencing.testkit.servers.TestServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code torture}: one run per fault the CLI can inject, the runs together covering every
@@ -121,42 +118,7 @@ class CliTortureIT {
         assertThat(bad.err()).contains("not a fencing history");
     }
 
-    /**
-     * {@code --cluster etcd:3}, {@code zookeeper:3} and {@code redlock:3}: three members, each in a network namespace
-     * of its own, and the nemesis's partition, pause and kill in turn (a seed fixes its choices):
-     * every invariant kept, and the summary names the seed and every fault with its time and target.
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"etcd", "zookeeper", "redlock"})
-    void tortureOnAClusterInNetworkNamespacesUnderTheNemesis(String kind, @TempDir Path dir) throws Exception {
-        NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
-        CliRun run = CliRun.of("torture", "--cluster", kind + ":3", "--nemesis", "partition,pause,kill", "--workers", "4",
-                "--duration", "14s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "7", "--json", "--timeline",
-                dir.resolve("run.html").toString());
-        assertThat(run.exitCode()).as(run.toString()).isZero();
-        JsonNode report = run.json();
-        assertThat(report.get("ok").asBoolean()).as(run.toString()).isTrue();
-        assertThat(report.get("lock").asText()).contains(switch (kind) {
-            case "etcd" -> "3-member etcd cluster";
-            case "zookeeper" -> "3-member ZooKeeper ensemble";
-            default -> "3 independent Redis masters";
-        }, "network namespace");
-        assertThat(report.get("seed").asLong()).isEqualTo(7);
-        // each fault is held 1 to 3 s, a killed member then waited for: the third may end with the run
-        assertThat(report.get("faultsInjected").asLong()).as("faults injected").isGreaterThanOrEqualTo(2);
-        List<String> events = new ArrayList<>();
-        report.get("nemesisEvents").forEach(e -> events.add(e.get("event").asText()));
-        assertThat(events).as("the nemesis's events").contains("partition", "heal", "pause", "resume", "kill", "start");
-        assertThat(report.get("accepted").asLong()).isPositive();
-        assertThat(report.get("historyViolations").asLong()).isZero();
-        assertThat(report.get("leasesChecked").asLong()).as("leases checked by the lease rule").isPositive();
-        assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
-        String page = Files.readString(dir.resolve("run.html"));
-        assertThat(page).as("the timeline page").startsWith("<!DOCTYPE html>").contains("<svg", "class=\"op ok",
-                "class=\"grant\"", "class=\"fault\"", "seed 7").doesNotContain("class=\"op ok anomaly");
-    }
-
-    /** Only etcd, ZooKeeper and Redlock clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
+    /** Only etcd, ZooKeeper, Redlock and Sentinel clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
     @Test
     void aClusterOfAnotherKindIsBadUsage() {
         CliRun other = CliRun.of("torture", "--cluster", "postgres:3");

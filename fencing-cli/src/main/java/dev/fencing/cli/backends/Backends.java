@@ -85,10 +85,10 @@ public final class Backends implements AutoCloseable {
      */
     public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
             List<String> nemesis, long seed) {
-        if (lock != LockKind.ETCD && lock != LockKind.ZOOKEEPER && lock != LockKind.REDLOCK) {
-            throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper and Redlock so far (--cluster etcd:3,"
-                    + " zookeeper:3, redlock:5); a " + lock.name().toLowerCase(java.util.Locale.ROOT)
-                    + " cluster in network namespaces is not built yet");
+        if (lock == LockKind.POSTGRES || lock == LockKind.DYNAMODB) {
+            throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper, Redlock and Redis with Sentinels so"
+                    + " far (--cluster etcd:3, zookeeper:3, redlock:5, sentinel:3); a "
+                    + lock.name().toLowerCase(java.util.Locale.ROOT) + " cluster in network namespaces is not built yet");
         }
         return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
     }
@@ -116,7 +116,9 @@ public final class Backends implements AutoCloseable {
         try {
             if (lock != null) {
                 backends.lock = switch (lock) {
-                    case REDIS -> RedisBackend.lock(opening);
+                    case REDIS -> cluster == null ? RedisBackend.lock(opening)
+                            : RedisBackend.sentinelInNamespaces(opening, 2, cluster.members(), cluster.nemesis(),
+                                    cluster.seed(), n -> backends.nemesis = n);
                     case REDLOCK -> cluster == null ? RedisBackend.redlock(opening)
                             : RedisBackend.redlockInNamespaces(opening, cluster.members(), cluster.nemesis(),
                                     cluster.seed(), n -> backends.nemesis = n);

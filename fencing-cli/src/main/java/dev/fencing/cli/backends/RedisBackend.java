@@ -8,6 +8,7 @@ import dev.fencing.redis.RedisLockProvider;
 import dev.fencing.redis.RedlockProvider;
 import dev.fencing.testkit.servers.NetworkLab;
 import dev.fencing.testkit.servers.RedisLabNodes;
+import dev.fencing.testkit.servers.RedisSentinelLab;
 import dev.fencing.testkit.servers.RedisTestServer;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -57,6 +58,32 @@ final class RedisBackend {
             uri = uris.get(0);
             description = "redis lock on " + Endpoints.redacted(uri) + plaintextNote(opening, List.of(uri));
         }
+        return lockOn(opening, uri, description, tokenNote, faults);
+    }
+
+    /**
+     * The redis lock through Sentinels: a primary, {@code replicas} replicas and {@code sentinels}
+     * Sentinels, each in a network namespace of its own ({@link NetworkLab}), with {@code nemesis}'s
+     * faults (see {@link Nemesis}) drawn from {@code seed}.
+     */
+    static OpenedLock sentinelInNamespaces(Opening opening, int replicas, int sentinels, List<String> nemesisNames,
+            long seed, java.util.function.Consumer<Nemesis> nemesisOut) {
+        NetworkLab lab = Nemesis.openLab(opening);
+        RedisSentinelLab cluster = Opening.started("a Redis primary with " + replicas + " replicas and " + sentinels
+                + " Sentinels in network namespaces", "--redis-uri or FENCING_REDIS_URI",
+                () -> RedisSentinelLab.launchIn(lab, replicas, sentinels));
+        opening.closeLater(cluster);
+        Nemesis nemesis = new Nemesis(lab, cluster, seed);
+        nemesisOut.accept(nemesis);
+        String description = "redis lock through " + sentinels + " Sentinels on a primary and " + replicas
+                + " replicas, each in a network namespace of its own (" + cluster.uri() + ")";
+        return lockOn(opening, cluster.uri(), description, "max(counter + 1, the server's TIME in microseconds) per"
+                + " grant: a counter that comes back old or not at all is overtaken by the server's clock",
+                nemesis.faults(nemesisNames));
+    }
+
+    private static OpenedLock lockOn(Opening opening, String uri, String description, String tokenNote,
+            List<Fault> faults) {
         RedisClient client = client(opening, uri);
         // what the provider sets on a client of its own, plus a bounded connect
         client.setOptions(ClientOptions.builder().socketOptions(SocketOptions.builder().connectTimeout(opening.timeout)

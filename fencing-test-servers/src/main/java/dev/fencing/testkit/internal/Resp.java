@@ -25,9 +25,17 @@ public final class Resp {
      * @throws IllegalStateException for an error reply
      */
     public static @Nullable Object command(String host, int port, String... args) {
+        return command(host, port, 30_000, args);
+    }
+
+    /**
+     * As {@link #command(String, int, String...)}, giving up after {@code timeoutMillis} to
+     * connect and as long again for the reply (an {@link IllegalStateException} then).
+     */
+    public static @Nullable Object command(String host, int port, int timeoutMillis, String... args) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), 2000);
-            socket.setSoTimeout(30_000);
+            socket.connect(new InetSocketAddress(host, port), Math.min(2000, timeoutMillis));
+            socket.setSoTimeout(timeoutMillis);
             OutputStream out = socket.getOutputStream();
             StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
             for (String arg : args) {

@@ -30,14 +30,26 @@ public final class RedisLabNode implements LabMember {
 
     private final String name;
     private final String address;
+    private final int port;
     private final ChildProcess process;
     private final Path data;
     private final @Nullable Path clockFile;
 
     RedisLabNode(NetworkLab lab, String name, Path directory) throws IOException {
+        this(lab, name, directory, PORT, (address, data) -> List.of("--port", Integer.toString(PORT), "--bind", address,
+                "--protected-mode", "no", "--daemonize", "no", "--save", "", "--appendonly", "yes", "--appendfsync",
+                "always", "--dir", data.toString()));
+    }
+
+    /**
+     * A {@code redis-server} in its namespace on {@code port}, run with {@code arguments(address,
+     * data directory)} (which may write a configuration file into the data directory).
+     */
+    RedisLabNode(NetworkLab lab, String name, Path directory, int port, Arguments arguments) throws IOException {
         Files.createDirectories(directory.resolve("data"));
         this.name = name;
         this.address = lab.add(name);
+        this.port = port;
         List<String> command = new ArrayList<>();
         if (Files.exists(LIBFAKETIME)) {
             clockFile = directory.resolve("clock-offset");
@@ -47,13 +59,28 @@ public final class RedisLabNode implements LabMember {
         } else {
             clockFile = null;
         }
-        command.addAll(List.of(RedisTestServer.binary().toString(), "--port", Integer.toString(PORT), "--bind",
-                address, "--protected-mode", "no", "--daemonize", "no", "--save", "", "--appendonly", "yes",
-                "--appendfsync", "always", "--dir", directory.resolve("data").toString()));
-        this.process = new ChildProcess("redis-" + name, lab.commandIn(name, command), address, PORT,
+        command.add(RedisTestServer.binary().toString());
+        command.addAll(arguments.of(address, directory.resolve("data")));
+        this.process = new ChildProcess("redis-" + name, lab.commandIn(name, command), address, port,
                 Duration.ofSeconds(20));
         this.process.deleteAtExit(directory);
         this.data = directory.resolve("data");
+    }
+
+    /** The {@code redis-server} arguments of a node, from its address and data directory. */
+    @FunctionalInterface
+    interface Arguments {
+        List<String> of(String address, Path data) throws IOException;
+    }
+
+    /** Its address in the lab. */
+    public String address() {
+        return address;
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return port;
     }
 
     @Override
@@ -63,13 +90,13 @@ public final class RedisLabNode implements LabMember {
 
     /** {@code redis://address:6379}, for Lettuce. */
     public String uri() {
-        return "redis://" + address + ":" + PORT;
+        return "redis://" + address + ":" + port;
     }
 
     /** Whether it answers PING within a second. */
     public boolean isHealthy() {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(address, PORT), 1000);
+            socket.connect(new InetSocketAddress(address, port), 1000);
             socket.setSoTimeout(1000);
             socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             byte[] reply = new byte[7];
@@ -164,7 +191,7 @@ public final class RedisLabNode implements LabMember {
 
     /** Its name, address and log. */
     public String describe() {
-        return "Redis " + name + " at " + address + ":" + PORT + " (log " + process.log() + ")";
+        return "Redis " + name + " at " + address + ":" + port + " (log " + process.log() + ")";
     }
 
     @Override
