@@ -28,9 +28,9 @@ import org.jspecify.annotations.Nullable;
  *       its own copy until it notices).
  *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed.
  *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data.
- *   <li>{@code restore}: every member killed at once; the first time their data is copied (a
- *       snapshot), every later time it is replaced by that copy, so the whole cluster forgets what
- *       was written since, as after a restore from an operator's backup; then all start again.
+ *   <li>{@code restore}: every member killed at once and its data replaced by the snapshot taken
+ *       before the run (when the faults are chosen), so the whole cluster forgets everything it
+ *       granted, as after a restore from an operator's backup; then all start again.
  *   <li>{@code skew}: the clocks of a majority of the members jumped 30 s ahead (libfaketime; Redis
  *       masters only), then put back: every key they hold expires at once.
  * </ul>
@@ -53,7 +53,7 @@ public final class Nemesis {
     private final List<Map<String, Object>> events = Collections.synchronizedList(new ArrayList<>());
     private int partitions;
     private int pauses;
-    private @Nullable List<Path> snapshot; // the fault thread's: the members' data at the first restore
+    private @Nullable List<Path> snapshot; // the members' data before the run, when restore is a fault
     private long snapshotAtMillis;
 
     Nemesis(NetworkLab lab, LabCluster cluster, long seed) {
@@ -122,9 +122,11 @@ public final class Nemesis {
                     yield new Fault(name, "jump the clocks of a majority of the members " + SKEW.toSeconds()
                             + " s ahead for 1 to 3 s: every key they hold expires at once", this::skew);
                 }
-                case "restore" -> new Fault(name, "kill every member; the first time copy their data, every later time"
-                        + " replace it with that copy (the cluster forgets what was written since); start them all",
-                        this::restore);
+                case "restore" -> {
+                    takeSnapshot();
+                    yield new Fault(name, "kill every member, replace their data with the snapshot taken before the"
+                            + " run (the cluster forgets everything it granted), start them all", this::restore);
+                }
                 default -> throw new IllegalArgumentException("--nemesis: no fault '" + name + "'; known: "
                         + String.join(", ", KINDS));
             });
@@ -255,24 +257,36 @@ public final class Nemesis {
         }
     }
 
-    private void restore() {
+    /** Kills every member, copies its data, starts them all again: the snapshot {@code restore} puts back. */
+    private void takeSnapshot() {
+        if (snapshot != null) {
+            return;
+        }
         List<? extends LabMember> members = cluster.members();
         members.forEach(LabMember::kill);
         try {
-            if (snapshot == null) {
-                snapshot = members.stream().map(LabMember::backUp).toList();
-                snapshotAtMillis = (System.nanoTime() - startNanos) / 1_000_000;
-                record("snapshot", "every member killed, its data copied");
-            } else {
-                for (int i = 0; i < members.size(); i++) {
-                    members.get(i).restore(snapshot.get(i));
-                }
-                record("restore", "every member killed, its data replaced by the snapshot of " + snapshotAtMillis
-                        + " ms: what was written since is forgotten");
-            }
+            snapshot = members.stream().map(LabMember::backUp).toList();
+            snapshotAtMillis = (System.nanoTime() - startNanos) / 1_000_000;
+            record("snapshot", "every member killed, its data copied, before the run");
         } finally {
             members.forEach(LabMember::start);
-            record("restarted", "every member started again");
+        }
+        members.forEach(m -> m.awaitHealthy(RECOVERY));
+    }
+
+    private void restore() {
+        List<? extends LabMember> members = cluster.members();
+        List<Path> taken = java.util.Objects.requireNonNull(snapshot, "faults() took the snapshot");
+        members.forEach(LabMember::kill);
+        try {
+            for (int i = 0; i < members.size(); i++) {
+                members.get(i).restore(taken.get(i));
+            }
+            record("restore", "every member killed, its data replaced by the snapshot of " + snapshotAtMillis
+                    + " ms: everything granted since is forgotten");
+        } finally {
+            record("restarting", "every member started again");
+            members.forEach(LabMember::start);
         }
         members.forEach(m -> m.awaitHealthy(RECOVERY));
     }

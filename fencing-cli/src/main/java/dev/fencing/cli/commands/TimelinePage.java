@@ -213,7 +213,7 @@ final class TimelinePage {
                         faults.add(new Fault("cluster", (String) began[0], Math.max(0, (long) began[1]), at));
                     }
                 }
-                case "restarted" -> {
+                case "restarting" -> {
                     Object[] began = open.remove("cluster");
                     if (began != null) {
                         faults.add(new Fault("cluster", (String) began[0], Math.max(0, (long) began[1]), at));

@@ -113,8 +113,8 @@ public final class TortureCommand extends FencingCommand {
             description = "With --cluster, the faults injected in turn every --fault-interval: partition (a member"
                     + " isolated; the leader cut from the others; the clients cut from the leader; a follower cut from"
                     + " the others, the clients still reaching it), pause (SIGSTOP), kill (SIGKILL and restart), each"
-                    + " held 1 to 3 s; restore (every member killed; their data copied the first time, replaced by that"
-                    + " copy every later time; all started again) (default: ${DEFAULT-VALUE}).")
+                    + " held 1 to 3 s; restore (every member killed, their data replaced by a snapshot taken before the run, all"
+                    + " started again) (default: ${DEFAULT-VALUE}).")
     List<String> nemesisNames;
 
     @Option(names = "--seed", paramLabel = "N",
