@@ -5,9 +5,12 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /** Free loopback ports, and waiting for a port to accept connections. */
 public final class Ports {
@@ -20,8 +23,44 @@ public final class Ports {
      */
     private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** A port that was free on 127.0.0.1 a moment ago, and not handed out before in this JVM. */
+    /**
+     * The ports below the kernel's ephemeral range ({@code net.ipv4.ip_local_port_range}), from
+     * 10000 on, or null when that range starts too low to leave room. A port the kernel hands out
+     * for {@code bind(0)} comes from the ephemeral range, where every outgoing connection of every
+     * process on the machine takes its local port too: a server started on it a moment later found
+     * it "taken" by some client's connection (gate 58: an etcd member of a CLI child, while the
+     * nemesis runs' clients were busy). Ports below that range are never given to connections.
+     */
+    private static final int @Nullable [] QUIET_RANGE = quietRange();
+
+    private static int @Nullable [] quietRange() {
+        try {
+            String[] bounds = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).get(0).trim().split("\\s+");
+            int low = Integer.parseInt(bounds[0]);
+            return low > 12_000 ? new int[] {10_000, low - 1} : null;
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or unreadable: the kernel's choice, as before (readAllLines: a /proc file
+            // says its size is 0, and Files.readString stopped after one byte)
+            return null;
+        }
+    }
+
+    /**
+     * A port that was free on 127.0.0.1 a moment ago, and not handed out before in this JVM: one
+     * drawn at random below the kernel's ephemeral range when there is room, where no outgoing
+     * connection takes a port, else one the kernel picks.
+     */
     public static int free() {
+        int[] range = QUIET_RANGE;
+        if (range != null) {
+            java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+            for (int attempt = 0; attempt < 200; attempt++) {
+                int port = range[0] + random.nextInt(range[1] - range[0] + 1);
+                if (!HANDED_OUT.contains(port) && isBindable(port) && HANDED_OUT.add(port)) {
+                    return port;
+                }
+            }
+        }
         for (int attempt = 0; attempt < 100; attempt++) {
             int port;
             try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
