@@ -164,13 +164,7 @@ public final class Nemesis {
                 what = "cut the follower " + target.name() + " from the other members; the clients still reach it";
             }
         }
-        record("partition", what);
-        try {
-            hold();
-        } finally {
-            lab.heal();
-            record("heal", "every cut lifted");
-        }
+        holdThenHeal(what);
     }
 
     /**
@@ -197,6 +191,15 @@ public final class Nemesis {
                 what = "cut the clients from a majority: " + names(shuffled.subList(0, minority + 1));
             }
         }
+        holdThenHeal(what);
+    }
+
+    private static String names(List<LabMember> members) {
+        return String.join(", ", members.stream().map(LabMember::name).toList());
+    }
+
+    /** Records the partition {@code what}, keeps it for a while, then lifts every cut. */
+    private void holdThenHeal(String what) {
         record("partition", what);
         try {
             hold();
@@ -204,10 +207,6 @@ public final class Nemesis {
             lab.heal();
             record("heal", "every cut lifted");
         }
-    }
-
-    private static String names(List<LabMember> members) {
-        return String.join(", ", members.stream().map(LabMember::name).toList());
     }
 
     /** The leader, or for servers that elect none a member drawn at random. */

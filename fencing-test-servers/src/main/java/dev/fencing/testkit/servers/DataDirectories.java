@@ -39,6 +39,30 @@ final class DataDirectories {
         }
     }
 
+    /**
+     * A file-level backup of a stopped server's {@code data} directory, in a new folder beside it,
+     * for {@link #restore}.
+     */
+    static Path backUp(Path data) {
+        try {
+            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
+            copy(data, backup.resolve("data"));
+            return backup;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot back up " + data, e);
+        }
+    }
+
+    /** Replaces a stopped server's {@code data} directory with a {@link #backUp} of it. */
+    static void restore(Path backup, Path data) {
+        try {
+            delete(data);
+            copy(backup.resolve("data"), data);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
+        }
+    }
+
     /** Deletes {@code root} when the JVM exits. */
     static void deleteOnExit(Path root) {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

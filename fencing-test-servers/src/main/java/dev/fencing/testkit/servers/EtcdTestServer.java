@@ -256,14 +256,7 @@ public final class EtcdTestServer implements TestServer, LabMember {
     @Override
     public Path backUp() {
         requireStopped("backUp");
-        Path data = managedDataDir();
-        try {
-            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
-            DataDirectories.copy(data, backup.resolve("data"));
-            return backup;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot back up " + data, e);
-        }
+        return DataDirectories.backUp(managedDataDir());
     }
 
     /**
@@ -276,13 +269,7 @@ public final class EtcdTestServer implements TestServer, LabMember {
     @Override
     public void restore(Path backup) {
         requireStopped("restore");
-        Path data = managedDataDir();
-        try {
-            DataDirectories.delete(data);
-            DataDirectories.copy(backup.resolve("data"), data);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
-        }
+        DataDirectories.restore(backup, managedDataDir());
     }
 
     private void requireStopped(String fault) {

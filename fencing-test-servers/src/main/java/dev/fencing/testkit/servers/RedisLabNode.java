@@ -137,24 +137,13 @@ public final class RedisLabNode implements LabMember {
     @Override
     public Path backUp() {
         requireKilled("backUp");
-        try {
-            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
-            DataDirectories.copy(data, backup.resolve("data"));
-            return backup;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot back up " + data, e);
-        }
+        return DataDirectories.backUp(data);
     }
 
     @Override
     public void restore(Path backup) {
         requireKilled("restore");
-        try {
-            DataDirectories.delete(data);
-            DataDirectories.copy(backup.resolve("data"), data);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
-        }
+        DataDirectories.restore(backup, data);
     }
 
     private void requireKilled(String what) {

@@ -4,11 +4,9 @@ import dev.fencing.testkit.internal.ChildProcess;
 import dev.fencing.testkit.internal.Ports;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -104,24 +102,13 @@ public final class ZooKeeperLabMember implements LabMember {
     @Override
     public Path backUp() {
         requireKilled("backUp");
-        try {
-            Path backup = Files.createTempDirectory(data.getParent(), "backup-");
-            DataDirectories.copy(data, backup.resolve("data"));
-            return backup;
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot back up " + data, e);
-        }
+        return DataDirectories.backUp(data);
     }
 
     @Override
     public void restore(Path backup) {
         requireKilled("restore");
-        try {
-            DataDirectories.delete(data);
-            DataDirectories.copy(backup.resolve("data"), data);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot restore " + data + " from " + backup, e);
-        }
+        DataDirectories.restore(backup, data);
     }
 
     private void requireKilled(String what) {
