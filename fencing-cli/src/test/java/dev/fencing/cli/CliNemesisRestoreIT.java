@@ -14,20 +14,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Old state comes back to a whole cluster: {@code torture --cluster KIND:3 --nemesis restore}
+ * Old state comes back to a whole cluster: {@code torture --cluster KIND:N --nemesis restore}
  * snapshots the members before the run and puts the snapshot back at every fault, so the cluster
  * forgets every grant it made — while the torture's provider, which saw them, lives on. No token may be granted twice, no lease may be valid beside a newer one, and the
- * store's history must stay clean; grants may stop for a while (a provider that saw a newer
+ * store's history must stay clean (PostgreSQL's session locks die with the server, so there the
+ * lease rule only counts); grants may stop for a while (a provider that saw a newer
  * revision or zxid refuses until the cluster passes it).
  */
 class CliNemesisRestoreIT {
 
     @ParameterizedTest
-    @ValueSource(strings = {"etcd", "zookeeper", "redlock"})
-    void aClusterRestoredFromAnOlderSnapshotRepeatsNoTokenAndOverlapsNoLease(String kind, @TempDir Path dir)
+    @ValueSource(strings = {"etcd:3", "zookeeper:3", "redlock:3", "postgres:2"})
+    void aClusterRestoredFromAnOlderSnapshotRepeatsNoTokenAndOverlapsNoLease(String cluster, @TempDir Path dir)
             throws Exception {
         NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
-        CliRun run = CliRun.of("torture", "--cluster", kind + ":3", "--nemesis", "restore", "--workers", "4",
+        CliRun run = CliRun.of("torture", "--cluster", cluster, "--nemesis", "restore", "--workers", "4",
                 "--duration", "9s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "5", "--json", "--timeline",
                 dir.resolve("run.html").toString());
         assertThat(run.exitCode()).as(run.toString()).isZero();
@@ -38,7 +39,9 @@ class CliNemesisRestoreIT {
         assertThat(events).as("the nemesis's events: %s", run).startsWith("snapshot").contains("restore", "restarting");
         assertThat(report.get("accepted").asLong()).as("increments accepted").isPositive();
         assertThat(report.get("leasesChecked").asLong()).isPositive();
-        assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
+        if (!cluster.startsWith("postgres")) { // a restart drops PostgreSQL's session locks: overlaps only counted
+            assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
+        }
         assertThat(report.get("historyViolations").asLong()).isZero();
         assertThat(Files.readString(dir.resolve("run.html"))).as("the timeline page")
                 .contains("restore: every member killed");

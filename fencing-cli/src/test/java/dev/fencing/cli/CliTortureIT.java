@@ -118,12 +118,18 @@ class CliTortureIT {
         assertThat(bad.err()).contains("not a fencing history");
     }
 
-    /** Only etcd, ZooKeeper, Redlock and Sentinel clusters are built so far: another kind, or a lock that does not match, is bad usage at once. */
+    /**
+     * Only etcd, ZooKeeper, Redlock, Sentinel and PostgreSQL clusters are built so far: another kind, a size the kind
+     * does not take, or a lock that does not match, is bad usage at once.
+     */
     @Test
     void aClusterOfAnotherKindIsBadUsage() {
-        CliRun other = CliRun.of("torture", "--cluster", "postgres:3");
+        CliRun other = CliRun.of("torture", "--cluster", "dynamodb:3");
         assertThat(other.exitCode()).as(other.toString()).isEqualTo(ExitCode.USAGE);
-        assertThat(other.err()).contains("'postgres' clusters in network namespaces are not built yet");
+        assertThat(other.err()).contains("'dynamodb' clusters in network namespaces are not built yet");
+        CliRun postgres = CliRun.of("torture", "--cluster", "postgres:3");
+        assertThat(postgres.exitCode()).as(postgres.toString()).isEqualTo(ExitCode.USAGE);
+        assertThat(postgres.err()).contains("postgres:N takes 2 (a primary and its streaming replica); got 3");
         CliRun mismatch = CliRun.of("torture", "--cluster", "etcd:3", "--lock", "zookeeper");
         assertThat(mismatch.exitCode()).as(mismatch.toString()).isEqualTo(ExitCode.USAGE);
         assertThat(mismatch.err()).contains("cannot go with --lock zookeeper");

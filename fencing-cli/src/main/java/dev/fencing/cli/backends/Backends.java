@@ -85,9 +85,9 @@ public final class Backends implements AutoCloseable {
      */
     public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
             List<String> nemesis, long seed) {
-        if (lock == LockKind.POSTGRES || lock == LockKind.DYNAMODB) {
-            throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper, Redlock and Redis with Sentinels so"
-                    + " far (--cluster etcd:3, zookeeper:3, redlock:5, sentinel:3); a "
+        if (lock == LockKind.DYNAMODB) {
+            throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper, Redlock, Redis with Sentinels and"
+                    + " PostgreSQL so far (--cluster etcd:3, zookeeper:3, redlock:5, sentinel:3, postgres:2); a "
                     + lock.name().toLowerCase(java.util.Locale.ROOT) + " cluster in network namespaces is not built yet");
         }
         return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
@@ -122,7 +122,9 @@ public final class Backends implements AutoCloseable {
                     case REDLOCK -> cluster == null ? RedisBackend.redlock(opening)
                             : RedisBackend.redlockInNamespaces(opening, cluster.members(), cluster.nemesis(),
                                     cluster.seed(), n -> backends.nemesis = n);
-                    case POSTGRES -> backends.sql().lock();
+                    case POSTGRES -> cluster == null ? backends.sql().lock()
+                            : SqlBackend.lockInNamespaces(opening, cluster.nemesis(), cluster.seed(),
+                                    n -> backends.nemesis = n);
                     case ETCD -> cluster == null ? EtcdBackend.lock(opening, etcdMembers)
                             : EtcdBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
                                     n -> backends.nemesis = n);

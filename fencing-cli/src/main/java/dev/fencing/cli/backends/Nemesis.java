@@ -27,7 +27,9 @@ import org.jspecify.annotations.Nullable;
  *       follower cut from the other members while the clients still reach it (it answers from
  *       its own copy until it notices).
  *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed.
- *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data.
+ *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data. On a cluster
+ *       that promotes replicas (PostgreSQL) a primary dies with commits its replica missed, the
+ *       replica is promoted, and the old primary comes back as a replica of the new one.
  *   <li>{@code restore}: every member killed at once and its data replaced by the snapshot taken
  *       before the run (when the faults are chosen), so the whole cluster forgets everything it
  *       granted, as after a restore from an operator's backup; then all start again.
@@ -111,8 +113,9 @@ public final class Nemesis {
                         this::partition);
                 case "pause" -> new Fault(name, "freeze a member (SIGSTOP; the leader every other time) for 1 to 3 s",
                         this::pause);
-                case "kill" -> new Fault(name, "kill a member (SIGKILL), start it again from its data after 1 to 3 s",
-                        this::kill);
+                case "kill" -> new Fault(name, "kill a member (SIGKILL), start it again from its data after 1 to 3 s"
+                        + (cluster.promotesReplicas() ? "; a primary is first cut from its replica, then killed, the"
+                                + " replica promoted, and it comes back as a replica" : ""), this::kill);
                 case "skew" -> {
                     if (cluster.members().stream().noneMatch(LabMember::canSkewClock)) {
                         throw new CliException(ExitCode.USAGE, "--nemesis skew moves the clocks of servers run under"
@@ -231,6 +234,10 @@ public final class Nemesis {
     private void kill() {
         List<? extends LabMember> members = cluster.members();
         LabMember target = members.get(random.nextInt(members.size()));
+        if (cluster.promotesReplicas() && target == cluster.awaitLeader(RECOVERY)) {
+            failOver(target);
+            return;
+        }
         target.kill();
         record("kill", target.name());
         try {
@@ -240,6 +247,37 @@ public final class Nemesis {
             record("start", target.name());
         }
         target.awaitHealthy(RECOVERY);
+    }
+
+    /**
+     * The primary of a cluster that promotes replicas dies with commits its replicas never got: it
+     * is cut from them for 0.2 to 1 s (it goes on committing), killed, and a replica is promoted in
+     * its place; after the hold the old primary comes back as a replica of the new one.
+     */
+    private void failOver(LabMember primary) {
+        List<? extends LabMember> replicas = cluster.members().stream().filter(m -> m != primary).toList();
+        replicas.forEach(r -> lab.cut(primary.name(), r.name()));
+        record("partition", "cut the primary " + primary.name() + " from its replicas: what it commits now is not"
+                + " replicated");
+        try {
+            Thread.sleep(200 + random.nextInt(801));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            primary.kill();
+            record("kill", primary.name() + " (the primary)");
+            lab.heal();
+            record("heal", "every cut lifted");
+        }
+        LabMember promoted = cluster.promoteReplica(RECOVERY);
+        record("promote", promoted.name() + " promoted to primary; the commits it missed are gone");
+        try {
+            hold();
+        } finally {
+            primary.start();
+            record("start", primary.name() + " back as a replica of " + promoted.name());
+        }
+        primary.awaitHealthy(RECOVERY);
     }
 
     private void skew() {

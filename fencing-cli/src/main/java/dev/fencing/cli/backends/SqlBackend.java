@@ -8,6 +8,8 @@ import dev.fencing.core.LockProvider;
 import dev.fencing.jdbc.JdbcFencedStore;
 import dev.fencing.migrations.FencingMigrations;
 import dev.fencing.postgres.PostgresAdvisoryLockProvider;
+import dev.fencing.testkit.servers.NetworkLab;
+import dev.fencing.testkit.servers.PostgresLabCluster;
 import dev.fencing.testkit.servers.PostgresTestServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -63,6 +65,42 @@ final class SqlBackend {
                         + " locks", () -> terminateAdvisoryHolders(db.dataSource())))
                 : List.of();
         return new OpenedLock(locks, description, tokenNote, faults);
+    }
+
+    /**
+     * The postgres advisory lock on a primary and its streaming replica, each in a network
+     * namespace of its own; the jdbc store, if it is the store, stays on a server of its own. The
+     * lock connects to whichever member is the primary now.
+     */
+    static OpenedLock lockInNamespaces(Opening opening, List<String> nemesisNames, long seed,
+            java.util.function.Consumer<Nemesis> nemesisOut) {
+        NetworkLab lab = Nemesis.openLab(opening);
+        PostgresLabCluster cluster = Opening.started("a PostgreSQL primary and a streaming replica in network namespaces",
+                OPTIONS, () -> PostgresLabCluster.launchIn(lab));
+        opening.closeLater(cluster);
+        Nemesis nemesis = new Nemesis(lab, cluster, seed);
+        nemesisOut.accept(nemesis);
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(cluster.jdbcUrl());
+        config.setMaximumPoolSize(80);
+        config.setMinimumIdle(0);
+        config.setPoolName("fencing-cli-cluster");
+        config.setConnectionTimeout(Duration.ofSeconds(10).toMillis());
+        config.setInitializationFailTimeout(-1);
+        HikariDataSource pool = new HikariDataSource(config);
+        opening.closeLater(pool::close);
+        LockProvider locks;
+        try {
+            FencingMigrations.migrate(pool);
+            locks = PostgresAdvisoryLockProvider.builder(pool).connectTimeout(opening.timeout).build();
+        } catch (RuntimeException e) {
+            throw Opening.unreachable("the PostgreSQL primary in the lab (" + cluster.describe() + ")", OPTIONS, e);
+        }
+        opening.closeLater(locks);
+        return new OpenedLock(locks, "postgres advisory lock on a primary and a streaming replica (asynchronous, promoted"
+                + " by the nemesis when the primary dies), each in a network namespace of its own ("
+                + cluster.jdbcUrl() + ")", "max(counter + 1, the server's clock in µs) per grant: a promoted replica"
+                        + " that missed the last grants is overtaken by the clock", nemesis.faults(nemesisNames));
     }
 
     OpenedStore store() {

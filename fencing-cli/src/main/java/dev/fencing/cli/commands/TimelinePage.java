@@ -31,6 +31,12 @@ final class TimelinePage {
     /** A fault held on a target from {@code startNanos} to {@code endNanos} (run's clock). */
     record Fault(String target, String what, long startNanos, long endNanos) {}
 
+    /**
+     * Two leases on one lock valid at once, from the newer one's grant to the last moment the
+     * older one was told valid (run's clock).
+     */
+    record Overlap(String what, long startNanos, long endNanos) {}
+
     private static final int LANE = 22;
     private static final int LEFT = 120;
     private static final int WIDTH = 1400;
@@ -44,18 +50,24 @@ final class TimelinePage {
      * @param checked the recorded store calls and the checker's verdict on them
      * @param grants the grants the workers received
      * @param faults the faults held, per target
+     * @param overlaps the lease overlaps found, drawn in red in a lane of their own
      * @param verdict the run's verdict, printed at the top
      */
     static void write(Path file, String title, CheckResult checked, List<Grant> grants, List<Fault> faults,
-            String verdict) {
+            List<Overlap> overlaps, String verdict) {
         try {
-            Files.writeString(file, render(title, checked, grants, faults, verdict), StandardCharsets.UTF_8);
+            Files.writeString(file, render(title, checked, grants, faults, overlaps, verdict), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the timeline to " + file, e);
         }
     }
 
     static String render(String title, CheckResult checked, List<Grant> grants, List<Fault> faults, String verdict) {
+        return render(title, checked, grants, faults, List.of(), verdict);
+    }
+
+    static String render(String title, CheckResult checked, List<Grant> grants, List<Fault> faults,
+            List<Overlap> overlaps, String verdict) {
         List<Operation> operations = checked.history().operations();
         long end = 1;
         for (Operation op : operations) {
@@ -66,6 +78,9 @@ final class TimelinePage {
         }
         for (Fault fault : faults) {
             end = Math.max(end, fault.endNanos());
+        }
+        for (Overlap overlap : overlaps) {
+            end = Math.max(end, overlap.endNanos());
         }
         Map<Operation, Violation> flagged = new IdentityHashMap<>();
         for (Violation violation : checked.violations()) {
@@ -83,6 +98,7 @@ final class TimelinePage {
         for (Map.Entry<String, Integer> entry : targetLanes.entrySet()) {
             entry.setValue(lane++);
         }
+        int overlapLane = overlaps.isEmpty() ? -1 : lane++;
         int finalReadsLane = lane++;
         int height = lane * LANE + 40;
         double scale = (double) (WIDTH - LEFT - 20) / end;
@@ -98,6 +114,17 @@ final class TimelinePage {
         writerLanes.forEach((writer, at) -> label(svg, at, "worker " + writer));
         targetLanes.forEach((target, at) -> label(svg, at, target));
         label(svg, finalReadsLane, "final reads");
+        if (overlapLane >= 0) {
+            label(svg, overlapLane, "lease overlaps");
+        }
+        for (Overlap overlap : overlaps) {
+            double x = LEFT + overlap.startNanos() * scale;
+            double w = Math.max(2, (overlap.endNanos() - overlap.startNanos()) * scale);
+            svg.append(String.format(Locale.ROOT, "<rect class=\"overlap anomaly\" x=\"%.1f\" y=\"%d\" width=\"%.1f\""
+                    + " height=\"%d\" fill=\"#f66\" stroke=\"red\" stroke-width=\"2\"><title>%s, %d to %d ms</title></rect>%n",
+                    x, overlapLane * LANE + 3, w, LANE - 6, escape(overlap.what()), overlap.startNanos() / 1_000_000,
+                    overlap.endNanos() / 1_000_000));
+        }
         for (Fault fault : faults) {
             int y = targetLanes.get(fault.target()) * LANE;
             double x = LEFT + fault.startNanos() * scale;
@@ -132,15 +159,23 @@ final class TimelinePage {
                 .append(escape(title)).append("</title>\n<style>body{font-family:sans-serif;margin:1em}"
                         + " .bad{color:#b00} .ok{color:#070} li{font-family:monospace}</style></head><body>\n");
         html.append("<h1>").append(escape(title)).append("</h1>\n");
-        html.append("<p class=\"").append(checked.passed() ? "ok" : "bad").append("\">").append(escape(verdict))
+        html.append("<p class=\"").append(checked.passed() && !verdict.startsWith("INVARIANTS VIOLATED") ? "ok" : "bad").append("\">").append(escape(verdict))
                 .append("</p>\n");
         html.append("<p>Bars: a store call from invocation to completion — <span style=\"color:#2a2\">accepted</span>,"
                 + " <span style=\"color:#e80\">refused as stale</span>, <span style=\"color:#cc0\">conflict</span>,"
                 + " <span style=\"color:#888\">unknown</span>, <span style=\"color:#48c\">read</span>; ticks: grants;"
                 + " shaded: faults held (<span style=\"color:#c6c\">partition</span>, <span style=\"color:#99c\">pause"
-                + "</span>, <span style=\"color:#c66\">kill</span>); outlined in red: an operation in a violation."
+                + "</span>, <span style=\"color:#c66\">kill</span>); outlined in red: an operation in a violation; red"
+                + " in the lease overlaps lane: two leases on one lock valid at once."
                 + " Hover for details.</p>\n");
         html.append(svg);
+        if (!overlaps.isEmpty()) {
+            html.append("<h2 class=\"bad\">Lease overlaps</h2>\n<ul>\n");
+            for (Overlap overlap : overlaps) {
+                html.append("<li>").append(escape(overlap.what())).append("</li>\n");
+            }
+            html.append("</ul>\n");
+        }
         if (!checked.violations().isEmpty()) {
             html.append("<h2 class=\"bad\">Violations</h2>\n<ul>\n");
             for (Violation violation : checked.violations()) {
@@ -219,7 +254,12 @@ final class TimelinePage {
                         faults.add(new Fault("cluster", (String) began[0], Math.max(0, (long) began[1]), at));
                     }
                 }
+                case "promote" -> open.put("promote", new Object[] {target, at});
                 case "heal", "resume", "start" -> {
+                    Object[] promoted = kind.equals("start") ? open.remove("promote") : null;
+                    if (promoted != null) {
+                        faults.add(new Fault("cluster", "promote: " + promoted[0], Math.max(0, (long) promoted[1]), at));
+                    }
                     String started = switch (kind) {
                         case "heal" -> "partition";
                         case "resume" -> "pause";

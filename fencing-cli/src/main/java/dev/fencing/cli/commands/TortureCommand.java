@@ -105,8 +105,9 @@ public final class TortureCommand extends FencingCommand {
             description = "Run the lock on a cluster of N real servers, each in a Linux network namespace of its own, and"
                     + " inject the --nemesis faults into it (needs root, ip and iptables): etcd, zookeeper, redlock"
                     + " (independent Redis masters) or sentinel (the redis lock on a primary, 2 replicas and N Sentinels),"
-                    + " with 3, 5 or 7 members (etcd:3, zookeeper:5, redlock:5, sentinel:3). Sets --lock; --faults does"
-                    + " not apply.")
+                    + " with 3, 5 or 7 members (etcd:3, zookeeper:5, redlock:5, sentinel:3); postgres:2 (the postgres"
+                    + " lock on a primary and its streaming replica, promoted when the primary dies). Sets --lock;"
+                    + " --faults does not apply.")
     String cluster;
 
     @Option(names = "--nemesis", paramLabel = "F", split = ",", defaultValue = "partition,pause,kill",
@@ -314,13 +315,18 @@ public final class TortureCommand extends FencingCommand {
             case "zookeeper" -> LockKind.ZOOKEEPER;
             case "redlock" -> LockKind.REDLOCK;
             case "sentinel" -> LockKind.REDIS;
+            case "postgres" -> LockKind.POSTGRES;
             default -> throw new CliException(ExitCode.USAGE, "--cluster: '" + spec.group(1) + "' clusters in network"
-                    + " namespaces are not built yet; etcd, zookeeper, redlock and sentinel are (etcd:3, zookeeper:3,"
-                    + " redlock:5, sentinel:3; 3, 5 or 7 members — for sentinel, the Sentinels beside a primary and 2"
-                    + " replicas)");
+                    + " namespaces are not built yet; etcd, zookeeper, redlock, sentinel and postgres are (etcd:3,"
+                    + " zookeeper:3, redlock:5, sentinel:3; 3, 5 or 7 members — for sentinel, the Sentinels beside a"
+                    + " primary and 2 replicas; postgres:2, a primary and its streaming replica)");
         };
         int members = Integer.parseInt(spec.group(2));
-        if (members != 3 && members != 5 && members != 7) {
+        if (clustered == LockKind.POSTGRES && members != 2) {
+            throw new CliException(ExitCode.USAGE, "--cluster postgres:N takes 2 (a primary and its streaming replica);"
+                    + " got " + members);
+        }
+        if (clustered != LockKind.POSTGRES && members != 3 && members != 5 && members != 7) {
             throw new CliException(ExitCode.USAGE, "--cluster " + spec.group(1) + ":N takes 3, 5 or 7 members (a majority"
                     + " survives one member cut off); got " + members);
         }
@@ -377,11 +383,12 @@ public final class TortureCommand extends FencingCommand {
     /**
      * Whether an overlap is a violation: on a cluster whose provider claims exclusive leases under
      * the nemesis's faults (etcd, ZooKeeper; Redlock as long as the clocks hold). Redis with Sentinels
-     * does not claim it: replication is asynchronous, so a failover can lose a granted lock, which is
-     * what the fenced store is for; there, as without --cluster, overlaps are counted only.
+     * and PostgreSQL do not claim it: a failover (and a PostgreSQL restart) loses every granted lock
+     * while the holders' leases run on to their TTL, which is what the fenced store is for; there,
+     * as without --cluster, overlaps are counted only.
      */
     private boolean leaseRuleBinds() {
-        return cluster != null && kinds.lock != LockKind.REDIS;
+        return cluster != null && kinds.lock != LockKind.REDIS && kinds.lock != LockKind.POSTGRES;
     }
 
     /**
@@ -406,7 +413,10 @@ public final class TortureCommand extends FencingCommand {
                 + backends.nemesis().map(n -> ", cluster " + cluster + ", seed " + n.seed()).orElse("");
         String verdict = outcomes.violations().isEmpty() ? "invariants held; " + checked.summary()
                 : "INVARIANTS VIOLATED: " + String.join("; ", outcomes.violations());
-        TimelinePage.write(timelineFile, title, checked, List.copyOf(grants), held, verdict);
+        List<TimelinePage.Overlap> overlaps = leaseOverlaps.stream().map(o -> new TimelinePage.Overlap(o.toString(),
+                Math.max(0, o.newer().grantedNanos() - history.startNanos()),
+                Math.max(0, o.older().lastValidNanos() - history.startNanos()))).toList();
+        TimelinePage.write(timelineFile, title, checked, List.copyOf(grants), held, overlaps, verdict);
     }
 
     private void work(Backends backends, FencedStore store, List<String> keys, LeaseOptions options, long deadline,

@@ -87,4 +87,35 @@ class TimelinePageTest {
         assertThat(count(svg, "anomaly")).isGreaterThanOrEqualTo(1);
         assertThat(page).contains("<h2 class=\"bad\">Violations</h2>").contains("stroke=\"red\"");
     }
+
+    @Test
+    void aLeaseOverlapIsDrawnInRedAndListedEvenWhenTheStoreHeld() throws Exception {
+        History history = new History(Policy.MONOTONIC, 0, List.of(write(0, 5, "a", Outcome.OK, 10, 20)));
+        CheckResult checked = HistoryChecker.check(history);
+        assertThat(checked.passed()).isTrue();
+        String page = TimelinePage.render("skewed", checked, List.of(), List.of(),
+                List.of(new TimelinePage.Overlap("lock 'k': worker 1's lease (token 4) was told valid 30 ms after ...",
+                        12 * MS, 42 * MS)), "INVARIANTS VIOLATED: two leases valid at once");
+        Element svg = svg(page);
+        assertThat(count(svg, "overlap")).isEqualTo(1);
+        assertThat(count(svg, "anomaly")).isEqualTo(1);
+        assertThat(page).contains("<h2 class=\"bad\">Lease overlaps</h2>").contains("lease overlaps</text>")
+                .contains("<p class=\"bad\">INVARIANTS VIOLATED");
+    }
+
+    @Test
+    void aPromotionShowsInTheClusterLaneUntilTheOldPrimaryIsBack() {
+        List<Map<String, Object>> events = List.of(
+                Map.of("atMillis", 10L, "event", "partition", "target", "cut the primary pg1 from its replicas"),
+                Map.of("atMillis", 20L, "event", "kill", "target", "pg1 (the primary)"),
+                Map.of("atMillis", 21L, "event", "heal", "target", "every cut lifted"),
+                Map.of("atMillis", 30L, "event", "promote", "target", "pg2 promoted to primary"),
+                Map.of("atMillis", 50L, "event", "start", "target", "pg1 back as a replica of pg2"));
+        List<TimelinePage.Fault> faults = TimelinePage.faultsFrom(events, 0, 0);
+        assertThat(faults).extracting(TimelinePage.Fault::target).containsExactlyInAnyOrder("network", "cluster", "pg1");
+        TimelinePage.Fault promoted = faults.stream().filter(f -> f.target().equals("cluster")).findFirst().orElseThrow();
+        assertThat(promoted.what()).startsWith("promote: pg2");
+        assertThat(promoted.startNanos()).isEqualTo(30 * MS);
+        assertThat(promoted.endNanos()).isEqualTo(50 * MS);
+    }
 }

@@ -124,12 +124,12 @@ public final class ChildProcess {
         end(true);
     }
 
-    /** Freezes the process (SIGSTOP): its port stays open but nothing answers. */
+    /** Freezes the process and its descendants (SIGSTOP): its port stays open but nothing answers. */
     public synchronized void pause() {
         signal("STOP");
     }
 
-    /** Thaws a paused process (SIGCONT). */
+    /** Thaws a paused process and its descendants (SIGCONT). */
     public synchronized void resume() {
         signal("CONT");
     }
@@ -196,9 +196,16 @@ public final class ChildProcess {
             throw new IllegalStateException(name + " is not running");
         }
         try {
+            // the whole tree, as a paused machine would be: a server whose master forks a process per
+            // connection (PostgreSQL) would otherwise go on answering through its children
             Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
             if (kill.waitFor() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+            }
+            List<String> children = new java.util.ArrayList<>(List.of("kill", "-" + signal));
+            process.descendants().forEach(child -> children.add(Long.toString(child.pid())));
+            if (children.size() > 2) {
+                new ProcessBuilder(children).start().waitFor(); // best effort: a child may have just exited
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot signal " + name, e);

@@ -23,6 +23,25 @@ public interface LabCluster extends AutoCloseable {
      */
     LabMember awaitLeader(Duration timeout);
 
+    /**
+     * Whether a leader that dies stays dead until someone promotes another member in its place
+     * ({@link #promoteReplica}), as with PostgreSQL's streaming replicas, rather than the members
+     * electing one among themselves.
+     */
+    default boolean promotesReplicas() {
+        return false;
+    }
+
+    /**
+     * Promotes a running replica to leader, as an operator or a failover manager would once the
+     * leader is gone, and returns it once it serves as one.
+     *
+     * @throws UnsupportedOperationException if the cluster elects its leaders ({@link #promotesReplicas()})
+     */
+    default LabMember promoteReplica(Duration timeout) {
+        throw new UnsupportedOperationException(describe() + " elects its leaders; nothing is promoted by hand");
+    }
+
     /** A short description: the members and their addresses. */
     String describe();
 
