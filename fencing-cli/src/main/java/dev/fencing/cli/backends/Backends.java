@@ -43,7 +43,7 @@ public final class Backends implements AutoCloseable {
     private Nemesis nemesis;
 
     /** A cluster in network namespaces for the lock, with the nemesis faults to inject into it. */
-    private record ClusterRequest(int members, List<String> nemesis, long seed) {}
+    private record ClusterRequest(int members, List<String> nemesis, long seed, boolean storeInLab) {}
 
     private Backends(Opening opening) {
         this.opening = opening;
@@ -85,12 +85,32 @@ public final class Backends implements AutoCloseable {
      */
     public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
             List<String> nemesis, long seed) {
+        return openOnCluster(lock, store, connections, members, nemesis, seed, false);
+    }
+
+    /**
+     * As {@link #openOnCluster(LockKind, StoreKind, ConnectionOptions, int, List, long)}; with
+     * {@code storeInLab} the store (redis only) runs on a server of its own in the cluster's
+     * network lab, where client processes in namespaces of their own reach it.
+     */
+    public static Backends openOnCluster(LockKind lock, StoreKind store, ConnectionOptions connections, int members,
+            List<String> nemesis, long seed, boolean storeInLab) {
+        if (storeInLab && store != StoreKind.REDIS) {
+            throw new CliException(ExitCode.USAGE, "--client-processes runs the store on a redis-server in the network"
+                    + " lab, where every client process reaches it: use --store redis (the default), got --store "
+                    + store.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        }
         if (lock == LockKind.DYNAMODB) {
             throw new CliException(ExitCode.USAGE, "--cluster runs etcd, ZooKeeper, Redlock, Redis with Sentinels and"
                     + " PostgreSQL so far (--cluster etcd:3, zookeeper:3, redlock:5, sentinel:3, postgres:2); a "
                     + lock.name().toLowerCase(java.util.Locale.ROOT) + " cluster in network namespaces is not built yet");
         }
-        return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed));
+        return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed, storeInLab));
+    }
+
+    /** Closes {@code resource} with these backends, before what was opened earlier. */
+    public void closeLater(AutoCloseable resource) {
+        opening.closeLater(resource);
     }
 
     /** The nemesis of a run {@linkplain #openOnCluster on a cluster}, if it is one. */
@@ -136,7 +156,8 @@ public final class Backends implements AutoCloseable {
             }
             if (store != null) { // null: a lock alone
                 backends.store = switch (store) {
-                    case REDIS -> RedisBackend.store(opening);
+                    case REDIS -> cluster != null && cluster.storeInLab() && backends.nemesis != null
+                            ? RedisBackend.storeInLab(opening, backends.nemesis.lab()) : RedisBackend.store(opening);
                     case JDBC -> backends.sql().store();
                     case DYNAMODB -> backends.dynamoDb().store();
                     case S3 -> {

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  *       other members while the clients still reach it; the clients cut from the leader; a
  *       follower cut from the other members while the clients still reach it (it answers from
  *       its own copy until it notices).
- *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed.
+ *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed; with
+ *       client processes, every third pause (the first among them) freezes a client process whole instead.
  *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data. On a cluster
  *       that promotes replicas (PostgreSQL) a primary dies with commits its replica missed, the
  *       replica is promoted, and the old primary comes back as a replica of the new one.
@@ -47,8 +48,12 @@ public final class Nemesis {
 
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
+    /** A client process of the run, in a network namespace of its own: the nemesis may cut it off or freeze it. */
+    public record Client(String name, Process process) {}
+
     private final NetworkLab lab;
     private final LabCluster cluster;
+    private volatile List<Client> clients = List.of();
     private final Random random;
     private final long seed;
     private final long startNanos = System.nanoTime();
@@ -84,6 +89,25 @@ public final class Nemesis {
         }
         opening.closeLater(lab);
         return lab;
+    }
+
+    /** The network lab the cluster lives in. */
+    public NetworkLab lab() {
+        return lab;
+    }
+
+    /** The cluster it injects faults into. */
+    public LabCluster cluster() {
+        return cluster;
+    }
+
+    /**
+     * The run's client processes, each in a namespace of its own: from then on a partition may cut
+     * one client from the leader (or from a majority) while the others still reach it, and every
+     * third pause, the first among them, freezes a client process whole.
+     */
+    public void attachClients(List<Client> attached) {
+        this.clients = List.copyOf(attached);
     }
 
     /** When its clock started (a {@link System#nanoTime()} reading): events' {@code atMillis} count from it. */
@@ -156,8 +180,16 @@ public final class Nemesis {
                 what = "cut the leader " + leader.name() + " from the other members; the clients still reach it";
             }
             case 2 -> {
-                lab.cut(NetworkLab.HOST, leader.name());
-                what = "cut the clients from the leader " + leader.name();
+                List<Client> attached = clients;
+                if (attached.isEmpty()) {
+                    lab.cut(NetworkLab.HOST, leader.name());
+                    what = "cut the clients from the leader " + leader.name();
+                } else {
+                    Client client = attached.get(random.nextInt(attached.size()));
+                    lab.cut(client.name(), leader.name());
+                    what = "cut " + client.name() + " from the leader " + leader.name() + "; the other clients still"
+                            + " reach it";
+                }
             }
             default -> {
                 List<LabMember> followers = members.stream().filter(m -> m != leader).map(LabMember.class::cast)
@@ -186,12 +218,17 @@ public final class Nemesis {
                 what = "isolate " + shuffled.get(0).name();
             }
             case 1 -> {
-                shuffled.subList(0, minority).forEach(m -> lab.cut(NetworkLab.HOST, m.name()));
+                List<String> sides = clients.isEmpty() ? List.of(NetworkLab.HOST)
+                        : clients.stream().map(Client::name).toList();
+                shuffled.subList(0, minority).forEach(m -> sides.forEach(c -> lab.cut(c, m.name())));
                 what = "cut the clients from a minority: " + names(shuffled.subList(0, minority));
             }
             default -> {
-                shuffled.subList(0, minority + 1).forEach(m -> lab.cut(NetworkLab.HOST, m.name()));
-                what = "cut the clients from a majority: " + names(shuffled.subList(0, minority + 1));
+                List<Client> attached = clients;
+                String side = attached.isEmpty() ? NetworkLab.HOST : attached.get(random.nextInt(attached.size())).name();
+                shuffled.subList(0, minority + 1).forEach(m -> lab.cut(side, m.name()));
+                what = "cut " + (attached.isEmpty() ? "the clients" : side + " (the other clients still reach them)")
+                        + " from a majority: " + names(shuffled.subList(0, minority + 1));
             }
         }
         holdThenHeal(what);
@@ -220,6 +257,12 @@ public final class Nemesis {
 
     private void pause() {
         List<? extends LabMember> members = cluster.members();
+        List<Client> attached = clients;
+        if (!attached.isEmpty() && pauses % 3 == 0) {
+            pauses++;
+            pauseClient(attached.get(random.nextInt(attached.size())));
+            return;
+        }
         LabMember target = pauses++ % 2 == 0 ? leader() : members.get(random.nextInt(members.size()));
         target.pause();
         record("pause", target.name());
@@ -228,6 +271,31 @@ public final class Nemesis {
         } finally {
             target.resume();
             record("resume", target.name());
+        }
+    }
+
+    /** Freezes a client process whole (SIGSTOP of its JVM: a GC pause, every thread at once), then thaws it. */
+    private void pauseClient(Client client) {
+        signal(client, "STOP");
+        record("pause", client.name() + " (a client process, frozen whole)");
+        try {
+            hold();
+        } finally {
+            signal(client, "CONT");
+            record("resume", client.name());
+        }
+    }
+
+    private static void signal(Client client, String signal) {
+        if (!client.process().isAlive()) {
+            return; // it finished its run
+        }
+        try {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(client.process().pid())).start().waitFor();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot signal " + client.name(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

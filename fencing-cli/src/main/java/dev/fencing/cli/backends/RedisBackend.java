@@ -165,16 +165,28 @@ final class RedisBackend {
 
     static OpenedStore store(Opening opening) {
         Optional<String> configured = opening.connections.redisStoreOrLockUri();
-        String uri;
-        String description;
         if (configured.isEmpty()) {
             RedisTestServer server = started(opening, RedisTestServer.launch());
-            uri = server.uri();
-            description = "redis store on its own embedded redis-server at " + server.host() + ":" + server.port();
-        } else {
-            uri = configured.get();
-            description = "redis store on " + Endpoints.redacted(uri) + plaintextNote(opening, List.of(uri));
+            return storeOn(opening, server.uri(), "redis store on its own embedded redis-server at " + server.host() + ":"
+                    + server.port(), true);
         }
+        return storeOn(opening, configured.get(), "redis store on " + Endpoints.redacted(configured.get())
+                + plaintextNote(opening, List.of(configured.get())), false);
+    }
+
+    /**
+     * The redis store on a {@code redis-server} of its own in {@code lab} (named {@code store1}),
+     * so that clients in namespaces of their own reach it too.
+     */
+    static OpenedStore storeInLab(Opening opening, NetworkLab lab) {
+        RedisLabNodes node = Opening.started("a redis-server for the store in the network lab",
+                "--redis-store-uri or FENCING_REDIS_STORE_URI", () -> RedisLabNodes.launchIn(lab, 1, ClusterAddresses.STORE_PREFIX));
+        opening.closeLater(node);
+        String uri = node.uris().get(0);
+        return storeOn(opening, uri, "redis store on a redis-server in the network lab (" + uri + ")", true);
+    }
+
+    private static OpenedStore storeOn(Opening opening, String uri, String description, boolean embedded) {
         RedisClient client = client(opening, uri);
         StatefulRedisConnection<String, String> connection;
         try {
@@ -197,7 +209,7 @@ final class RedisBackend {
             }
         };
         return new OpenedStore(policy -> RedisFencedStore.builder(connection).keyPrefix(STORE_PREFIX).policy(policy).build(),
-                plain, description, configured.isEmpty());
+                plain, description, embedded);
     }
 
     /**

@@ -81,6 +81,28 @@ final class Outcomes {
         }
     }
 
+    /**
+     * Adds the counts of another process's run ({@link #toMap()}, as JSON): its violations and the
+     * error that ended it early, if any, prefixed with {@code source}.
+     */
+    void absorb(com.fasterxml.jackson.databind.JsonNode counts, String source) {
+        accepted.addAndGet(counts.path("accepted").asLong());
+        rejectedStale.addAndGet(counts.path("rejectedStale").asLong());
+        failed.addAndGet(counts.path("failed").asLong());
+        leasesLost.addAndGet(counts.path("leasesLost").asLong());
+        long first = counts.path("firstToken").asLong();
+        if (first > 0) {
+            firstToken.accumulateAndGet(first, (mine, theirs) -> mine == 0 ? theirs : Math.min(mine, theirs));
+        }
+        lastToken.accumulateAndGet(counts.path("lastToken").asLong(), Math::max);
+        counts.path("failures").properties().forEach(cause -> failures.computeIfAbsent(cause.getKey(),
+                k -> new AtomicLong()).addAndGet(cause.getValue().asLong()));
+        counts.path("violations").forEach(v -> violation(source + v.asText()));
+        if (counts.hasNonNull("fatal")) {
+            fatal = source + counts.get("fatal").asText();
+        }
+    }
+
     /** The counts as an ordered map, for JSON and the text summary. */
     Map<String, Object> toMap() {
         Map<String, Object> map = new LinkedHashMap<>();

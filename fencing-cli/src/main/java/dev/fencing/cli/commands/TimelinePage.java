@@ -111,7 +111,8 @@ final class TimelinePage {
             svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%d\" stroke=\"#eee\"/>"
                     + "<text x=\"%.1f\" y=\"%d\" fill=\"#999\">%d s</text>%n", x, x, height - 20, x + 2, height - 6, second));
         }
-        writerLanes.forEach((writer, at) -> label(svg, at, "worker " + writer));
+        writerLanes.forEach((writer, at) -> label(svg, at, writer < TortureCommand.WRITERS_PER_CLIENT ? "worker " + writer
+                : "client" + writer / TortureCommand.WRITERS_PER_CLIENT + " w" + writer % TortureCommand.WRITERS_PER_CLIENT));
         targetLanes.forEach((target, at) -> label(svg, at, target));
         label(svg, finalReadsLane, "final reads");
         if (overlapLane >= 0) {

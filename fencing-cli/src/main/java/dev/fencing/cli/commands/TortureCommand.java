@@ -4,6 +4,7 @@ import dev.fencing.cli.CliException;
 import dev.fencing.cli.ExitCode;
 import dev.fencing.cli.Json;
 import dev.fencing.cli.backends.Backends;
+import dev.fencing.cli.backends.ClusterAddresses;
 import dev.fencing.cli.backends.Fault;
 import dev.fencing.cli.backends.LockKind;
 import dev.fencing.cli.backends.Nemesis;
@@ -18,7 +19,11 @@ import dev.fencing.testkit.history.HistoryRecorder;
 import dev.fencing.testkit.history.LeaseOverlap;
 import dev.fencing.testkit.history.LeaseOverlapChecker;
 import dev.fencing.testkit.history.LeaseSpan;
+import dev.fencing.testkit.history.Operation;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -118,6 +123,24 @@ public final class TortureCommand extends FencingCommand {
                     + " started again) (default: ${DEFAULT-VALUE}).")
     List<String> nemesisNames;
 
+    @Option(names = "--client-processes", paramLabel = "P", defaultValue = "0",
+            description = "With --cluster, run the workers in P client processes (1 to 8; JVMs of this CLI, --workers"
+                    + " threads each), each in a network namespace of its own, so the nemesis can cut one client from"
+                    + " the leader while the others still reach it and freeze a client whole; the store then runs on"
+                    + " a redis-server in the lab (default: ${DEFAULT-VALUE}, threads of this process).")
+    int clientProcesses;
+
+    /** Set by a parent run: this process is one of its clients, writing what it saw into this folder. */
+    @Option(names = "--client-of", hidden = true)
+    Path clientOf;
+
+    @Option(names = "--client-id", hidden = true, defaultValue = "0")
+    int clientId;
+
+    /** Set by a parent run: the counters' names, so that every client increments the same ones. */
+    @Option(names = "--keys-prefix", hidden = true)
+    String keysPrefix;
+
     @Option(names = "--seed", paramLabel = "N",
             description = "With --cluster, the seed of the nemesis's choices (default: a random one, printed in the summary).")
     Long seed;
@@ -137,13 +160,15 @@ public final class TortureCommand extends FencingCommand {
         LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
         try (Backends backends = cluster == null ? Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)
-                : Backends.openOnCluster(kinds.lock, kinds.store, connections, clusterMembers(), nemesisNames, seed)) {
-            List<Fault> faults = chooseFaults(backends.faults());
-            HistoryRecorder history = historyFile != null || timelineFile != null
+                : Backends.openOnCluster(kinds.lock, kinds.store, connections, clusterMembers(), nemesisNames, seed,
+                        clientProcesses > 0)) {
+            List<Fault> faults = clientOf != null ? List.of() : chooseFaults(backends.faults());
+            HistoryRecorder history = historyFile != null || timelineFile != null || clientOf != null
                     || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0 ? new HistoryRecorder() : null;
             FencedStore store = history == null ? backends.store(Policy.MONOTONIC)
                     : history.recording(0, backends.store(Policy.MONOTONIC), true);
-            String runId = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+            String runId = keysPrefix != null ? keysPrefix
+                    : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             if (leadership) {
                 return tortureLeadership(backends, store, history, faults, "torture-leader-" + runId, out);
             }
@@ -156,10 +181,20 @@ public final class TortureCommand extends FencingCommand {
             Outcomes outcomes = new Outcomes();
             AtomicLong pauses = new AtomicLong();
             AtomicLong injected = new AtomicLong();
+            ClientProcesses clients = clientProcesses == 0 ? null : ClientProcesses.launch(
+                    backends.nemesis().orElseThrow().lab(), clientProcesses, clientArguments(backends, runId),
+                    Duration.ofSeconds(120));
+            if (clients != null) {
+                backends.nemesis().orElseThrow().attachClients(clients.clients());
+                backends.closeLater(clients);
+            }
+            if (clientOf != null) {
+                writeReady();
+            }
             long deadline = System.nanoTime() + duration.toNanos();
 
             List<Thread> threads = new ArrayList<>();
-            for (int w = 0; w < workers; w++) {
+            for (int w = 0; clients == null && w < workers; w++) {
                 boolean pauseFirst = w == 0 && pauseProbability > 0;
                 Thread worker = new Thread(() -> work(backends, store, keys, options, deadline, acceptedWrites, outcomes,
                         pauses, pauseFirst, history), "torture-worker-" + w);
@@ -169,10 +204,14 @@ public final class TortureCommand extends FencingCommand {
             Thread faulter = new Thread(() -> FaultInjector.run(faults, faultInterval, deadline, injected), "torture-faults");
             faulter.setDaemon(true);
             faulter.start();
-            boolean progress = !json && System.console() != null;
-            while (threads.stream().anyMatch(Thread::isAlive)) {
+            boolean progress = !json && clientOf == null && System.console() != null;
+            while (threads.stream().anyMatch(Thread::isAlive) || (clients != null && clients.anyAlive()
+                    && System.nanoTime() - deadline < 0)) {
                 for (Thread thread : threads) {
                     thread.join(500);
+                }
+                if (clients != null) {
+                    Thread.sleep(200);
                 }
                 if (progress) {
                     err().printf("\r  %d accepted, %d stale-rejected, %d failed, %d pauses, %d faults ",
@@ -185,6 +224,12 @@ public final class TortureCommand extends FencingCommand {
             if (progress) {
                 err().println();
             }
+            if (clientOf != null) {
+                writeClientRecord(history, store.policy(), acceptedWrites, outcomes, pauses.get());
+                return ExitCode.OK; // the parent run checks what every client saw
+            }
+            List<Operation> clientOperations = clients == null ? List.of()
+                    : mergeClients(clients.outputs(Duration.ofMinutes(2)), history, acceptedWrites, outcomes, pauses);
             RuntimeException fatal = null;
             try {
                 checkInvariants(store, acceptedWrites, outcomes);
@@ -193,7 +238,8 @@ public final class TortureCommand extends FencingCommand {
                 outcomes.fatal(e);
             }
             checkLeases(backends, outcomes);
-            CheckResult checked = history == null ? null : checkHistory(history, store.policy(), outcomes);
+            CheckResult checked = history == null ? null
+                    : checkHistory(history, clientOperations, store.policy(), outcomes);
             if (timelineFile != null && checked != null) {
                 writeTimeline(backends, history, checked, outcomes);
             }
@@ -274,13 +320,118 @@ public final class TortureCommand extends FencingCommand {
      * {@code check-history} runs on the file) and counts each violation as an invariant violated.
      */
     private CheckResult checkHistory(HistoryRecorder recorder, Policy policy, Outcomes outcomes) {
-        History history = recorder.history(policy, 0);
+        return checkHistory(recorder, List.of(), policy, outcomes);
+    }
+
+    /** As {@link #checkHistory(HistoryRecorder, Policy, Outcomes)}, with the client processes' operations besides. */
+    private CheckResult checkHistory(HistoryRecorder recorder, List<Operation> clientOperations, Policy policy,
+            Outcomes outcomes) {
+        History recorded = recorder.history(policy, 0);
+        History history = recorded;
+        if (!clientOperations.isEmpty()) {
+            List<Operation> all = new ArrayList<>(recorded.operations());
+            all.addAll(clientOperations);
+            all.sort(Comparator.comparingLong(Operation::invokedNanos));
+            history = new History(policy, 0, all);
+        }
         if (historyFile != null) {
             history.writeTo(historyFile);
         }
         CheckResult result = HistoryChecker.check(history);
         result.violations().forEach(v -> outcomes.violation("history: " + v));
         return result;
+    }
+
+    /** Increments each client process had accepted, for the report. */
+    private final Map<String, Long> acceptedByClient = new java.util.TreeMap<>();
+
+    /** Client processes' writers are numbered from {@code id × this}, so that their lanes never meet. */
+    static final int WRITERS_PER_CLIENT = 100;
+
+    /** What a client process needs besides its id: the lock's and store's addresses, the counters, the run's parameters. */
+    private List<String> clientArguments(Backends backends, String runId) {
+        Nemesis nemesis = backends.nemesis().orElseThrow();
+        List<String> arguments = new ArrayList<>(List.of("--keys-prefix", runId, "--workers", Integer.toString(workers),
+                "--resources", Integer.toString(resources), "--duration", duration.toMillis() + "ms", "--ttl",
+                ttl.toMillis() + "ms", "--pause-probability", Double.toString(pauseProbability), "--work",
+                work.toMillis() + "ms", "--timeout", connections.timeout().toMillis() + "ms"));
+        arguments.addAll(ClusterAddresses.lockOptions(nemesis.cluster()));
+        arguments.addAll(ClusterAddresses.storeOptions(nemesis.lab()));
+        return arguments;
+    }
+
+    /** A client process says its lock and store are open: the parent starts its nemesis once every client has. */
+    private void writeReady() {
+        try {
+            Files.writeString(ClientProcesses.readyFile(clientOf, clientId), "");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write to " + clientOf, e);
+        }
+    }
+
+    /** A client process's record of its run, for the parent: counts, grants, lease spans, accepted writes, history. */
+    private void writeClientRecord(HistoryRecorder history, Policy policy,
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, long pauses) {
+        Map<String, Object> record = new LinkedHashMap<>();
+        record.put("startNanos", history.startNanos());
+        record.put("pauses", pauses);
+        record.put("outcomes", outcomes.toMap());
+        record.put("grants", grants.stream().map(g -> List.of(g.atNanos(), g.writer(), g.key(), g.token())).toList());
+        record.put("spans", leaseSpans.stream().map(span -> List.of(span.holder(), span.lock(), span.token(),
+                span.grantedNanos(), span.lastValidNanos())).toList());
+        Map<String, List<long[]>> accepted = new LinkedHashMap<>();
+        acceptedWrites.forEach((key, writes) -> accepted.put(key, List.copyOf(writes)));
+        record.put("accepted", accepted);
+        try {
+            history.history(policy, 0).writeTo(clientOf.resolve("client-" + clientId + ".history"));
+            Path file = clientOf.resolve("client-" + clientId + ".json");
+            Path partial = clientOf.resolve("client-" + clientId + ".json.partial");
+            new com.fasterxml.jackson.databind.ObjectMapper().writeValue(partial.toFile(), record);
+            Files.move(partial, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the client's record into " + clientOf, e);
+        }
+    }
+
+    /**
+     * Merges what the client processes saw into this run's checks: counts, grants (a token granted
+     * twice across clients is a violation), lease spans, accepted writes; returns their store calls,
+     * on this process's clock ({@link System#nanoTime()} is the machine's monotonic clock, the same in
+     * every process), each client a process of its own in the history.
+     */
+    private List<Operation> mergeClients(List<ClientProcesses.Output> outputs, HistoryRecorder history,
+            Map<String, ConcurrentLinkedQueue<long[]>> acceptedWrites, Outcomes outcomes, AtomicLong pauses) {
+        List<Operation> operations = new ArrayList<>();
+        for (ClientProcesses.Output output : outputs) {
+            com.fasterxml.jackson.databind.JsonNode record = output.record();
+            String client = "client" + output.id();
+            long shift = record.get("startNanos").asLong() - history.startNanos();
+            int offset = output.id() * WRITERS_PER_CLIENT;
+            outcomes.absorb(record.get("outcomes"), client + ": ");
+            acceptedByClient.put(client, record.get("outcomes").path("accepted").asLong());
+            pauses.addAndGet(record.get("pauses").asLong());
+            for (com.fasterxml.jackson.databind.JsonNode grant : record.get("grants")) {
+                String key = grant.get(2).asText();
+                long token = grant.get(3).asLong();
+                if (!grantedTokens.computeIfAbsent(key, k -> ConcurrentHashMap.newKeySet()).add(token)) {
+                    outcomes.violation("token " + token + " granted twice on '" + key + "' (" + client + " among them)");
+                }
+                grants.add(new TimelinePage.Grant(grant.get(0).asLong() + shift, grant.get(1).asInt() + offset, key, token));
+            }
+            for (com.fasterxml.jackson.databind.JsonNode span : record.get("spans")) {
+                leaseSpans.add(new LeaseSpan(client + "/" + span.get(0).asText(), span.get(1).asText(), span.get(2).asLong(),
+                        span.get(3).asLong(), span.get(4).asLong()));
+            }
+            record.get("accepted").properties().forEach(entry -> entry.getValue().forEach(write -> acceptedWrites
+                    .computeIfAbsent(entry.getKey(), k -> new ConcurrentLinkedQueue<>())
+                    .add(new long[] {write.get(0).asLong(), write.get(1).asLong()})));
+            for (Operation op : History.readFrom(output.history()).operations()) {
+                operations.add(new Operation(output.id(), op.writer() + offset, op.key(), op.kind(), op.token(), op.value(),
+                        op.outcome(), op.observed(), op.observedToken(), op.invokedNanos() + shift,
+                        op.completedNanos() + shift, op.error()));
+            }
+        }
+        return operations;
     }
 
     private void validate() {
@@ -301,6 +452,19 @@ public final class TortureCommand extends FencingCommand {
         DurationConverter.requireBetween("--fault-interval", faultInterval, Duration.ofMillis(50), Duration.ofHours(24));
         if (cluster != null) {
             validateCluster();
+        }
+        if (clientProcesses != 0) {
+            if (clientProcesses < 0 || clientProcesses > 8) {
+                throw new CliException(ExitCode.USAGE, "--client-processes must be between 1 and 8, got " + clientProcesses);
+            }
+            if (cluster == null || leadership || clientOf != null) {
+                throw new CliException(ExitCode.USAGE, "--client-processes puts the workers in namespaces of their own"
+                        + " beside a --cluster's members: it needs --cluster, and does not go with --leadership");
+            }
+        }
+        if (clientOf != null && (cluster != null || keysPrefix == null || clientId < 1)) {
+            throw new CliException(ExitCode.USAGE, "--client-of is for the client processes a --client-processes run"
+                    + " starts, with --client-id and --keys-prefix and without --cluster");
         }
     }
 
@@ -436,7 +600,7 @@ public final class TortureCommand extends FencingCommand {
             }
             try {
                 StoredValue written = FencedIncrement.run(backends.locks(), store, key, options, pause, outcomes, token -> {
-                    if (timelineFile != null && history != null) {
+                    if ((timelineFile != null || clientOf != null) && history != null) {
                         grants.add(new TimelinePage.Grant(System.nanoTime() - history.startNanos(),
                                 history.writerOf(Thread.currentThread()), key, token));
                     }
@@ -501,6 +665,10 @@ public final class TortureCommand extends FencingCommand {
             report.put("seed", nemesis.seed());
             report.put("nemesisEvents", nemesis.events());
         });
+        if (clientProcesses > 0) {
+            report.put("clientProcesses", clientProcesses);
+            report.put("acceptedByClient", acceptedByClient);
+        }
         report.put("pauses", pauses);
         report.put("leasesChecked", leaseSpans.size());
         report.put("leaseOverlaps", leaseOverlaps.size());
@@ -526,6 +694,10 @@ public final class TortureCommand extends FencingCommand {
         out.println("torture: " + workers + " workers on " + resources + " counters for " + duration.toMillis() + " ms, TTL "
                 + ttl.toMillis() + " ms, pause probability " + pauseProbability);
         out.println("  lock:   " + backends.lockDescription());
+        if (clientProcesses > 0) {
+            out.println("  clients: " + clientProcesses + " processes of " + workers + " workers each, each process in a"
+                    + " network namespace of its own (client1 to client" + clientProcesses + ")");
+        }
         out.println("  store:  " + backends.storeDescription());
         out.println("  faults: " + (faults.isEmpty() ? "none" : injected + " injected ("
                 + String.join(", ", faults.stream().map(Fault::name).toList()) + ")"));

@@ -28,6 +28,16 @@ public final class RedisLabNodes implements LabCluster {
      * @throws IllegalArgumentException if {@code size} is out of range
      */
     public static RedisLabNodes launchIn(NetworkLab lab, int size) {
+        return launchIn(lab, size, "redis");
+    }
+
+    /**
+     * As {@link #launchIn(NetworkLab, int)}, the nodes named {@code prefix1, prefix2, ...} (a
+     * store beside a cluster of Redlock masters, say).
+     *
+     * @throws IllegalArgumentException if {@code size} is out of range
+     */
+    public static RedisLabNodes launchIn(NetworkLab lab, int size, String prefix) {
         if (size < 1 || size > 9) {
             throw new IllegalArgumentException("a Redlock lab has 1 to 9 nodes, got " + size);
         }
@@ -36,7 +46,7 @@ public final class RedisLabNodes implements LabCluster {
             Path root = Files.createTempDirectory(Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"),
                     "fencing-testkit")), "redis-lab-");
             for (int i = 1; i <= size; i++) {
-                RedisLabNode node = new RedisLabNode(lab, "redis" + i, Files.createDirectories(root.resolve("redis" + i)));
+                RedisLabNode node = new RedisLabNode(lab, prefix + i, Files.createDirectories(root.resolve(prefix + i)));
                 nodes.add(node);
                 node.start();
             }
