@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -45,5 +46,28 @@ class CliNemesisRestoreIT {
         assertThat(report.get("historyViolations").asLong()).isZero();
         assertThat(Files.readString(dir.resolve("run.html"))).as("the timeline page")
                 .contains("restore: every member killed");
+    }
+
+    /**
+     * {@code --nemesis restore-member}: one member alone (the leader first) is killed, its data put
+     * back to the snapshot taken before the run, and started, while the other two remember
+     * everything: it must rejoin without a token granted twice or a lease overlapping a newer one.
+     */
+    @Test
+    void oneMemberRestoredAloneRejoinsWithoutRepeatingATokenOrOverlappingALease(@TempDir Path dir) throws Exception {
+        NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
+        CliRun run = CliRun.of("torture", "--cluster", "zookeeper:3", "--nemesis", "restore-member", "--workers", "4",
+                "--duration", "9s", "--fault-interval", "300ms", "--ttl", "1s", "--seed", "5", "--json", "--timeline",
+                dir.resolve("run.html").toString());
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        JsonNode report = run.json();
+        assertThat(report.get("ok").asBoolean()).as(run.toString()).isTrue();
+        List<String> targets = new ArrayList<>();
+        report.get("nemesisEvents").forEach(e -> targets.add(e.get("event").asText() + " " + e.get("target").asText()));
+        assertThat(targets).as("the nemesis's events: %s", run)
+                .anyMatch(t -> t.matches("restore zk\\d killed, its data replaced by the snapshot .*"));
+        assertThat(report.get("accepted").asLong()).as("increments accepted").isPositive();
+        assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
+        assertThat(report.get("historyViolations").asLong()).isZero();
     }
 }

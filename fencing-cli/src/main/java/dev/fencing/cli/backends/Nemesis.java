@@ -34,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code restore}: every member killed at once and its data replaced by the snapshot taken
  *       before the run (when the faults are chosen), so the whole cluster forgets everything it
  *       granted, as after a restore from an operator's backup; then all start again.
+ *   <li>{@code restore-member}: one member (the leader every other time) killed, its data
+ *       replaced by the snapshot taken before the run, started again: it alone forgets what it
+ *       granted since, while the others remember.
  *   <li>{@code skew}: the clocks of a majority of the members jumped 30 s ahead (libfaketime; Redis
  *       masters only), then put back: every key they hold expires at once.
  * </ul>
@@ -41,7 +44,7 @@ import org.jspecify.annotations.Nullable;
 public final class Nemesis {
 
     /** The faults a nemesis knows, in the order {@code --nemesis} lists them. */
-    public static final List<String> KINDS = List.of("partition", "pause", "kill", "restore", "skew");
+    public static final List<String> KINDS = List.of("partition", "pause", "kill", "restore", "restore-member", "skew");
 
     /** How far {@code skew} moves a member's clock: beyond any TTL a torture run uses. */
     static final Duration SKEW = Duration.ofSeconds(30);
@@ -60,6 +63,7 @@ public final class Nemesis {
     private final List<Map<String, Object>> events = Collections.synchronizedList(new ArrayList<>());
     private int partitions;
     private int pauses;
+    private int memberRestores;
     private @Nullable List<Path> snapshot; // the members' data before the run, when restore is a fault
     private long snapshotAtMillis;
 
@@ -153,6 +157,17 @@ public final class Nemesis {
                     takeSnapshot();
                     yield new Fault(name, "kill every member, replace their data with the snapshot taken before the"
                             + " run (the cluster forgets everything it granted), start them all", this::restore);
+                }
+                case "restore-member" -> {
+                    if (cluster.promotesReplicas()) {
+                        throw new CliException(ExitCode.USAGE, "--nemesis restore-member restores one member alone, which"
+                                + " a PostgreSQL primary and its replica do not survive without rebuilding the replica"
+                                + " (its WAL would be ahead of the restored primary's); use restore, which restores both");
+                    }
+                    takeSnapshot();
+                    yield new Fault(name, "kill one member (the leader every other time), replace its data with the"
+                            + " snapshot taken before the run, start it: it alone forgets what it granted since",
+                            this::restoreMember);
                 }
                 default -> throw new IllegalArgumentException("--nemesis: no fault '" + name + "'; known: "
                         + String.join(", ", KINDS));
@@ -394,6 +409,22 @@ public final class Nemesis {
             members.forEach(LabMember::start);
         }
         members.forEach(m -> m.awaitHealthy(RECOVERY));
+    }
+
+    private void restoreMember() {
+        List<? extends LabMember> members = cluster.members();
+        List<Path> taken = java.util.Objects.requireNonNull(snapshot, "faults() took the snapshot");
+        LabMember target = memberRestores++ % 2 == 0 ? leader() : members.get(random.nextInt(members.size()));
+        target.kill();
+        try {
+            target.restore(taken.get(members.indexOf(target)));
+            record("restore", target.name() + " killed, its data replaced by the snapshot of " + snapshotAtMillis
+                    + " ms: it alone forgets what it granted since");
+        } finally {
+            record("restarting", target.name() + " started again");
+            target.start();
+        }
+        target.awaitHealthy(RECOVERY);
     }
 
     /** Keeps a fault for 1 to 3 s; an interrupt (the run's end) shortens it, and the fault is undone. */

@@ -120,7 +120,8 @@ public final class TortureCommand extends FencingCommand {
                     + " isolated; the leader cut from the others; the clients cut from the leader; a follower cut from"
                     + " the others, the clients still reaching it), pause (SIGSTOP), kill (SIGKILL and restart), each"
                     + " held 1 to 3 s; restore (every member killed, their data replaced by a snapshot taken before the run, all"
-                    + " started again) (default: ${DEFAULT-VALUE}).")
+                    + " started again); restore-member (one member alone, the leader every other time); skew (Redis"
+                    + " masters' clocks) (default: ${DEFAULT-VALUE}).")
     List<String> nemesisNames;
 
     @Option(names = "--client-processes", paramLabel = "P", defaultValue = "0",
