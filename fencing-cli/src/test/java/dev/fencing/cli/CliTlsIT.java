@@ -159,8 +159,9 @@ class CliTlsIT {
         EtcdTestServer etcd = EtcdTestServer.launchTls(certificates);
         try {
             etcd.enableAuth(PASSWORD, "app", PASSWORD, "fencing/");
+            // a child JVM's first TLS handshake on a busy machine: the timeout is generous, not the point here
             ProcessBuilder child = childJvm("demo", "--lock", "etcd", "--store", "redis", "--ttl", "300ms",
-                    "--etcd-endpoints", String.join(",", etcd.endpoints()), "--etcd-user", "app",
+                    "--timeout", "30s", "--etcd-endpoints", String.join(",", etcd.endpoints()), "--etcd-user", "app",
                     "--tls-ca", certificates.caCertificate().toString(),
                     "--tls-cert", certificates.clientCertificate().toString(),
                     "--tls-key", certificates.clientKey().toString());

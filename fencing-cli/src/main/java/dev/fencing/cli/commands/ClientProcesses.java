@@ -56,7 +56,7 @@ final class ClientProcesses implements AutoCloseable {
             for (int id = 1; id <= count; id++) {
                 String name = "client" + id;
                 lab.add(name);
-                List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+                List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
                         System.getProperty("java.class.path"), "dev.fencing.cli.FencingCli", "torture", "--client-of",
                         launched.directory.toString(), "--client-id", Integer.toString(id)));
                 command.addAll(arguments);
