@@ -46,6 +46,34 @@ class CliNemesisSkewIT {
         assertThat(report.get("accepted").asLong()).isPositive();
     }
 
+    /**
+     * A client's clock running slow: with {@code --client-processes}, {@code skew} runs one client's
+     * lock-provider clock at a quarter of its speed for 1 to 3 s, so a worker of that client that
+     * pauses past its TTL (1.5 s, real time) still believes its lease valid while the Redlock keys
+     * (1 s, the servers' time) have expired and another worker holds the lock. The lease rule names
+     * the overlap (exit 1); the store's history stays clean.
+     */
+    @Test
+    void aClientWhoseClockRunsSlowOverlapsLeasesWhileTheStoreStaysFenced() throws Exception {
+        NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));
+        CliRun run = CliRun.of("torture", "--cluster", "redlock:3", "--client-processes", "2", "--workers", "3",
+                "--nemesis", "skew", "--pause-probability", "0.5", "--ttl", "1s", "--duration", "14s", "--fault-interval",
+                "300ms", "--seed", "3", "--json");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCode.INVARIANT_VIOLATED);
+        JsonNode report = run.json();
+        List<String> targets = new ArrayList<>();
+        report.get("nemesisEvents").forEach(e -> targets.add(e.get("event").asText() + " " + e.get("target").asText()));
+        assertThat(targets).as("the nemesis's events").anyMatch(t -> t.matches("skew the clock of client\\d runs at a quarter of its speed.*"));
+        assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once: %s", run).isPositive();
+        List<String> violations = new ArrayList<>();
+        report.get("violations").forEach(v -> violations.add(v.asText()));
+        assertThat(violations).as("every violation is the lease rule's").allMatch(v -> v.startsWith(
+                "two valid leases at once"));
+        assertThat(report.get("historyViolations").asLong()).as("the store's history: every stale write refused")
+                .isZero();
+        assertThat(report.get("accepted").asLong()).isPositive();
+    }
+
     @Test
     void skewOnServersThatCannotBeSkewedIsBadUsage() {
         NetworkLab.unavailable().ifPresent(reason -> Skip.unlessCi("--cluster needs network namespaces: " + reason));

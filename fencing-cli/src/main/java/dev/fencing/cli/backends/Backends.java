@@ -108,6 +108,13 @@ public final class Backends implements AutoCloseable {
         return open(lock, store, connections, false, members, new ClusterRequest(members, nemesis, seed, storeInLab));
     }
 
+    private void adopt(Nemesis adopted, boolean clientsToCome) {
+        if (clientsToCome) {
+            adopted.expectClients();
+        }
+        nemesis = adopted;
+    }
+
     /** Closes {@code resource} with these backends, before what was opened earlier. */
     public void closeLater(AutoCloseable resource) {
         opening.closeLater(resource);
@@ -138,19 +145,19 @@ public final class Backends implements AutoCloseable {
                 backends.lock = switch (lock) {
                     case REDIS -> cluster == null ? RedisBackend.lock(opening)
                             : RedisBackend.sentinelInNamespaces(opening, 2, cluster.members(), cluster.nemesis(),
-                                    cluster.seed(), n -> backends.nemesis = n);
+                                    cluster.seed(), n -> backends.adopt(n, cluster.storeInLab()));
                     case REDLOCK -> cluster == null ? RedisBackend.redlock(opening)
                             : RedisBackend.redlockInNamespaces(opening, cluster.members(), cluster.nemesis(),
-                                    cluster.seed(), n -> backends.nemesis = n);
+                                    cluster.seed(), n -> backends.adopt(n, cluster.storeInLab()));
                     case POSTGRES -> cluster == null ? backends.sql().lock()
                             : SqlBackend.lockInNamespaces(opening, cluster.nemesis(), cluster.seed(),
-                                    n -> backends.nemesis = n);
+                                    n -> backends.adopt(n, cluster.storeInLab()));
                     case ETCD -> cluster == null ? EtcdBackend.lock(opening, etcdMembers)
                             : EtcdBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
-                                    n -> backends.nemesis = n);
+                                    n -> backends.adopt(n, cluster.storeInLab()));
                     case ZOOKEEPER -> cluster == null ? ZooKeeperBackend.lock(opening)
                             : ZooKeeperBackend.inNamespaces(opening, cluster.members(), cluster.nemesis(), cluster.seed(),
-                                    n -> backends.nemesis = n);
+                                    n -> backends.adopt(n, cluster.storeInLab()));
                     case DYNAMODB -> backends.dynamoDb().lock();
                 };
             }

@@ -32,6 +32,12 @@ public final class ConnectionOptions {
                     + " also loads its classes). Env: FENCING_TIMEOUT.")
     Duration timeout;
 
+    /** Set by a torture run for its client processes: the rate of their lock provider's clock is read from it. */
+    @Option(names = "--clock-file", hidden = true)
+    java.nio.file.Path clockFile;
+
+    private dev.fencing.core.@org.jspecify.annotations.Nullable MonotonicClock clock;
+
     @Option(names = "--redis-uri", paramLabel = "URI",
             description = "Redis for the redis and redlock locks, and for the redis store unless --redis-store-uri"
                     + " (redis://[:PASSWORD@]HOST[:PORT], rediss:// for TLS); repeat for the Redlock nodes."
@@ -174,6 +180,14 @@ public final class ConnectionOptions {
         } catch (TypeConversionException e) {
             throw new CliException(ExitCode.USAGE, "FENCING_TIMEOUT: " + e.getMessage());
         }
+    }
+
+    /** The lock providers' clock: the system's, or one whose rate {@code --clock-file} sets (hidden, for client processes). */
+    public synchronized dev.fencing.core.MonotonicClock clock() {
+        if (clock == null) {
+            clock = clockFile == null ? dev.fencing.core.MonotonicClock.system() : RateFileClock.following(clockFile);
+        }
+        return clock;
     }
 
     /** Checks the form of every address given as an option, whether this run uses it or not. */

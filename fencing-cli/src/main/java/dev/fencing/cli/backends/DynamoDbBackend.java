@@ -50,7 +50,7 @@ final class DynamoDbBackend {
         } catch (RuntimeException e) {
             throw Opening.unreachable("DynamoDB for the lock at " + endpoint, OPTIONS, e);
         }
-        DynamoDbLockProvider provider = DynamoDbLockProvider.builder(client).table(LOCK_TABLE)
+        DynamoDbLockProvider provider = DynamoDbLockProvider.builder(client).clock(opening.clock).table(LOCK_TABLE)
                 .requestTimeout(opening.timeout).build();
         opening.closeLater(provider);
         return new OpenedLock(provider, description, tokenNote, List.of());

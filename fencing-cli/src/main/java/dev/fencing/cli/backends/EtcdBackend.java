@@ -92,7 +92,7 @@ final class EtcdBackend {
         Consumer<AutoCloseable> closeLater = opening::closeLater;
         EtcdLockProvider locks;
         try {
-            EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints.toArray(String[]::new))
+            EtcdLockProvider.Builder builder = EtcdLockProvider.builder(endpoints.toArray(String[]::new)).clock(opening.clock)
                     .requestTimeout(connections.timeout());
             if (endpoints.stream().anyMatch(endpoint -> endpoint.startsWith("https://"))) {
                 connections.tls().grpc().ifPresent(builder::sslContext);

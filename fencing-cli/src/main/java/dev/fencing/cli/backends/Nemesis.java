@@ -38,7 +38,8 @@ import org.jspecify.annotations.Nullable;
  *       replaced by the snapshot taken before the run, started again: it alone forgets what it
  *       granted since, while the others remember.
  *   <li>{@code skew}: the clocks of a majority of the members jumped 30 s ahead (libfaketime; Redis
- *       masters only), then put back: every key they hold expires at once.
+ *       masters only), then put back: every key they hold expires at once; with client processes,
+ *       a client's lock-provider clock run at a quarter of its speed instead.
  * </ul>
  */
 public final class Nemesis {
@@ -51,8 +52,11 @@ public final class Nemesis {
 
     private static final Duration RECOVERY = Duration.ofSeconds(30);
 
-    /** A client process of the run, in a network namespace of its own: the nemesis may cut it off or freeze it. */
-    public record Client(String name, Process process) {}
+    /**
+     * A client process of the run, in a network namespace of its own: the nemesis may cut it off,
+     * freeze it, or slow its lock provider's clock by writing a rate into {@code clockFile}.
+     */
+    public record Client(String name, Process process, Path clockFile) {}
 
     private final NetworkLab lab;
     private final LabCluster cluster;
@@ -64,6 +68,7 @@ public final class Nemesis {
     private int partitions;
     private int pauses;
     private int memberRestores;
+    private volatile boolean clientsToCome;
     private @Nullable List<Path> snapshot; // the members' data before the run, when restore is a fault
     private long snapshotAtMillis;
 
@@ -93,6 +98,14 @@ public final class Nemesis {
         }
         opening.closeLater(lab);
         return lab;
+    }
+
+    /**
+     * Says client processes will be {@linkplain #attachClients attached} before the run, before
+     * {@link #faults} is asked: {@code skew} may then slow their clocks.
+     */
+    void expectClients() {
+        clientsToCome = true;
     }
 
     /** The network lab the cluster lives in. */
@@ -145,13 +158,15 @@ public final class Nemesis {
                         + (cluster.promotesReplicas() ? "; a primary is first cut from its replica, then killed, the"
                                 + " replica promoted, and it comes back as a replica" : ""), this::kill);
                 case "skew" -> {
-                    if (cluster.members().stream().noneMatch(LabMember::canSkewClock)) {
+                    if (!clientsToCome && cluster.members().stream().noneMatch(LabMember::canSkewClock)) {
                         throw new CliException(ExitCode.USAGE, "--nemesis skew moves the clocks of servers run under"
-                                + " libfaketime: the Redis masters of --cluster redlock:N, with Debian's faketime package"
-                                + " installed (apt-get install faketime); " + cluster.describe() + " cannot");
+                                + " libfaketime (the Redis masters of --cluster redlock:N, with Debian's faketime package"
+                                + " installed: apt-get install faketime) or of --client-processes; " + cluster.describe()
+                                + " cannot");
                     }
                     yield new Fault(name, "jump the clocks of a majority of the members " + SKEW.toSeconds()
-                            + " s ahead for 1 to 3 s: every key they hold expires at once", this::skew);
+                            + " s ahead (every key they hold expires at once), or run a client process's clock at a"
+                            + " quarter of its speed (with --client-processes), for 1 to 3 s", this::skew);
                 }
                 case "restore" -> {
                     takeSnapshot();
@@ -364,6 +379,11 @@ public final class Nemesis {
     }
 
     private void skew() {
+        List<Client> attached = clients;
+        if (!attached.isEmpty()) {
+            slowClient(attached.get(random.nextInt(attached.size())));
+            return;
+        }
         List<LabMember> shuffled = new ArrayList<>(cluster.members());
         Collections.shuffle(shuffled, random);
         List<LabMember> majority = shuffled.subList(0, shuffled.size() / 2 + 1);
@@ -374,6 +394,29 @@ public final class Nemesis {
         } finally {
             majority.forEach(m -> m.skewClock(Duration.ZERO));
             record("unskew", "every clock back");
+        }
+    }
+
+    /**
+     * Runs a client process's lock-provider clock at a quarter of its speed (a clock drifting slow, exaggerated:
+     * its leases outlive their TTL in real time), then at full speed again.
+     */
+    private void slowClient(Client client) {
+        writeRate(client, "0.25");
+        record("skew", "the clock of " + client.name() + " runs at a quarter of its speed: its leases outlive their TTL");
+        try {
+            hold();
+        } finally {
+            writeRate(client, "1");
+            record("unskew", "every clock back");
+        }
+    }
+
+    private static void writeRate(Client client, String rate) {
+        try {
+            java.nio.file.Files.writeString(client.clockFile(), rate + "\n");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot write " + client.clockFile(), e);
         }
     }
 

@@ -22,6 +22,8 @@ final class Opening implements AutoCloseable {
     final boolean readOnly;
     final TlsFiles tls;
     final Duration timeout;
+    /** The lock providers' clock. */
+    final dev.fencing.core.MonotonicClock clock;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
 
     Opening(ConnectionOptions connections, boolean readOnly) {
@@ -29,6 +31,7 @@ final class Opening implements AutoCloseable {
         this.readOnly = readOnly;
         this.tls = connections.tls();
         this.timeout = connections.timeout();
+        this.clock = connections.clock();
     }
 
     /** Closes {@code resource} when the run ends, before what was opened earlier. */

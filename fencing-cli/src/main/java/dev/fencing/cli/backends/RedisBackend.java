@@ -92,7 +92,7 @@ final class RedisBackend {
                 .timeoutOptions(TimeoutOptions.enabled(Duration.ofSeconds(2))).build());
         LockProvider locks;
         try {
-            locks = RedisLockProvider.builder(client).connectTimeout(opening.timeout).build();
+            locks = RedisLockProvider.builder(client).clock(opening.clock).connectTimeout(opening.timeout).build();
         } catch (RuntimeException e) {
             throw Opening.unreachable("Redis for the lock at " + Endpoints.redacted(uri),
                     "--redis-uri or FENCING_REDIS_URI", e);
@@ -150,7 +150,7 @@ final class RedisBackend {
             List<Fault> faults) {
         LockProvider locks;
         try {
-            RedlockProvider.Builder builder = RedlockProvider.builder(uris).connectTimeout(opening.timeout);
+            RedlockProvider.Builder builder = RedlockProvider.builder(uris).clock(opening.clock).connectTimeout(opening.timeout);
             opening.tls.lettuce().ifPresent(builder::sslOptions);
             locks = builder.build();
         } catch (IllegalArgumentException e) {

@@ -55,7 +55,7 @@ final class SqlBackend {
         }
         LockProvider locks;
         try {
-            locks = PostgresAdvisoryLockProvider.builder(db.dataSource()).connectTimeout(opening.timeout).build();
+            locks = PostgresAdvisoryLockProvider.builder(db.dataSource()).clock(opening.clock).connectTimeout(opening.timeout).build();
         } catch (RuntimeException e) {
             throw Opening.unreachable("PostgreSQL for the lock (" + db.description() + ")", OPTIONS, e);
         }
@@ -92,7 +92,7 @@ final class SqlBackend {
         LockProvider locks;
         try {
             FencingMigrations.migrate(pool);
-            locks = PostgresAdvisoryLockProvider.builder(pool).connectTimeout(opening.timeout).build();
+            locks = PostgresAdvisoryLockProvider.builder(pool).clock(opening.clock).connectTimeout(opening.timeout).build();
         } catch (RuntimeException e) {
             throw Opening.unreachable("the PostgreSQL primary in the lab (" + cluster.describe() + ")", OPTIONS, e);
         }

@@ -81,7 +81,7 @@ final class ZooKeeperBackend {
         Consumer<AutoCloseable> closeLater = opening::closeLater;
         ZooKeeperLockProvider locks;
         try {
-            ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect)
+            ZooKeeperLockProvider.Builder builder = ZooKeeperLockProvider.builder(connect).clock(opening.clock)
                     .connectTimeout(connections.timeout());
             if (connections.zooKeeperTls()) {
                 builder.zkClientConfig(connections.tls().zooKeeper());

@@ -56,13 +56,16 @@ final class ClientProcesses implements AutoCloseable {
             for (int id = 1; id <= count; id++) {
                 String name = "client" + id;
                 lab.add(name);
-                List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                        System.getProperty("java.class.path"), "dev.fencing.cli.FencingCli", "torture", "--client-of",
-                        launched.directory.toString(), "--client-id", Integer.toString(id)));
+                Path clock = launched.directory.resolve("client-" + id + ".clock"); // its provider's clock rate
+                Files.writeString(clock, "1\n");
+                List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
+                        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+                        "dev.fencing.cli.FencingCli", "torture", "--client-of", launched.directory.toString(),
+                        "--client-id", Integer.toString(id), "--clock-file", clock.toString()));
                 command.addAll(arguments);
                 Process process = new ProcessBuilder(lab.commandIn(name, command)).redirectErrorStream(true)
                         .redirectOutput(launched.log(id).toFile()).start();
-                launched.clients.add(new Nemesis.Client(name, process));
+                launched.clients.add(new Nemesis.Client(name, process, clock));
             }
             long deadline = System.nanoTime() + readyTimeout.toNanos();
             for (int id = 1; id <= count; id++) {

@@ -121,7 +121,8 @@ public final class TortureCommand extends FencingCommand {
                     + " the others, the clients still reaching it), pause (SIGSTOP), kill (SIGKILL and restart), each"
                     + " held 1 to 3 s; restore (every member killed, their data replaced by a snapshot taken before the run, all"
                     + " started again); restore-member (one member alone, the leader every other time); skew (Redis"
-                    + " masters' clocks) (default: ${DEFAULT-VALUE}).")
+                    + " masters' clocks 30 s ahead, or with --client-processes a client's clock at a quarter of its speed) (default:"
+                    + " ${DEFAULT-VALUE}).")
     List<String> nemesisNames;
 
     @Option(names = "--client-processes", paramLabel = "P", defaultValue = "0",
