@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code partition}: in turn, one member isolated from everyone; the leader cut from the
  *       other members while the clients still reach it; the clients cut from the leader; a
  *       follower cut from the other members while the clients still reach it (it answers from
- *       its own copy until it notices).
+ *       its own copy until it notices); a bridge (two halves apart, one member reaching both).
  *   <li>{@code pause}: a member frozen (SIGSTOP), the leader every other time, then thawed; with
  *       client processes, every third pause (the first among them) freezes a client process whole instead.
  *   <li>{@code kill}: a member killed (SIGKILL), then started again from its data. On a cluster
@@ -150,7 +150,7 @@ public final class Nemesis {
         for (String name : names) {
             faults.add(switch (name) {
                 case "partition" -> new Fault(name, "cut members apart in turn: one isolated, the leader from the others,"
-                        + " the clients from the leader, a follower from the others; healed after 1 to 3 s",
+                        + " the clients from the leader, a follower from the others, a bridge; healed after 1 to 3 s",
                         this::partition);
                 case "pause" -> new Fault(name, "freeze a member (SIGSTOP; the leader every other time) for 1 to 3 s",
                         this::pause);
@@ -199,7 +199,7 @@ public final class Nemesis {
         LabMember leader = leader();
         List<? extends LabMember> members = cluster.members();
         String what;
-        switch (partitions++ % 4) {
+        switch (partitions++ % 5) {
             case 0 -> {
                 LabMember target = members.get(random.nextInt(members.size()));
                 lab.isolate(target.name());
@@ -221,6 +221,7 @@ public final class Nemesis {
                             + " reach it";
                 }
             }
+            case 4 -> what = bridge(members);
             default -> {
                 List<LabMember> followers = members.stream().filter(m -> m != leader).map(LabMember.class::cast)
                         .toList();
@@ -230,6 +231,22 @@ public final class Nemesis {
             }
         }
         holdThenHeal(what);
+    }
+
+    /**
+     * Jepsen's bridge: the members in two halves that cannot reach each other, and one member in
+     * the middle that reaches both (a majority on each side counts it); the clients reach everyone.
+     */
+    private String bridge(List<? extends LabMember> members) {
+        List<LabMember> shuffled = new ArrayList<>(members);
+        Collections.shuffle(shuffled, random);
+        LabMember middle = shuffled.get(0);
+        List<LabMember> rest = shuffled.subList(1, shuffled.size());
+        List<LabMember> left = rest.subList(0, rest.size() / 2);
+        List<LabMember> right = rest.subList(rest.size() / 2, rest.size());
+        left.forEach(a -> right.forEach(b -> lab.cut(a.name(), b.name())));
+        return "bridge: " + names(left) + " | " + middle.name() + " | " + names(right) + " (only " + middle.name()
+                + " reaches both sides)";
     }
 
     /**

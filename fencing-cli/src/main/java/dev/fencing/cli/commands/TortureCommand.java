@@ -118,7 +118,7 @@ public final class TortureCommand extends FencingCommand {
     @Option(names = "--nemesis", paramLabel = "F", split = ",", defaultValue = "partition,pause,kill",
             description = "With --cluster, the faults injected in turn every --fault-interval: partition (a member"
                     + " isolated; the leader cut from the others; the clients cut from the leader; a follower cut from"
-                    + " the others, the clients still reaching it), pause (SIGSTOP), kill (SIGKILL and restart), each"
+                    + " the others, the clients still reaching it; a bridge: two halves apart, one member reaching both), pause (SIGSTOP), kill (SIGKILL and restart), each"
                     + " held 1 to 3 s; restore (every member killed, their data replaced by a snapshot taken before the run, all"
                     + " started again); restore-member (one member alone, the leader every other time); skew (Redis"
                     + " masters' clocks 30 s ahead, or with --client-processes a client's clock at a quarter of its speed) (default:"
