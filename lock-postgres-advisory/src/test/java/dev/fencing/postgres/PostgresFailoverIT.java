@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Old state comes back by failover: a PostgreSQL primary and its streaming replica, each in a
  * network namespace of its own; the replica is cut from the primary, the primary grants more
- * tokens (committed there, never replicated), dies, and the replica is promoted. The promoted
+ * tokens (committed there, never replicated), dies, and the replica is promoted before the cut
+ * heals (then 3 s pass, for anything the dead primary's kernel still retransmits). The promoted
  * server's counter row is the old one — checked, so the test really exercises the lost grants —
  * and the next token, through a provider that knew nothing of the failover, is still above every
  * token granted before: the clock term of {@code max(counter + 1, clock µs)} carries it. The old
@@ -78,8 +79,11 @@ class PostgresFailoverIT {
                 highest = token;
             }
             first.kill(); // dies with grants its replica never received
-            lab.heal();
+            // promoted before the cut heals: the dead primary's kernel still retransmits what its replication
+            // socket held, and a replica not yet promoted would take it in (an adversary's test showed it)
             assertThat(cluster.promoteReplica(RECOVERY)).isSameAs(replica);
+            lab.heal();
+            Thread.sleep(3_000); // the fault window itself: time for any retransmission to arrive, not a wait for a result
 
             assertThat(counterOn(replica, resource)).as("the promoted replica's counter: the grants after the cut are lost")
                     .isEqualTo(replicated).isLessThan(highest);

@@ -367,25 +367,32 @@ public final class Nemesis {
     /**
      * The primary of a cluster that promotes replicas dies with commits its replicas never got: it
      * is cut from them for 0.2 to 1 s (it goes on committing), killed, and a replica is promoted in
-     * its place; after the hold the old primary comes back as a replica of the new one.
+     * its place before the cut heals (the dead primary's kernel still retransmits what its sockets
+     * held); after the hold the old primary comes back as a replica of the new one.
      */
     private void failOver(LabMember primary) {
         List<? extends LabMember> replicas = cluster.members().stream().filter(m -> m != primary).toList();
         replicas.forEach(r -> lab.cut(primary.name(), r.name()));
         record("partition", "cut the primary " + primary.name() + " from its replicas: what it commits now is not"
                 + " replicated");
+        LabMember promoted;
         try {
             Thread.sleep(200 + random.nextInt(801));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
-            primary.kill();
             record("kill", primary.name() + " (the primary)");
+            primary.kill();
+        }
+        try {
+            // promoted while still cut off: a killed primary's sockets live on in the kernel, and what they
+            // still hold would reach a replica that was not yet promoted once the cut heals
+            promoted = cluster.promoteReplica(RECOVERY);
+            record("promote", promoted.name() + " promoted to primary; the commits it missed are gone");
+        } finally {
             lab.heal();
             record("heal", "every cut lifted");
         }
-        LabMember promoted = cluster.promoteReplica(RECOVERY);
-        record("promote", promoted.name() + " promoted to primary; the commits it missed are gone");
         try {
             hold();
         } finally {

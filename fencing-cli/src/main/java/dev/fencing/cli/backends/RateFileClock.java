@@ -22,6 +22,8 @@ final class RateFileClock implements MonotonicClock {
 
     private final Path file;
     private volatile Segment segment;
+    /** The highest reading handed out: a reader that took the old segment must not read past the new one. */
+    private final java.util.concurrent.atomic.AtomicLong highest = new java.util.concurrent.atomic.AtomicLong(Long.MIN_VALUE);
 
     private RateFileClock(Path file) {
         this.file = file;
@@ -40,7 +42,9 @@ final class RateFileClock implements MonotonicClock {
 
     @Override
     public long nanoTime() {
-        return segment.at(System.nanoTime());
+        // a reader holding the segment from before a rate change, with a real reading from after it,
+        // extrapolates at the old rate past the new segment: never hand out less than before
+        return highest.accumulateAndGet(segment.at(System.nanoTime()), Math::max);
     }
 
     /** The rate it follows now. */
