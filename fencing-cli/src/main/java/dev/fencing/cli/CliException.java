@@ -12,7 +12,7 @@ public final class CliException extends RuntimeException {
         this.exitCode = exitCode;
     }
 
-    int exitCode() {
+    public int exitCode() {
         return exitCode;
     }
 }

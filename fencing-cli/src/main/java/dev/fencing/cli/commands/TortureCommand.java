@@ -161,7 +161,8 @@ public final class TortureCommand extends FencingCommand {
         validate();
         LeaseOptions options = WorkerCommand.leaseOptions(ttl, Duration.ofSeconds(2));
         PrintWriter out = out();
-        try (Backends backends = cluster == null ? Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)
+        try (Backends backends = clientOf != null ? openAsClient()
+                : cluster == null ? Backends.openForTorture(kinds.lock, kinds.store, connections, faultNames)
                 : Backends.openOnCluster(kinds.lock, kinds.store, connections, clusterMembers(), nemesisNames, seed,
                         clientProcesses > 0)) {
             List<Fault> faults = clientOf != null ? List.of() : chooseFaults(backends.faults());
@@ -361,6 +362,31 @@ public final class TortureCommand extends FencingCommand {
         arguments.addAll(ClusterAddresses.storeOptions(nemesis.lab()));
         return arguments;
     }
+
+    /**
+     * A client process's lock and store, tried again for up to {@link #CLIENT_OPEN_PATIENCE} while
+     * they are unreachable: a JVM just started on a busy machine can spend the whole per-call
+     * {@code --timeout} loading the classes of its first connection (seen on CI: etcd, 5 s), and the
+     * parent waits for every client to be ready before its nemesis starts.
+     */
+    private Backends openAsClient() throws InterruptedException {
+        long deadline = System.nanoTime() + CLIENT_OPEN_PATIENCE.toNanos();
+        while (true) {
+            try {
+                return Backends.openForTorture(kinds.lock, kinds.store, connections, List.of("none"));
+            } catch (CliException e) {
+                if (e.exitCode() != ExitCode.UNREACHABLE || System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                err().println("fencing torture (client " + clientId + "): " + e.getMessage() + "; trying again");
+                err().flush();
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    /** How long a client process keeps trying to open its lock and store; the parent waits 120 s for it. */
+    private static final Duration CLIENT_OPEN_PATIENCE = Duration.ofSeconds(90);
 
     /** A client process says its lock and store are open: the parent starts its nemesis once every client has. */
     private void writeReady() {
