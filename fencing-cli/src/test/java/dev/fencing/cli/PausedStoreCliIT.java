@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,7 +23,6 @@ import org.junit.jupiter.params.provider.ValueSource;
  * its JSON summary — never with a stack trace. The counter holds every accepted increment, and at
  * most the increments whose outcome was unknown besides.
  */
-@Execution(ExecutionMode.CONCURRENT) // six stores, each its own proxy and counter: they wait side by side
 class PausedStoreCliIT {
 
     /**
