@@ -47,6 +47,13 @@ final class RateFileClock implements MonotonicClock {
         return highest.accumulateAndGet(segment.at(System.nanoTime()), Math::max);
     }
 
+    private final java.util.concurrent.atomic.AtomicLong polls = new java.util.concurrent.atomic.AtomicLong();
+
+    /** How many times it has read its file. */
+    long polls() {
+        return polls.get();
+    }
+
     /** The rate it follows now. */
     double rate() {
         return segment.rate();
@@ -55,6 +62,7 @@ final class RateFileClock implements MonotonicClock {
     private void poll() {
         while (!Thread.currentThread().isInterrupted()) {
             try {
+                polls.incrementAndGet();
                 double rate = Double.parseDouble(Files.readString(file).trim());
                 if (rate >= 0.01 && rate <= 100 && rate != segment.rate()) {
                     long real = System.nanoTime();
