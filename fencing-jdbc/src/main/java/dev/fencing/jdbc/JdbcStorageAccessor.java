@@ -142,8 +142,8 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
             return true;
         } catch (SQLException e) {
             // the dialect was checked before any write; a dead connection cannot be asked for it
-            if (Objects.requireNonNull(checked, "checked before any write").isDuplicateKey(e)
-                    && mark(connection, key).isPresent()) {
+            SqlDialect dialect = Objects.requireNonNull(checked, "checked before any write");
+            if (dialect.isDuplicateKey(e) && rowExists(connection, dialect, key)) {
                 return false; // someone inserted the key first
             }
             throw e; // a CHECK, NOT NULL or another unique constraint of a table of your own: not "exists"
@@ -155,6 +155,23 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
         try (PreparedStatement statement = Sql.prepare(connection, "SELECT token, fence_resource FROM " + table
                 + " WHERE item_key = ?", List.of(key)); ResultSet row = statement.executeQuery()) {
             return row.next() ? Optional.of(new Snapshot<>(null, row.getLong(1), resource(row, 2), 0L)) : Optional.empty();
+        }
+    }
+
+    /**
+     * Whether {@code key}'s row exists after an {@code INSERT} collided with it. On MySQL/MariaDB a
+     * locking read ({@code FOR UPDATE}, the newest committed version): MariaDB 11.4 once reported the
+     * duplicate while a plain {@code SELECT} right after it still missed the winner's committed row
+     * (the contract's racing writers under a full build's load), and the loser got the duplicate-key
+     * error. On PostgreSQL a plain read: the duplicate is reported once the winner committed, so the
+     * next statement's snapshot has it, and a locking read there fails at REPEATABLE READ when the
+     * row is being updated.
+     */
+    private boolean rowExists(Connection connection, SqlDialect dialect, String key) throws SQLException {
+        try (PreparedStatement statement = Sql.prepare(connection, "SELECT token FROM " + table + " WHERE item_key = ?"
+                + (dialect == SqlDialect.MYSQL ? " FOR UPDATE" : ""), List.of(key));
+                ResultSet row = statement.executeQuery()) {
+            return row.next();
         }
     }
 

@@ -102,13 +102,14 @@ abstract class SingleHolderCases extends StoreContractBase {
 
     @Test
     void racingWritersLeaveTheNewerValueEveryTime() throws Exception {
+        FencedStore other = createStore(Policy.MONOTONIC); // a second client, as another process has
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < 25; round++) {
                 String key = key("race-" + round);
                 CountDownLatch start = new CountDownLatch(1);
-                Future<?> older = pool.submit(() -> writeRefusingStale(start, key, "older", token(10)));
-                Future<?> newer = pool.submit(() -> writeRefusingStale(start, key, "newer", token(11)));
+                Future<?> older = pool.submit(() -> writeRefusingStale(store, start, key, "older", token(10)));
+                Future<?> newer = pool.submit(() -> writeRefusingStale(other, start, key, "newer", token(11)));
                 start.countDown();
                 older.get(30, TimeUnit.SECONDS);
                 newer.get(30, TimeUnit.SECONDS);
@@ -119,11 +120,11 @@ abstract class SingleHolderCases extends StoreContractBase {
         }
     }
 
-    private Void writeRefusingStale(CountDownLatch start, String key, String value, FencingToken token)
-            throws InterruptedException {
+    private static Void writeRefusingStale(FencedStore writer, CountDownLatch start, String key, String value,
+            FencingToken token) throws InterruptedException {
         start.await();
         try {
-            store.write(token, key, value);
+            writer.write(token, key, value);
         } catch (StaleTokenException expectedForTheOlder) {
             assertThat(token.value()).isEqualTo(10);
         }
