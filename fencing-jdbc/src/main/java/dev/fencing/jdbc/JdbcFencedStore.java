@@ -24,7 +24,9 @@ import javax.sql.DataSource;
  *   <li>delete: a write of {@code item_value = NULL}, a tombstone that keeps the token.
  * </ul>
  * A refused write reads the row's token and resource to report the mark or the lock that fences the key. Only a unique-key violation of the
- * key (PostgreSQL 23505, MySQL/MariaDB 1062) counts as "inserted first". A connection lost during
+ * key (PostgreSQL 23505, MySQL/MariaDB 1062) whose row then reads as present counts as "inserted
+ * first" (on MySQL/MariaDB read with {@code FOR UPDATE}: a plain read there may not see the row the
+ * {@code INSERT} collided with yet). A connection lost during
  * a write (SQLState class 08: the statement may have been committed and its reply lost) is
  * {@link WriteOutcomeUnknownException} with the driver's error as the cause, never re-sent: the
  * row keeps no write id that could prove it landed. Every other error surfaces unchanged, as the
