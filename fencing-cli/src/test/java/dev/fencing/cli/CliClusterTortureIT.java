@@ -136,6 +136,8 @@ class CliClusterTortureIT {
         assertThat(report.get("leasesChecked").asLong()).isPositive();
         assertThat(report.get("leaseOverlaps").asLong()).as("two valid leases at once").isZero();
         assertThat(report.get("historyViolations").asLong()).isZero();
-        assertThat(Files.readString(dir.resolve("run.html"))).contains("client1 w0", "client2 w1");
+        assertThat(Files.readString(dir.resolve("run.html"))).contains("client1 w0", "client2 w1")
+                .as("the parent's final reads have a lane of their own, not a worker's")
+                .doesNotContain(">worker 0<");
     }
 }

@@ -168,8 +168,8 @@ public final class TortureCommand extends FencingCommand {
             List<Fault> faults = clientOf != null ? List.of() : chooseFaults(backends.faults());
             HistoryRecorder history = historyFile != null || timelineFile != null || clientOf != null
                     || duration.compareTo(HISTORY_IN_MEMORY_LIMIT) <= 0 ? new HistoryRecorder() : null;
-            FencedStore store = history == null ? backends.store(Policy.MONOTONIC)
-                    : history.recording(0, backends.store(Policy.MONOTONIC), true);
+            FencedStore plainStore = backends.store(Policy.MONOTONIC);
+            FencedStore store = history == null ? plainStore : history.recording(0, plainStore, true);
             String runId = keysPrefix != null ? keysPrefix
                     : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             if (leadership) {
@@ -235,7 +235,9 @@ public final class TortureCommand extends FencingCommand {
                     : mergeClients(clients.outputs(Duration.ofMinutes(2)), history, acceptedWrites, outcomes, pauses);
             RuntimeException fatal = null;
             try {
-                checkInvariants(store, acceptedWrites, outcomes);
+                // recorded as the final reads (the timeline's lane of their own), not as one more worker
+                checkInvariants(history == null ? store : history.recordingFinalReads(0, plainStore), acceptedWrites,
+                        outcomes);
             } catch (RuntimeException e) { // the final reads failed: the summary still comes first
                 fatal = e;
                 outcomes.fatal(e);

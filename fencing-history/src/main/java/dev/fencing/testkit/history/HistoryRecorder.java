@@ -140,7 +140,16 @@ public final class HistoryRecorder {
      * {@code updatesIncrement} — only when every change passed to it adds one to a decimal counter.
      */
     public FencedStore recording(int process, FencedStore store, boolean updatesIncrement) {
-        return new RecordingFencedStore(this, process, store, updatesIncrement);
+        return new RecordingFencedStore(this, process, store, updatesIncrement, null);
+    }
+
+    /**
+     * {@code store} as seen through this recorder for the final reads after a run: every call is
+     * recorded as writer {@code -1} (the final reads' writer, whatever thread makes it), then returns
+     * or throws exactly as {@code store} does.
+     */
+    public FencedStore recordingFinalReads(int process, FencedStore store) {
+        return new RecordingFencedStore(this, process, store, false, -1);
     }
 
     /**

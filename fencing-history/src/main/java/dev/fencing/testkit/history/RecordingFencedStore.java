@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /** A store that records every call in a {@link HistoryRecorder}, then behaves exactly as the one it wraps. */
 final class RecordingFencedStore implements FencedStore {
@@ -17,11 +18,15 @@ final class RecordingFencedStore implements FencedStore {
     private final int process;
     private final FencedStore store;
     private final boolean updatesIncrement;
+    private final @Nullable Integer writer;
 
-    RecordingFencedStore(HistoryRecorder recorder, int process, FencedStore store, boolean updatesIncrement) {
+    /** {@code writer} null: each call's writer is its thread's number; otherwise every call's. */
+    RecordingFencedStore(HistoryRecorder recorder, int process, FencedStore store, boolean updatesIncrement,
+            @Nullable Integer writer) {
         this.recorder = recorder;
         this.process = process;
         this.store = store;
+        this.writer = writer;
         this.updatesIncrement = updatesIncrement;
     }
 
@@ -75,6 +80,6 @@ final class RecordingFencedStore implements FencedStore {
     }
 
     private int writer() {
-        return recorder.writerOf(Thread.currentThread());
+        return writer != null ? writer : recorder.writerOf(Thread.currentThread());
     }
 }

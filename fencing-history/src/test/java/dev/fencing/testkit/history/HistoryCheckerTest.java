@@ -357,6 +357,19 @@ class HistoryCheckerTest {
     }
 
     @Test
+    void theFinalReadsAreRecordedAsWriterMinusOneWhicheverThreadMakesThem() {
+        FencedStore memory = TestStores.over(new TestStores.Memory(), Policy.MONOTONIC);
+        HistoryRecorder recorder = new HistoryRecorder();
+        recorder.recording(0, memory, false).write(FencingToken.of("lock", 3), "k", "v"); // this thread: writer 0
+        Optional<StoredValue> read = recorder.recordingFinalReads(0, memory).read("k");
+
+        assertThat(read).contains(new StoredValue("k", "v", 3));
+        List<Operation> recorded = recorder.history(Policy.MONOTONIC, 1).operations();
+        assertThat(recorded).extracting(Operation::writer).containsExactly(0, -1);
+        assertThat(recorded.get(1).kind()).isEqualTo(Kind.READ);
+    }
+
+    @Test
     void incrementsAreNeitherLostNorDoubled() {
         increment(1, "1").increment(2, "2").op(Kind.INCREMENT, 1, null, Outcome.STALE, null, 2).read("2", 2);
         assertThat(rules(Policy.MONOTONIC)).isEmpty();
