@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * fresh replica of the new primary (a base backup), as an operator would: its own last writes,
  * never replicated, are gone.
  */
-public final class PostgresLabMember implements LabMember {
+public final class PostgresLabMember extends ProcessLabMember {
 
     /** The port every member listens on, on its own address. */
     public static final int PORT = 5432;
@@ -86,11 +86,6 @@ public final class PostgresLabMember implements LabMember {
         return address;
     }
 
-    /** Its data directory. */
-    Path data() {
-        return data;
-    }
-
     /** A JDBC URL of its {@code postgres} database, as the superuser. */
     public String jdbcUrl() {
         return "jdbc:postgresql://" + address + ":" + PORT + "/postgres?user=postgres&connectTimeout=2&socketTimeout=30";
@@ -129,21 +124,6 @@ public final class PostgresLabMember implements LabMember {
                         + " within " + timeout + "; see " + process.log());
     }
 
-    @Override
-    public void pause() {
-        process.pause();
-    }
-
-    @Override
-    public void resume() {
-        process.resume();
-    }
-
-    @Override
-    public void kill() {
-        process.kill();
-    }
-
     /**
      * Starts it on its data; a former primary that another replaced is first made a replica of the
      * primary. Returns once its port is open.
@@ -151,20 +131,13 @@ public final class PostgresLabMember implements LabMember {
     @Override
     public void start() {
         cluster.beforeStart(this);
-        process.start();
-    }
-
-    @Override
-    public Path backUp() {
-        requireKilled("backUp");
-        return DataDirectories.backUp(data);
+        super.start();
     }
 
     /** Replaces its data with {@code backup}; a backup of a primary makes it the primary again. */
     @Override
     public void restore(Path backup) {
-        requireKilled("restore");
-        DataDirectories.restore(backup, data);
+        super.restore(backup);
         try {
             Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------")); // PostgreSQL demands it
         } catch (IOException e) {
@@ -173,25 +146,20 @@ public final class PostgresLabMember implements LabMember {
         cluster.restored(this);
     }
 
-    private void requireKilled(String what) {
-        if (process.isAlive()) {
-            throw new IllegalStateException(what + " needs the PostgreSQL member killed first: " + describe());
-        }
+    @Override
+    ChildProcess process() {
+        return process;
     }
 
     @Override
-    public boolean isRunning() {
-        return process.isAlive();
+    Path data() {
+        return data;
     }
 
     /** Its name, role, address and log. */
+    @Override
     public String describe() {
         return "PostgreSQL " + name + " (" + (cluster.primary() == this ? "primary" : "replica") + ") at " + address
                 + ":" + PORT + " (log " + process.log() + ")";
-    }
-
-    @Override
-    public String toString() {
-        return describe();
     }
 }

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * start bring back every lock it had granted (a Redlock node must not forget, or a majority can be
  * granted twice).
  */
-public final class RedisLabNode implements LabMember {
+public final class RedisLabNode extends ProcessLabMember {
 
     /** Debian's libfaketime: with it, every node runs under it so that its clock can be skewed. */
     static final Path LIBFAKETIME = Path.of("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1");
@@ -113,45 +113,6 @@ public final class RedisLabNode implements LabMember {
                 () -> describe() + " did not answer PING within " + timeout + "; see " + process.log());
     }
 
-    @Override
-    public void pause() {
-        process.pause();
-    }
-
-    @Override
-    public void resume() {
-        process.resume();
-    }
-
-    @Override
-    public void kill() {
-        process.kill();
-    }
-
-    /** Starts it again from its append-only file; returns once its port is open. */
-    @Override
-    public void start() {
-        process.start();
-    }
-
-    @Override
-    public Path backUp() {
-        requireKilled("backUp");
-        return DataDirectories.backUp(data);
-    }
-
-    @Override
-    public void restore(Path backup) {
-        requireKilled("restore");
-        DataDirectories.restore(backup, data);
-    }
-
-    private void requireKilled(String what) {
-        if (process.isAlive()) {
-            throw new IllegalStateException(what + " needs the Redis node killed first: " + describe());
-        }
-    }
-
     /** Whether libfaketime was there when it was created. */
     @Override
     public boolean canSkewClock() {
@@ -174,17 +135,18 @@ public final class RedisLabNode implements LabMember {
     }
 
     @Override
-    public boolean isRunning() {
-        return process.isAlive();
-    }
-
-    /** Its name, address and log. */
-    public String describe() {
-        return "Redis " + name + " at " + address + ":" + port + " (log " + process.log() + ")";
+    ChildProcess process() {
+        return process;
     }
 
     @Override
-    public String toString() {
-        return describe();
+    Path data() {
+        return data;
+    }
+
+    /** Its name, address and log. */
+    @Override
+    public String describe() {
+        return "Redis " + name + " at " + address + ":" + port + " (log " + process.log() + ")";
     }
 }

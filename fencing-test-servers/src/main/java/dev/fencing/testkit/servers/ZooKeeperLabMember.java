@@ -16,7 +16,7 @@ import java.util.List;
  * it is with ZooKeeper's {@code srvr} four-letter word (a second at most, so a paused or cut
  * member answers "not serving" rather than hanging the caller).
  */
-public final class ZooKeeperLabMember implements LabMember {
+public final class ZooKeeperLabMember extends ProcessLabMember {
 
     private final String name;
     private final String address;
@@ -79,57 +79,19 @@ public final class ZooKeeperLabMember implements LabMember {
     }
 
     @Override
-    public void pause() {
-        process.pause();
+    ChildProcess process() {
+        return process;
     }
 
     @Override
-    public void resume() {
-        process.resume();
-    }
-
-    @Override
-    public void kill() {
-        process.kill();
-    }
-
-    /** Starts it again on its address and data; returns once its client port is open. */
-    @Override
-    public void start() {
-        process.start();
-    }
-
-    @Override
-    public Path backUp() {
-        requireKilled("backUp");
-        return DataDirectories.backUp(data);
-    }
-
-    @Override
-    public void restore(Path backup) {
-        requireKilled("restore");
-        DataDirectories.restore(backup, data);
-    }
-
-    private void requireKilled(String what) {
-        if (process.isAlive()) {
-            throw new IllegalStateException(what + " needs the ZooKeeper member killed first: " + describe());
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return process.isAlive();
+    Path data() {
+        return data;
     }
 
     /** Its name, address and log. */
+    @Override
     public String describe() {
         return "ZooKeeper " + name + " at " + connectString() + " (log " + process.log() + ")";
-    }
-
-    @Override
-    public String toString() {
-        return describe();
     }
 
     /**
