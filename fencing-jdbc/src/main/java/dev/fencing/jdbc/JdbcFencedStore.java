@@ -31,8 +31,9 @@ import javax.sql.DataSource;
  * {@link WriteOutcomeUnknownException} with the driver's error as the cause, never re-sent: the
  * row keeps no write id that could prove it landed. Every other error surfaces unchanged, as the
  * cause of an {@link UncheckedSqlException}. A statement refused with a
- * serialization failure (REPEATABLE READ on PostgreSQL, when the row changed while it waited) is
- * run again. Every write also bumps the version, so it always changes its row and a
+ * serialization failure (REPEATABLE READ on PostgreSQL, when the row changed while it waited) or a
+ * deadlock (MariaDB, when writers of a new key waited on an {@code INSERT} of it that another unique
+ * column of your table refused) is run again. Every write also bumps the version, so it always changes its row and a
  * changed-rows count ({@code useAffectedRows=true}) reads like a matched-rows one.
  *
  * <p>On first use the store checks that {@code item_key} and {@code fence_resource} compare byte

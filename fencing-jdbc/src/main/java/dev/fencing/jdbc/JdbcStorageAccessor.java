@@ -80,8 +80,16 @@ final class JdbcStorageAccessor implements StorageAccessor<Long> {
                     }
                     continue; // changed between the statements
                 }
-                if (insert(connection, key, value, token)) {
-                    return WriteOutcome.written();
+                try {
+                    if (insert(connection, key, value, token)) {
+                        return WriteOutcome.written();
+                    }
+                } catch (SQLException e) {
+                    if (!SqlDialect.isSerializationFailure(e)) {
+                        throw e;
+                    }
+                    // MariaDB: inserters waiting on a row whose own INSERT rolled back (another unique
+                    // column of the table refused it) deadlock; the victim's INSERT was rolled back
                 }
             }
             throw new IllegalStateException("writing '" + key + "' kept racing with other writers for " + WRITE_ROUNDS
