@@ -1,9 +1,11 @@
 package dev.fencing.cli.backends;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -47,12 +49,11 @@ class RateFileClockRaceTest {
             }
         });
         reader.start();
-        long end = System.nanoTime() + 2_000_000_000L; // some 40 rate changes
-        boolean fast = false;
-        while (System.nanoTime() < end) {
-            fast = !fast;
-            Files.writeString(file, (fast ? fastRate : slowRate) + "\n"); // the same kind of write as Nemesis.writeRate
-            Thread.sleep(45); // more than the poller's 20 ms: it sees every rate
+        for (int change = 0; change < 40; change++) {
+            String rate = change % 2 == 0 ? fastRate : slowRate;
+            Files.writeString(file, rate + "\n"); // the same kind of write as Nemesis.writeRate
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+                    .until(() -> clock.rate() == Double.parseDouble(rate)); // the poller took it: the next may come
         }
         running.set(false);
         reader.join();
